@@ -1,0 +1,126 @@
+"""Events on the in-process bus: the only thing the store, widget and side panel consume.
+
+``part.updated`` carries the whole part plus an optional ``delta`` (the text appended since
+the last event) so UIs can stream in O(text) without re-sending what they already have.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from jupyter_agent.core.messages import AnyMessage, AnyPart, Message, MessageError, Part, Session
+
+
+class SessionCreated(BaseModel):
+    type: Literal["session.created"] = "session.created"
+    session: Session
+
+
+class SessionUpdated(BaseModel):
+    type: Literal["session.updated"] = "session.updated"
+    session: Session
+
+
+class SessionDeleted(BaseModel):
+    type: Literal["session.deleted"] = "session.deleted"
+    session_id: str
+
+
+class SessionCompacted(BaseModel):
+    type: Literal["session.compacted"] = "session.compacted"
+    session_id: str
+
+
+class SessionErrored(BaseModel):
+    type: Literal["session.error"] = "session.error"
+    session_id: str | None
+    error: MessageError
+
+
+class MessageUpdated(BaseModel):
+    type: Literal["message.updated"] = "message.updated"
+    message: Message
+
+
+class MessageRemoved(BaseModel):
+    type: Literal["message.removed"] = "message.removed"
+    session_id: str
+    message_id: str
+
+
+class PartUpdated(BaseModel):
+    type: Literal["part.updated"] = "part.updated"
+    part: Part
+    delta: str | None = None
+    """Text appended to ``part.text`` since the previous event for this part."""
+
+
+class PartRemoved(BaseModel):
+    type: Literal["part.removed"] = "part.removed"
+    session_id: str
+    message_id: str
+    part_id: str
+
+
+PermissionReply = Literal["once", "always", "reject"]
+
+
+class PermissionRequest(BaseModel):
+    """A tool asking the user before it runs (``ask`` rules, doom loop, outside paths)."""
+
+    id: str
+    session_id: str
+    message_id: str
+    call_id: str | None = None
+    permission: str
+    """The permission asked: a tool name, ``external_directory`` or ``doom_loop``."""
+    patterns: list[str] = Field(default_factory=list)
+    """What "always" would allow from now on (a command prefix, a path glob)."""
+    title: str = ""
+    metadata: dict[str, object] = Field(default_factory=dict)
+
+
+class PermissionAsked(BaseModel):
+    type: Literal["permission.asked"] = "permission.asked"
+    request: PermissionRequest
+
+
+class PermissionReplied(BaseModel):
+    type: Literal["permission.replied"] = "permission.replied"
+    session_id: str
+    request_id: str
+    reply: PermissionReply
+
+
+Event = Annotated[
+    SessionCreated
+    | SessionUpdated
+    | SessionDeleted
+    | SessionCompacted
+    | SessionErrored
+    | MessageUpdated
+    | MessageRemoved
+    | PartUpdated
+    | PartRemoved
+    | PermissionAsked
+    | PermissionReplied,
+    Field(discriminator="type"),
+]
+AnyEvent = (
+    SessionCreated
+    | SessionUpdated
+    | SessionDeleted
+    | SessionCompacted
+    | SessionErrored
+    | MessageUpdated
+    | MessageRemoved
+    | PartUpdated
+    | PartRemoved
+    | PermissionAsked
+    | PermissionReplied
+)
+EventAdapter: TypeAdapter[AnyEvent] = TypeAdapter(Event)
+
+__all__ = ["AnyEvent", "AnyMessage", "AnyPart", "Event", "EventAdapter"]
