@@ -1,0 +1,12 @@
+.PHONY: install start test lint bench
+install:
+	./scripts/install.sh
+start:
+	./scripts/start.sh
+test:
+	./scripts/test.sh
+lint:
+	.venv/bin/ruff check jupyter_agent tests benchmarks
+	.venv/bin/mypy jupyter_agent
+bench:
+	.venv/bin/python -m benchmarks

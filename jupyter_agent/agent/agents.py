@@ -1,0 +1,121 @@
+"""The agents: who answers, with which prompt, tools and permissions.
+
+``build`` does the work; ``plan`` may only read; ``explore`` and ``general`` are run by
+the ``task`` tool in a child session; ``compaction`` and ``title`` are hidden helpers
+that never see tools. Config ``agent.<name>`` may override model, prompt, steps and
+permissions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Mode = Literal["primary", "subagent", "hidden"]
+
+EDIT_TOOLS = frozenset({"write", "edit", "notebook_edit"})
+READ_ONLY_TOOLS = frozenset(
+    {"read", "glob", "grep", "list", "variables", "notebook_read", "skill", "todowrite"}
+)
+
+
+class AgentInfo(BaseModel):
+    name: str
+    mode: Mode
+    description: str
+    prompt: str
+    """Name of the prompt file under ``prompts/`` (or literal text from config)."""
+    tools: frozenset[str] | None = None
+    """Tools offered; ``None`` means every registered tool."""
+    model: str | None = None
+    steps: int | None = None
+    permission: dict[str, Any] = Field(default_factory=dict)
+    """Built-in permission rules, merged under config rules."""
+
+
+_PLAN_BASH = {
+    "*": "ask",
+    "ls*": "allow",
+    "cat *": "allow",
+    "head *": "allow",
+    "tail *": "allow",
+    "wc *": "allow",
+    "pwd": "allow",
+    "git status*": "allow",
+    "git diff*": "allow",
+    "git log*": "allow",
+    "grep *": "allow",
+    "rg *": "allow",
+}
+
+BUILTIN: dict[str, AgentInfo] = {
+    "build": AgentInfo(
+        name="build",
+        mode="primary",
+        description="The default agent: runs code in the kernel, edits cells and files.",
+        prompt="build",
+    ),
+    "plan": AgentInfo(
+        name="plan",
+        mode="primary",
+        description="Read-only analysis and planning: no file or notebook edits.",
+        prompt="plan",
+        permission={
+            "edit": "deny",
+            "write": "deny",
+            "notebook_edit": "deny",
+            "bash": _PLAN_BASH,
+        },
+    ),
+    "explore": AgentInfo(
+        name="explore",
+        mode="subagent",
+        description=(
+            "Fast read-only agent for finding files, searching code and answering "
+            "questions about the project. Give it a precise question."
+        ),
+        prompt="explore",
+        tools=READ_ONLY_TOOLS - {"todowrite"} | {"bash"},
+        permission={"edit": "deny", "write": "deny", "notebook_edit": "deny", "bash": _PLAN_BASH},
+    ),
+    "general": AgentInfo(
+        name="general",
+        mode="subagent",
+        description="General-purpose agent for multi-step research or work in its own context.",
+        prompt="general",
+        permission={"todowrite": "deny"},
+    ),
+    "compaction": AgentInfo(
+        name="compaction",
+        mode="hidden",
+        description="Writes the anchored summary of a session.",
+        prompt="compaction",
+        tools=frozenset(),
+    ),
+    "title": AgentInfo(
+        name="title",
+        mode="hidden",
+        description="Names a session after its first exchange.",
+        prompt="title",
+        tools=frozenset(),
+    ),
+}
+
+
+def get_agent(name: str, overrides: dict[str, Any] | None = None) -> AgentInfo:
+    """The agent ``name`` with config ``agent.<name>`` applied; unknown names raise."""
+    if name not in BUILTIN:
+        names = ", ".join(a for a, info in BUILTIN.items() if info.mode != "hidden")
+        raise KeyError(f"Unknown agent '{name}'. Available agents: {names}")
+    info = BUILTIN[name]
+    if not overrides:
+        return info
+    update = {k: v for k, v in overrides.items() if k in {"model", "prompt", "steps"} and v}
+    if overrides.get("permission"):
+        update["permission"] = {**info.permission, **overrides["permission"]}
+    return info.model_copy(update=update)
+
+
+def subagents() -> list[AgentInfo]:
+    return [a for a in BUILTIN.values() if a.mode == "subagent"]

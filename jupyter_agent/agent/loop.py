@@ -1,0 +1,334 @@
+"""The agent loop (SPEC "Loop"): subtask → compaction → overflow → normal step, until done.
+
+Everything the loop decides is read from the messages (state = replay of messages), so
+a loop can resume a stored session after a kernel restart exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_agent.agent.agents import AgentInfo, get_agent
+from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
+from jupyter_agent.agent.processor import Outcome, StepProcessor
+from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
+from jupyter_agent.context import compaction as ctx_compaction
+from jupyter_agent.context.overflow import is_overflow
+from jupyter_agent.context.prune import select_prune
+from jupyter_agent.context.to_provider import apply_caching, to_model_messages, wrap_system_reminder
+from jupyter_agent.context.tokens import TokenCounter
+from jupyter_agent.core import ids
+from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.messages import (
+    AssistantMessage,
+    CompactionPart,
+    MessageWithParts,
+    SubtaskPart,
+    TextPart,
+    ToolPart,
+    UserMessage,
+)
+from jupyter_agent.prompts import load_prompt
+from jupyter_agent.tools.base import AskFn
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_STEPS = 100
+
+
+@dataclass
+class LoopSettings:
+    """Per-run knobs resolved from config, the model and the caller."""
+
+    model: str
+    system: Callable[[AgentInfo], str]
+    """Builds the system prompt for an agent (agent prompt, environment, instructions)."""
+    context_limit: int
+    input_limit: int | None
+    output_limit: int | None
+    auto_compact: bool = True
+    prune: bool = True
+    reserved: int | None = None
+    output_token_max: int = 32_000
+    tail_turns: int = 2
+    preserve_recent_tokens: int | None = None
+    max_steps: int | None = None
+    supports_vision: bool = False
+    media_in_tool_results: bool = False
+    api_base: str | None = None
+    api_key: str | None = None
+    agent_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class AgentLoop:
+    """Runs one session until the model is done, stopped, or fails."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        client: Any,
+        tool_env: ToolEnv,
+        settings: LoopSettings,
+        ask: AskFn,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.recorder = recorder
+        self.client = client
+        self.tool_env = tool_env
+        self.settings = settings
+        self.ask = ask
+        self.counter = counter or TokenCounter()
+        self.current_runner: ToolRunner | None = None
+        self._system: dict[str, str] = {}
+        """System prompt per agent, built once per run (it reads files and the kernel)."""
+
+    # ------------------------------------------------------------ state
+
+    def _scan(self, history: list[MessageWithParts]) -> tuple[Any, Any, Any]:
+        last_user = last_assistant = last_finished = None
+        for m in reversed(history):
+            info = m.info
+            if last_user is None and isinstance(info, UserMessage):
+                last_user = m
+            if isinstance(info, AssistantMessage):
+                if last_assistant is None:
+                    last_assistant = m
+                if last_finished is None and info.finish:
+                    last_finished = m
+            if last_user and last_assistant and last_finished:
+                break
+        return last_user, last_assistant, last_finished
+
+    def _pending_task(self, history: list[MessageWithParts]) -> CompactionPart | SubtaskPart | None:
+        """A compaction or subtask part in user messages newer than the last finished answer."""
+        for m in reversed(history):
+            if isinstance(m.info, AssistantMessage) and m.info.finish:
+                return None
+            if isinstance(m.info, UserMessage):
+                for p in m.parts:
+                    if isinstance(p, (CompactionPart, SubtaskPart)):
+                        return p
+        return None
+
+    def _done(self, last_user: Any, last_assistant: Any) -> bool:
+        if last_assistant is None or last_user is None:
+            return False
+        info = last_assistant.info
+        if last_user.info.id > info.id:
+            return False
+        if info.error is not None:
+            return True
+        unfinished = any(
+            isinstance(p, ToolPart) and p.state.status in ("pending", "running")
+            for p in last_assistant.parts
+        )
+        return (
+            bool(info.finish)
+            and info.finish not in ("tool-calls", "unknown")
+            and not unfinished
+            and last_user.info.id < info.id
+        )
+
+    # ------------------------------------------------------------ run
+
+    async def run(self) -> None:
+        """Loop until done; prune afterwards when the loop ended normally."""
+        step = 0
+        ended_normally = False
+        while True:
+            history = ctx_compaction.filter_compacted(self.recorder.history())
+            last_user, last_assistant, last_finished = self._scan(history)
+            if last_user is None:
+                return
+            if self._done(last_user, last_assistant):
+                ended_normally = last_assistant.info.error is None
+                break
+            task = self._pending_task(history)
+            if isinstance(task, SubtaskPart):
+                await self._run_subtask(task, last_user)
+                continue
+            if isinstance(task, CompactionPart):
+                outcome = await CompactionRunner(self, last_user, task).run()
+                if outcome == "stop":
+                    break
+                continue
+            if (
+                last_finished is not None
+                and not last_finished.info.summary
+                and self._overflow(last_finished.info)
+            ):
+                create_compaction(self.recorder, last_user.info, auto=True, overflow=False)
+                continue
+            step += 1
+            outcome = await self._step(step, history, last_user, last_finished)
+            if outcome == "compact":
+                create_compaction(self.recorder, last_user.info, auto=True, overflow=True)
+                continue
+            if outcome == "stop":
+                break
+        self.recorder.flush()
+        if ended_normally and self.settings.prune:
+            self.prune()
+
+    def _overflow(self, info: AssistantMessage) -> bool:
+        s = self.settings
+        return is_overflow(
+            info.tokens,
+            context=s.context_limit,
+            input_limit=s.input_limit,
+            output_limit=s.output_limit,
+            reserved=s.reserved,
+            auto=s.auto_compact,
+            output_token_max=s.output_token_max,
+        )
+
+    def prune(self) -> int:
+        """Clear old tool outputs (SPEC "Prune"); the store writes ``time.compacted``."""
+        part_ids = select_prune(self.recorder.history(), self.counter)
+        if not part_ids:
+            return 0
+        at = now_ms()
+        self.recorder.store.mark_compacted(part_ids, at)
+        wanted = set(part_ids)
+        for entry in self.recorder.history():
+            for i, p in enumerate(entry.parts):
+                if p.id in wanted and isinstance(p, ToolPart) and p.state.status == "completed":
+                    time = p.state.time.model_copy(update={"compacted": at})
+                    entry.parts[i] = p.model_copy(
+                        update={"state": p.state.model_copy(update={"time": time})}
+                    )
+        return len(part_ids)
+
+    async def _step(
+        self, step: int, history: list[MessageWithParts], last_user: Any, last_finished: Any
+    ) -> Outcome:
+        user: UserMessage = last_user.info
+        agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
+        model = user.model or agent.model or self.settings.model
+        message = AssistantMessage(
+            id=ids.ascending("msg"),
+            session_id=user.session_id,
+            parent_id=user.id,
+            agent=agent.name,
+            model=model,
+        )
+        self.recorder.message(message)
+        max_steps = agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
+        messages = self.model_messages(history, agent, step, last_finished, model)
+        if step >= max_steps:
+            messages.append({"role": "assistant", "content": load_prompt("max_steps")})
+        allowed = agent.tools
+        env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
+        runner = ToolRunner(self.recorder, env, agent.name, self.ask)
+        self.current_runner = runner
+        tools = [
+            t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed
+        ]
+        stream = self.client.stream_with_retry(
+            model=model,
+            messages=messages,
+            tools=tools or None,
+            api_base=self.settings.api_base,
+            api_key=self.settings.api_key,
+            max_tokens=None,
+            abort=runner.abort,
+            on_retry=self._retry_recorder(message),
+        )
+        try:
+            return await StepProcessor(self.recorder, message, runner).process(stream)
+        finally:
+            self.current_runner = None
+
+    def _retry_recorder(self, message: AssistantMessage) -> Callable[[int, Any, int], None]:
+        from jupyter_agent.core.messages import RetryError, RetryPart
+
+        def on_retry(attempt: int, error: Any, next_ms: int) -> None:
+            self.recorder.part(
+                RetryPart(
+                    id=ids.ascending("prt"),
+                    session_id=message.session_id,
+                    message_id=message.id,
+                    attempt=attempt,
+                    error=RetryError(message=str(error), status=getattr(error, "status", None)),
+                    next=now_ms() + next_ms,
+                )
+            )
+
+        return on_retry
+
+    def model_messages(
+        self,
+        history: list[MessageWithParts],
+        agent: AgentInfo,
+        step: int,
+        last_finished: Any,
+        model: str,
+    ) -> list[dict[str, Any]]:
+        """System prompt + history in the provider's shape, with in-memory reminders."""
+        view = history
+        if step > 1 and last_finished is not None:
+            view = [self._remind(m, last_finished.info.id) for m in history]
+        view = self._mode_reminders(view, agent)
+        if agent.name not in self._system:
+            self._system[agent.name] = self.settings.system(agent)
+        messages = [{"role": "system", "content": self._system[agent.name]}]
+        messages += to_model_messages(
+            view,
+            model=model,
+            supports_media_in_tool_results=self.settings.media_in_tool_results,
+            supports_vision=self.settings.supports_vision,
+        )
+        return apply_caching(messages, model)
+
+    @staticmethod
+    def _remind(m: MessageWithParts, after_id: str) -> MessageWithParts:
+        if not isinstance(m.info, UserMessage) or m.info.id < after_id:
+            return m
+        parts = [
+            p.model_copy(update={"text": wrap_system_reminder(p.text)})
+            if isinstance(p, TextPart) and not p.synthetic and not p.ignored
+            else p
+            for p in m.parts
+        ]
+        return MessageWithParts(info=m.info, parts=parts)
+
+    def _mode_reminders(
+        self, view: list[MessageWithParts], agent: AgentInfo
+    ) -> list[MessageWithParts]:
+        """Plan/build reminders live in memory only, on the last user message."""
+        users = [i for i, m in enumerate(view) if isinstance(m.info, UserMessage)]
+        if not users:
+            return view
+        idx = users[-1]
+        reminder = None
+        if agent.name == "plan":
+            reminder = load_prompt("plan_reminder")
+        elif agent.name == "build":
+            was_plan = any(
+                isinstance(m.info, AssistantMessage) and m.info.agent == "plan" for m in view[:idx]
+            )
+            if was_plan:
+                reminder = load_prompt("build_switch")
+        if reminder is None:
+            return view
+        last = view[idx]
+        extra = TextPart(
+            id=ids.ascending("prt"),
+            session_id=last.info.session_id,
+            message_id=last.info.id,
+            text=reminder,
+            synthetic=True,
+        )
+        view = list(view)
+        view[idx] = MessageWithParts(info=last.info, parts=[*last.parts, extra])
+        return view
+
+    async def _run_subtask(self, task: SubtaskPart, last_user: Any) -> None:
+        runner = self.tool_env.extra.get("subtask_runner")
+        if runner is None:
+            raise RuntimeError("sub-agents are not available in this runtime")
+        await runner(self, task, last_user.info)

@@ -1,0 +1,200 @@
+"""Permissions: ``allow | ask | deny`` per tool and pattern, and waiting for the user's answer.
+
+Rules merge defaults → agent rules → config ``permission`` → config ``agent.<name>``.
+For a pattern map the most specific matching pattern wins (most literal characters;
+ties go to the later rule). "ask" publishes ``permission.asked`` and waits for
+``reply()``; headless runs cannot ask, so they refuse with a note saying how to allow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any, Literal
+
+from jupyter_agent.core import ids
+from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.events import (
+    PermissionAsked,
+    PermissionReplied,
+    PermissionReply,
+    PermissionRequest,
+)
+from jupyter_agent.tools.base import PermissionDenied
+
+Action = Literal["allow", "ask", "deny"]
+Rule = Action | dict[str, Action]
+DEFAULTS: dict[str, Rule] = {"*": "allow", "external_directory": "ask", "doom_loop": "ask"}
+
+
+def merge(*layers: dict[str, Rule] | None) -> dict[str, Rule]:
+    """Later layers win; pattern maps for the same permission are merged key by key."""
+    out: dict[str, Rule] = {}
+    for layer in layers:
+        for key, rule in (layer or {}).items():
+            prev = out.get(key)
+            if isinstance(rule, dict) and isinstance(prev, dict):
+                out[key] = {**prev, **rule}
+            else:
+                out[key] = rule
+    return out
+
+
+def _specificity(pattern: str) -> int:
+    return sum(1 for ch in pattern if ch not in "*?")
+
+
+def _match_map(rules: dict[str, Action], value: str) -> Action | None:
+    best: tuple[int, int, Action] | None = None
+    for order, (pattern, action) in enumerate(rules.items()):
+        if fnmatchcase(value, pattern) or (pattern.endswith(" *") and value == pattern[:-2]):
+            key = (_specificity(pattern), order, action)
+            if best is None or key[:2] >= best[:2]:
+                best = key
+    return best[2] if best else None
+
+
+def evaluate(rules: dict[str, Rule], permission: str, patterns: list[str]) -> Action:
+    """deny if any pattern is denied, ask if any asks, else allow."""
+    rule = rules.get(permission, rules.get("*", "allow"))
+    if isinstance(rule, str):
+        return rule
+    results = [_match_map(rule, p) or "allow" for p in (patterns or ["*"])]
+    for action in ("deny", "ask"):
+        if action in results:
+            return action  # type: ignore[return-value]
+    return "allow"
+
+
+def build_ruleset(config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build") -> dict[str, Rule]:
+    agent_cfg = config.agent.get(agent) if config is not None else None
+    return merge(
+        DEFAULTS,
+        agent_rules,
+        config.permission if config is not None else None,
+        agent_cfg.permission if agent_cfg and agent_cfg.permission else None,
+    )
+
+
+@dataclass
+class _Pending:
+    request: PermissionRequest
+    future: asyncio.Future[PermissionReply]
+    loop: asyncio.AbstractEventLoop
+
+
+@dataclass
+class PermissionManager:
+    """Evaluates rules per agent and holds the requests waiting for a user's answer."""
+
+    bus: Bus
+    config: Any = None
+    interactive: bool = False
+    headless_reply: Literal["once", "reject"] = "reject"
+    _pending: dict[str, _Pending] = field(default_factory=dict)
+    _always: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def rules_for(self, agent: str) -> dict[str, Rule]:
+        from jupyter_agent.agent.agents import BUILTIN
+
+        builtin = BUILTIN[agent].permission if agent in BUILTIN else None
+        return build_ruleset(self.config, builtin, agent)
+
+    async def ask(
+        self,
+        session_id: str,
+        message_id: str,
+        call_id: str | None,
+        permission: str,
+        patterns: list[str],
+        title: str,
+        metadata: dict[str, Any],
+        agent: str = "build",
+    ) -> None:
+        """Return when allowed; raise PermissionDenied with a user-facing reason otherwise."""
+        rules = self.rules_for(str(metadata.pop("agent", agent)))
+        action = evaluate(rules, permission, patterns)
+        if action == "allow":
+            return
+        shown = ", ".join(patterns) or permission
+        if action == "deny":
+            raise PermissionDenied(
+                f"Permission '{permission}' for {shown} is denied by the configuration. "
+                f'Change "permission" → "{permission}" in jupyter-agent.json to allow it.'
+            )
+        remembered = self._always.get(session_id, [])
+        if patterns and all(any(p == permission and fnmatchcase(v, g) for p, g in remembered) for v in patterns):
+            return
+        if not self.interactive:
+            if self.headless_reply == "once":
+                return
+            example = json.dumps({"permission": {permission: "allow"}})
+            raise PermissionDenied(
+                f"Permission '{permission}' for {shown} needs approval, and this run is not "
+                f"interactive. Allow it in jupyter-agent.json, e.g. {example}"
+            )
+        loop = asyncio.get_running_loop()
+        request = PermissionRequest(
+            id=ids.ascending("per"),
+            session_id=session_id,
+            message_id=message_id,
+            call_id=call_id,
+            permission=permission,
+            patterns=patterns,
+            title=title,
+            metadata={k: v for k, v in metadata.items() if _jsonable(v)},
+        )
+        future: asyncio.Future[PermissionReply] = loop.create_future()
+        self._pending[request.id] = _Pending(request, future, loop)
+        self.bus.publish(PermissionAsked(request=request))
+        try:
+            reply = await future
+        finally:
+            self._pending.pop(request.id, None)
+        if reply == "always":
+            self._always.setdefault(session_id, []).extend((permission, p) for p in patterns)
+        if reply == "reject":
+            raise PermissionDenied(
+                f"The user rejected permission '{permission}' for {shown}. Do not retry the same "
+                "action; ask the user how to proceed."
+            )
+
+    def reply(self, request_id: str, reply: PermissionReply) -> bool:
+        """Answer a pending request (from the widget or panel, any thread)."""
+        pending = self._pending.get(request_id)
+        if pending is None:
+            return False
+
+        def resolve() -> None:
+            if not pending.future.done():
+                pending.future.set_result(reply)
+
+        pending.loop.call_soon_threadsafe(resolve)
+        self.bus.publish(
+            PermissionReplied(session_id=pending.request.session_id, request_id=request_id, reply=reply)
+        )
+        return True
+
+    def pending(self, session_id: str | None = None) -> list[PermissionRequest]:
+        return [
+            p.request for p in self._pending.values()
+            if session_id is None or p.request.session_id == session_id
+        ]
+
+    def cancel_all(self, session_id: str | None = None) -> int:
+        """Reject every open request of a session (Stop, abort)."""
+        count = 0
+        for p in list(self._pending.values()):
+            if session_id is None or p.request.session_id == session_id:
+                count += self.reply(p.request.id, "reject")
+        return count
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True

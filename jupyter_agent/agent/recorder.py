@@ -1,0 +1,109 @@
+"""Persist, publish and remember every change the loop makes to a session.
+
+The loop never writes to the store or the bus itself: it hands each new or changed
+message/part here. The recorder writes it (coalesced while streaming), publishes the
+event, and keeps the live history in memory so each step reads what changed instead of
+reloading the whole session from SQLite (per-step work grows with new content only).
+"""
+
+from __future__ import annotations
+
+from jupyter_agent.agent.ports import SessionStore
+from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.events import (
+    MessageRemoved,
+    MessageUpdated,
+    PartRemoved,
+    PartUpdated,
+    SessionUpdated,
+)
+from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+
+
+class Recorder:
+    """Write-through cache of one session's messages and parts."""
+
+    def __init__(self, store: SessionStore, bus: Bus, session: Session) -> None:
+        self.store = store
+        self.bus = bus
+        self.session = session
+        self._history: list[MessageWithParts] = store.messages(session.id)
+        self._index: dict[str, MessageWithParts] = {m.info.id: m for m in self._history}
+
+    # ------------------------------------------------------------ reads
+
+    def history(self) -> list[MessageWithParts]:
+        """The live history, oldest first; callers must not mutate it."""
+        return self._history
+
+    def find(self, message_id: str) -> MessageWithParts | None:
+        return self._index.get(message_id)
+
+    def reload(self) -> None:
+        """Re-read from the store (after another process or a revert changed it)."""
+        self.store.flush()
+        self._history = self.store.messages(self.session.id)
+        self._index = {m.info.id: m for m in self._history}
+
+    # ------------------------------------------------------------ writes
+
+    def update_session(self, session: Session) -> Session:
+        self.session = self.store.update_session(session)
+        self.bus.publish(SessionUpdated(session=self.session))
+        return self.session
+
+    def message(self, message: AnyMessage) -> AnyMessage:
+        self.store.update_message(message)
+        entry = self._index.get(message.id)
+        if entry is None:
+            entry = MessageWithParts(info=message, parts=[])
+            self._index[message.id] = entry
+            self._insert(entry)
+        else:
+            entry.info = message
+        self.bus.publish(MessageUpdated(message=message))
+        return message
+
+    def part(self, part: AnyPart, *, delta: str | None = None, final: bool = True) -> AnyPart:
+        """Store and publish a part; ``final=False`` while it is still streaming."""
+        self.store.update_part(part, delta=delta, final=final)
+        entry = self._index.get(part.message_id)
+        if entry is not None:
+            for i, existing in enumerate(entry.parts):
+                if existing.id == part.id:
+                    entry.parts[i] = part
+                    break
+            else:
+                if entry.parts and entry.parts[-1].id > part.id:
+                    entry.parts.append(part)
+                    entry.parts.sort(key=lambda p: p.id)
+                else:
+                    entry.parts.append(part)
+        self.bus.publish(PartUpdated(part=part, delta=delta))
+        return part
+
+    def remove_part(self, part: AnyPart) -> None:
+        self.store.remove_part(part)
+        entry = self._index.get(part.message_id)
+        if entry is not None:
+            entry.parts = [p for p in entry.parts if p.id != part.id]
+        self.bus.publish(
+            PartRemoved(session_id=part.session_id, message_id=part.message_id, part_id=part.id)
+        )
+
+    def remove_message(self, message_id: str) -> None:
+        self.store.remove_message(self.session.id, message_id)
+        entry = self._index.pop(message_id, None)
+        if entry is not None:
+            self._history.remove(entry)
+        self.bus.publish(MessageRemoved(session_id=self.session.id, message_id=message_id))
+
+    def flush(self) -> None:
+        self.store.flush()
+
+    def _insert(self, entry: MessageWithParts) -> None:
+        if not self._history or self._history[-1].info.id < entry.info.id:
+            self._history.append(entry)
+            return
+        self._history.append(entry)
+        self._history.sort(key=lambda m: m.info.id)

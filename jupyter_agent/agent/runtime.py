@@ -1,0 +1,326 @@
+"""The agent as a user drives it: sessions, prompts, compaction, stop — for every front end.
+
+The magics, the widget, the side panel and the headless CLI all hold one ``Runtime``.
+Prompts to one session queue behind each other (two ``%agent`` cells in a row never
+interleave); Stop aborts the running step and everything queued behind it keeps going.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupyter_agent.agent.agents import AgentInfo, get_agent
+from jupyter_agent.agent.compaction import create_compaction
+from jupyter_agent.agent.loop import AgentLoop, LoopSettings
+from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
+from jupyter_agent.config import Config
+from jupyter_agent.core import ids
+from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.events import SessionCreated, SessionDeleted
+from jupyter_agent.core.messages import FilePart, Session, SubtaskPart, TextPart, UserMessage
+from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.registry import ToolRegistry, default_registry
+
+
+class ConfigurationError(Exception):
+    """No model configured: the message says how to set one."""
+
+
+NO_MODEL = (
+    "No model is configured for jupyter-agent.\n"
+    "Set one of:\n"
+    "  - the environment variable JUPYTER_AGENT_MODEL (e.g. anthropic/claude-sonnet-4-5,\n"
+    "    openai/gpt-5, ollama/qwen2.5-coder) and the provider's API key variable;\n"
+    '  - a jupyter-agent.json next to the notebook: {"model": "openai/gpt-5"};\n'
+    "  - per call: %agent --model openai/gpt-5 …  (or jupyter-agent run --model …)."
+)
+
+
+@dataclass
+class Runtime:
+    """Owns the store, bus, model client, tools and permissions for one notebook/folder."""
+
+    config: Config
+    store: SqliteStore
+    project_root: Path
+    working_dir: Path
+    notebook_path: str | None = None
+    interactive: bool = False
+    bus: Bus = field(default_factory=Bus)
+    registry: ToolRegistry = field(default_factory=default_registry)
+    client: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
+    system_builder: Callable[[AgentInfo, str], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.client is None:
+            from jupyter_agent.providers.litellm_client import LiteLLMClient
+
+            self.client = LiteLLMClient()
+        self.permissions = PermissionManager(self.bus, self.config, interactive=self.interactive)
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._loops: dict[str, AgentLoop] = {}
+        self._tasks: dict[str, set[asyncio.Task[Any]]] = {}
+        self.todos: dict[str, Any] = {}
+        self.extra.setdefault("todos", self.todos)
+        self.extra.setdefault("runtime", self)
+        from jupyter_agent.agent.task_tool import run_subtask
+
+        self.extra.setdefault("subtask_runner", run_subtask)
+
+    # ------------------------------------------------------------ sessions
+
+    def new_session(self, title: str = "", parent_id: str | None = None) -> Session:
+        from jupyter_agent.core.clock import now_ms
+        import datetime as dt
+
+        stamp = dt.datetime.fromtimestamp(now_ms() / 1000, dt.timezone.utc).isoformat(timespec="seconds")
+        prefix = "Child session" if parent_id else "New session"
+        session = Session(
+            id=ids.ascending("ses"),
+            notebook_path=self.notebook_path,
+            directory=str(self.working_dir),
+            title=title or f"{prefix} - {stamp}",
+            parent_id=parent_id,
+        )
+        self.store.create_session(session)
+        self.bus.publish(SessionCreated(session=session))
+        return session
+
+    def sessions(self) -> list[Session]:
+        return [s for s in self.store.list_sessions(self.notebook_path) if s.parent_id is None]
+
+    def latest_session(self) -> Session | None:
+        sessions = self.sessions()
+        return max(sessions, key=lambda s: s.time.updated) if sessions else None
+
+    def delete_session(self, session_id: str) -> None:
+        self.store.delete_session(session_id)
+        self.bus.publish(SessionDeleted(session_id=session_id))
+
+    def recorder(self, session_id: str) -> Recorder:
+        return Recorder(self.store, self.bus, self.store.get_session(session_id))
+
+    # ------------------------------------------------------------ settings
+
+    def model_for(self, model: str | None = None, agent: str = "build") -> str:
+        overrides = self.config.agent.get(agent)
+        chosen = model or (overrides.model if overrides else None) or self.config.model
+        if not chosen:
+            raise ConfigurationError(NO_MODEL)
+        return chosen
+
+    def settings(self, model: str) -> LoopSettings:
+        from jupyter_agent.providers.models import (
+            provider_family,
+            resolve_limits,
+            supports_vision,
+        )
+
+        cfg = self.config
+        configured = cfg.models.get(model)
+        limits, notice = resolve_limits(
+            model, configured.limit.model_dump(exclude_none=True) if configured else None
+        )
+        if notice:
+            self.notices.append(notice)
+        family = provider_family(model)
+        env_max = os.environ.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX")
+        return LoopSettings(
+            model=model,
+            system=lambda agent: self.system_prompt(agent, model),
+            context_limit=limits.context,
+            input_limit=limits.input,
+            output_limit=limits.output,
+            auto_compact=cfg.compaction.auto,
+            prune=cfg.compaction.prune,
+            reserved=cfg.compaction.reserved,
+            output_token_max=int(env_max) if env_max else (cfg.output_token_max or 32_000),
+            tail_turns=cfg.compaction.tail_turns,
+            preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
+            max_steps=cfg.steps,
+            supports_vision=supports_vision(model),
+            media_in_tool_results=family in ("anthropic", "openai", "bedrock", "vertex"),
+            api_base=cfg.api_base,
+            api_key=cfg.api_key(),
+            agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
+        )
+
+    @property
+    def notices(self) -> list[str]:
+        return self.extra.setdefault("notices", [])
+
+    def system_prompt(self, agent: AgentInfo, model: str) -> str:
+        if self.system_builder is not None:
+            return self.system_builder(agent, model)
+        from jupyter_agent.agent.system_prompt import build_for_runtime
+
+        return build_for_runtime(self, agent, model)
+
+    def tool_env(self) -> ToolEnv:
+        store_dir = self.store.path.parent
+
+        def save(text: str) -> str:
+            from jupyter_agent.storage.spill import save_output
+
+            return str(save_output(store_dir, text))
+
+        return ToolEnv(
+            registry=self.registry,
+            allowed=None,
+            project_root=self.project_root,
+            working_dir=self.working_dir,
+            save_output=save,
+            limits=ToolLimits(
+                max_lines=self.config.tool_output.max_lines,
+                max_bytes=self.config.tool_output.max_bytes,
+            ),
+            extra=self.extra,
+        )
+
+    # ------------------------------------------------------------ running
+
+    def _lock(self, session_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(session_id, asyncio.Lock())
+
+    def add_user_message(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        agent: str = "build",
+        model: str | None = None,
+        files: list[tuple[str, str, str | None]] | None = None,
+        subtask: tuple[str, str] | None = None,
+    ) -> UserMessage:
+        """Record a prompt: text, optional files (mime, url, name) or an ``@agent`` subtask."""
+        get_agent(agent)
+        recorder = self._loops[session_id].recorder if session_id in self._loops else None
+        rec = recorder or self.recorder(session_id)
+        message = UserMessage(
+            id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or ""
+        )
+        rec.message(message)
+        common = {"session_id": session_id, "message_id": message.id}
+        if subtask is not None:
+            sub_agent, prompt = subtask
+            rec.part(
+                SubtaskPart(
+                    id=ids.ascending("prt"),
+                    **common,
+                    prompt=prompt,
+                    description=prompt[:60],
+                    agent=sub_agent,
+                )
+            )
+        else:
+            rec.part(TextPart(id=ids.ascending("prt"), **common, text=text))
+        for mime, url, name in files or []:
+            rec.part(FilePart(id=ids.ascending("prt"), **common, mime=mime, url=url, filename=name))
+        return message
+
+    async def run(self, session_id: str, model: str | None = None) -> None:
+        """Run the loop of a session until done (queued behind a running one)."""
+        async with self._lock(session_id):
+            recorder = self.recorder(session_id)
+            chosen = self.model_for(model)
+            loop = AgentLoop(
+                recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder)
+            )
+            self._loops[session_id] = loop
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.setdefault(session_id, set()).add(task)
+            try:
+                await loop.run()
+            finally:
+                self._loops.pop(session_id, None)
+                if task is not None:
+                    self._tasks.get(session_id, set()).discard(task)
+                recorder.flush()
+
+    async def prompt(
+        self,
+        text: str,
+        *,
+        session_id: str | None = None,
+        agent: str = "build",
+        model: str | None = None,
+    ) -> str:
+        """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
+        chosen = self.model_for(model, agent)
+        session_id = session_id or self.new_session().id
+        subtask = _parse_subtask(text)
+        self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
+        await self.run(session_id, chosen)
+        return session_id
+
+    async def compact(self, session_id: str, model: str | None = None) -> None:
+        """Manual compaction (``%compact``): summarise now, then stop."""
+        chosen = self.model_for(model)
+        rec = self.recorder(session_id)
+        last_user = next(
+            (m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None
+        )
+        template = last_user or UserMessage(id="", session_id=session_id)
+        create_compaction(rec, template, auto=False, overflow=False)
+        await self.run(session_id, chosen)
+
+    def stop(self, session_id: str | None = None) -> int:
+        """Abort running steps and cancel their tasks; returns how many were stopped."""
+        ids_ = [session_id] if session_id else list(self._tasks)
+        count = 0
+        for sid in ids_:
+            loop = self._loops.get(sid)
+            if loop is not None and loop.current_runner is not None:
+                loop.current_runner.abort.set()
+            self.permissions.cancel_all(sid)
+            for task in list(self._tasks.get(sid, ())):
+                task.cancel()
+                count += 1
+        return count
+
+    def busy(self, session_id: str) -> bool:
+        return self._lock(session_id).locked()
+
+    def _asker(self, recorder: Recorder) -> Any:
+        """The tools' ``ask``: the tool runner puts message and call ids in the metadata."""
+
+        async def ask(
+            permission: str, patterns: list[str], title: str, metadata: dict[str, Any]
+        ) -> None:
+            meta = dict(metadata)
+            await self.permissions.ask(
+                recorder.session.id,
+                str(meta.pop("message_id", "")),
+                meta.pop("call_id", None),
+                permission,
+                patterns,
+                title,
+                meta,
+            )
+
+        return ask
+
+
+def _parse_subtask(text: str) -> tuple[str, str] | None:
+    """``@explore find the loader`` → ("explore", "find the loader")."""
+    stripped = text.lstrip()
+    if not stripped.startswith("@"):
+        return None
+    name, _, rest = stripped[1:].partition(" ")
+    try:
+        info = get_agent(name)
+    except KeyError:
+        return None
+    if info.mode != "subagent" or not rest.strip():
+        return None
+    return name, rest.strip()

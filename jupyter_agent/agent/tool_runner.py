@@ -1,0 +1,249 @@
+"""Run one tool call: validate, ask permission, execute, truncate, record the state.
+
+Every failure a model can cause (bad JSON, unknown tool, invalid arguments, a tool that
+raises, a rejected permission) ends as a tool part in ``error`` state with a message the
+model can act on, so the loop continues instead of crashing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.context.truncate import truncate_output
+from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.messages import (
+    FileChange,
+    PatchPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+    ToolStateRunning,
+    ToolTimeCompleted,
+    ToolTimeError,
+)
+from jupyter_agent.core import ids
+from jupyter_agent.tools.base import AskFn, PermissionDenied, ToolContext, ToolError
+from jupyter_agent.tools.registry import ToolRegistry
+
+ABORTED = "Tool execution aborted"
+
+
+@dataclass
+class ToolLimits:
+    max_lines: int = 2000
+    max_bytes: int = 51_200
+
+
+@dataclass
+class ToolEnv:
+    """What every call of a session shares: where it runs and what it may use."""
+
+    registry: ToolRegistry
+    allowed: frozenset[str] | None
+    project_root: Path
+    working_dir: Path
+    save_output: Callable[[str], str]
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class ToolRunner:
+    """Executes the tool parts of one assistant message in order."""
+
+    def __init__(self, recorder: Recorder, env: ToolEnv, agent: str, ask: AskFn) -> None:
+        self.recorder = recorder
+        self.env = env
+        self.agent = agent
+        self.ask = ask
+        self.abort = asyncio.Event()
+
+    def _available(self, name: str) -> bool:
+        return name in self.env.registry and (self.env.allowed is None or name in self.env.allowed)
+
+    def parse(self, part: ToolPart, raw: str) -> tuple[BaseModel | None, dict[str, Any], str | None]:
+        """Validated args, the input to show, and an error text (unknown tool, bad JSON…)."""
+        shown: dict[str, Any]
+        try:
+            loaded = json.loads(raw) if raw.strip() else {}
+            shown = loaded if isinstance(loaded, dict) else {"value": loaded}
+        except json.JSONDecodeError:
+            shown = {"raw": raw}
+        if not self._available(part.tool):
+            names = sorted(n for n in self.env.registry.names() if self._available(n))
+            return None, shown, (
+                f"Unknown tool '{part.tool}'. Available tools: {', '.join(names)}"
+            )
+        try:
+            return self.env.registry.validate(part.tool, raw), shown, None
+        except ToolError as exc:
+            return None, shown, str(exc)
+
+    async def run(self, part: ToolPart, raw: str) -> ToolPart:
+        """Take a pending part to completed or error; never raises except on cancel."""
+        args, shown, problem = self.parse(part, raw)
+        start = now_ms()
+        if problem is not None or args is None:
+            return self._error(part, shown, problem or "invalid arguments", start)
+        running = part.model_copy(update={"state": ToolStateRunning(input=shown)})
+        self.recorder.part(running)
+        tool = self.env.registry.get(part.tool)
+        ctx = self._context(running)
+        try:
+            result = await tool.run(args, ctx)
+        except PermissionDenied as exc:
+            return self._error(running, shown, str(exc), start, rejected=True)
+        except ToolError as exc:
+            return self._error(running, shown, str(exc), start)
+        except asyncio.CancelledError:
+            self._error(running, shown, ABORTED, start, interrupted=True)
+            raise
+        except KeyboardInterrupt:
+            return self._error(running, shown, ABORTED, start, interrupted=True)
+        except Exception as exc:  # noqa: BLE001 - a tool bug is the model's tool error
+            return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
+        output = result.output
+        metadata = dict(result.metadata)
+        if not metadata.get("truncated"):
+            cut = truncate_output(
+                output,
+                max_lines=self.env.limits.max_lines,
+                max_bytes=self.env.limits.max_bytes,
+                direction=result.truncate_direction,
+                has_task_tool=self._available("task"),
+                save=self.env.save_output,
+            )
+            output = cut.content
+            if cut.truncated:
+                metadata.update(truncated=True, output_path=cut.output_path)
+        done = running.model_copy(
+            update={
+                "state": ToolStateCompleted(
+                    input=shown,
+                    output=output,
+                    title=result.title,
+                    metadata=metadata,
+                    attachments=result.attachments,
+                    time=ToolTimeCompleted(start=start),
+                )
+            }
+        )
+        self.recorder.part(done)
+        return done
+
+    def _context(self, part: ToolPart) -> ToolContext:
+        def on_metadata(title: str | None, metadata: dict[str, Any]) -> None:
+            entry = self.recorder.find(part.message_id)
+            current = next((p for p in entry.parts if p.id == part.id), None) if entry else None
+            if isinstance(current, ToolPart) and isinstance(current.state, ToolStateRunning):
+                state = current.state.model_copy(
+                    update={
+                        "title": title or current.state.title,
+                        "metadata": {**current.state.metadata, **metadata},
+                    }
+                )
+                self.recorder.part(current.model_copy(update={"state": state}), final=False)
+
+        def on_patch(changes: list[FileChange]) -> None:
+            self.recorder.part(
+                PatchPart(
+                    id=ids.ascending("prt"),
+                    session_id=part.session_id,
+                    message_id=part.message_id,
+                    files=changes,
+                )
+            )
+
+        async def ask(
+            permission: str, patterns: list[str], title: str, metadata: dict[str, Any]
+        ) -> None:
+            ids_ = {"message_id": part.message_id, "call_id": part.call_id, "agent": self.agent}
+            await self.ask(permission, patterns, title, {**metadata, **ids_})
+
+        return ToolContext(
+            session_id=part.session_id,
+            message_id=part.message_id,
+            call_id=part.call_id,
+            agent=self.agent,
+            project_root=self.env.project_root,
+            working_dir=self.env.working_dir,
+            abort=self.abort,
+            ask=ask,
+            on_metadata=on_metadata,
+            on_patch=on_patch,
+            extra=self.env.extra,
+        )
+
+    def _error(
+        self,
+        part: ToolPart,
+        shown: dict[str, Any],
+        message: str,
+        start: int,
+        *,
+        interrupted: bool = False,
+        rejected: bool = False,
+    ) -> ToolPart:
+        metadata: dict[str, Any] = {}
+        if isinstance(part.state, ToolStateRunning):
+            metadata.update(part.state.metadata)
+        entry = self.recorder.find(part.message_id)
+        if entry is not None:
+            metadata.update(_live_metadata(entry, part.id))
+        if interrupted:
+            metadata["interrupted"] = True
+        if rejected:
+            metadata["rejected"] = True
+        failed = part.model_copy(
+            update={
+                "state": ToolStateError(
+                    input=shown, error=message, metadata=metadata, time=ToolTimeError(start=start)
+                )
+            }
+        )
+        self.recorder.part(failed)
+        return failed
+
+
+def _live_metadata(entry: Any, part_id: str) -> dict[str, Any]:
+    """Metadata streamed while running (e.g. partial bash output), kept on abort."""
+    for p in entry.parts:
+        if p.id == part_id and isinstance(p, ToolPart) and isinstance(p.state, ToolStateRunning):
+            return dict(p.state.metadata)
+    return {}
+
+
+def abort_unfinished(recorder: Recorder, message_id: str) -> int:
+    """Turn pending/running tool parts of a message into aborted errors (keeps partial output)."""
+    entry = recorder.find(message_id)
+    if entry is None:
+        return 0
+    count = 0
+    for p in list(entry.parts):
+        if isinstance(p, ToolPart) and p.state.status in ("pending", "running"):
+            metadata: dict[str, Any] = {"interrupted": True}
+            start = now_ms()
+            if isinstance(p.state, ToolStateRunning):
+                metadata = {**p.state.metadata, **metadata}
+                start = p.state.time.start
+            recorder.part(
+                p.model_copy(
+                    update={
+                        "state": ToolStateError(
+                            input=p.state.input,
+                            error=ABORTED,
+                            metadata=metadata,
+                            time=ToolTimeError(start=start),
+                        )
+                    }
+                )
+            )
+            count += 1
+    return count

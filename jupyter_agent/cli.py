@@ -1,0 +1,169 @@
+"""``jupyter-agent``: the same loop, headless — for scripts, CI and quick checks.
+
+``run`` streams the answer to stdout (or JSON events with ``--json``), stores the
+session in ``.jupyter-agent/`` next to the notebook (or the working directory), and
+exits non-zero with a readable message when something fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
+from jupyter_agent.core.messages import AssistantMessage, ToolPart
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def project_root(start: Path) -> Path:
+    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any:
+    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.config import load_config
+    from jupyter_agent.storage.sqlite_store import SqliteStore
+
+    notebook = Path(args.notebook).resolve() if getattr(args, "notebook", None) else None
+    folder = notebook.parent if notebook else Path.cwd().resolve()
+    overrides: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        overrides["model"] = args.model
+    if getattr(args, "api_base", None):
+        overrides["api_base"] = args.api_base
+    config = load_config(folder, overrides)
+    store = SqliteStore.for_directory(folder)
+    if store.notice:
+        print(store.notice, file=sys.stderr)
+    return Runtime(
+        config=config,
+        store=store,
+        project_root=project_root(folder),
+        working_dir=folder,
+        notebook_path=str(notebook) if notebook else None,
+        interactive=interactive,
+    )
+
+
+class Printer:
+    """Prints streamed text to stdout and tool progress to stderr (or JSON lines)."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self._tool_status: dict[str, str] = {}
+        self._streamed: set[str] = set()
+
+    def __call__(self, event: AnyEvent) -> None:
+        if self.as_json:
+            print(event.model_dump_json(), flush=True)
+            return
+        if isinstance(event, PartUpdated):
+            part = event.part
+            if part.type == "text" and event.delta:
+                self._streamed.add(part.id)
+                sys.stdout.write(event.delta)
+                sys.stdout.flush()
+            elif part.type == "text" and part.time and part.time.end and part.id in self._streamed:
+                sys.stdout.write("\n")
+            elif isinstance(part, ToolPart) and self._tool_status.get(part.id) != part.state.status:
+                self._tool_status[part.id] = part.state.status
+                if part.state.status in ("completed", "error"):
+                    detail = part.state.error if part.state.status == "error" else ""  # type: ignore[union-attr]
+                    print(f"[{part.tool}] {part.state.status} {detail}".rstrip(), file=sys.stderr)
+            elif part.type == "retry":
+                print(f"[retry {part.attempt}] {part.error.message}", file=sys.stderr)
+        elif isinstance(event, SessionErrored):
+            print(f"error: {event.error.message}", file=sys.stderr)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from jupyter_agent.agent.runtime import ConfigurationError
+
+    runtime = build_runtime(args)
+    session_id = args.session
+    if args.cont and not session_id:
+        latest = runtime.latest_session()
+        session_id = latest.id if latest else None
+    runtime.bus.subscribe(Printer(args.json))
+    try:
+        session_id = await runtime.prompt(
+            args.prompt, session_id=session_id, agent=args.agent, model=args.model
+        )
+    except ConfigurationError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        for notice in runtime.notices:
+            print(f"note: {notice}", file=sys.stderr)
+    last = next(
+        (
+            m.info
+            for m in reversed(runtime.recorder(session_id).history())
+            if isinstance(m.info, AssistantMessage)
+        ),
+        None,
+    )
+    if not args.json:
+        print(f"session: {session_id}", file=sys.stderr)
+    if last is not None and last.error is not None:
+        return EXIT_FAILED
+    return 0
+
+
+async def _compact(args: argparse.Namespace) -> int:
+    runtime = build_runtime(args)
+    session_id = args.session or (runtime.latest_session() or None)
+    if session_id is None:
+        print("No session to compact in this folder.", file=sys.stderr)
+        return EXIT_USAGE
+    sid = session_id if isinstance(session_id, str) else session_id.id
+    runtime.bus.subscribe(Printer(False))
+    await runtime.compact(sid, args.model)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run one prompt headless")
+    run.add_argument("prompt")
+    compact = sub.add_parser("compact", help="summarise a session now")
+    for p in (run, compact):
+        p.add_argument("--notebook", help="the notebook whose session store to use")
+        p.add_argument("--model")
+        p.add_argument("--api-base", dest="api_base")
+        p.add_argument("--session", help="session id (default: a new one for run)")
+    run.add_argument("--agent", default="build")
+    run.add_argument("--continue", dest="cont", action="store_true", help="continue the latest")
+    run.add_argument("--json", action="store_true", help="print events as JSON lines")
+    from jupyter_agent.session_cli import add_session_commands
+
+    add_session_commands(sub)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command == "run":
+        return asyncio.run(_run(args))
+    if args.command == "compact":
+        return asyncio.run(_compact(args))
+    from jupyter_agent.session_cli import run_session_command
+
+    return run_session_command(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,212 @@
+"""One pydantic ``Config``, merged from defaults, files, environment and flags (in that order).
+
+Keys are validated so a typo in ``jupyter-agent.json`` is an error that names the file
+and the key, not a silently ignored setting. API keys never live here: they are read from
+the environment at request time and never stored or logged.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+PROJECT_FILE = "jupyter-agent.json"
+Action = Literal["allow", "ask", "deny"]
+
+
+class ConfigError(ValueError):
+    """A config file or value is invalid; the message names the file and the key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Limit(_Strict):
+    context: int | None = None
+    input: int | None = None
+    output: int | None = None
+
+
+class ModelConfig(_Strict):
+    limit: Limit = Field(default_factory=Limit)
+
+
+class CompactionConfig(_Strict):
+    auto: bool = True
+    prune: bool = True
+    tail_turns: int = 2
+    preserve_recent_tokens: int | None = None
+    reserved: int | None = None
+
+
+class ToolOutputConfig(_Strict):
+    max_lines: int = 2000
+    max_bytes: int = 51_200
+
+
+class AgentConfig(_Strict):
+    model: str | None = None
+    prompt: str | None = None
+    permission: dict[str, Action | dict[str, Action]] | None = None
+    steps: int | None = None
+
+
+class Config(_Strict):
+    model: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    """Name of the environment variable holding the key (the key itself is never stored)."""
+    small_model: str | None = None
+    models: dict[str, ModelConfig] = Field(default_factory=dict)
+    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    tool_output: ToolOutputConfig = Field(default_factory=ToolOutputConfig)
+    permission: dict[str, Action | dict[str, Action]] = Field(default_factory=dict)
+    instructions: list[str] = Field(default_factory=list)
+    agent: dict[str, AgentConfig] = Field(default_factory=dict)
+    steps: int | None = None
+    output_token_max: int | None = None
+    _sources: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def sources(self) -> list[str]:
+        """The files and layers that made this config, lowest first."""
+        return self._sources
+
+    def api_key_source(self) -> str | None:
+        for name in ("JUPYTER_AGENT_API_KEY", self.api_key_env):
+            if name and os.environ.get(name):
+                return name
+        return None
+
+    def api_key(self) -> str | None:
+        """The key for the configured endpoint, read from the environment right now."""
+        name = self.api_key_source()
+        return os.environ.get(name) if name else None
+
+    def redacted(self) -> dict[str, Any]:
+        """What ``%agent config`` shows: the effective settings, no secrets."""
+        data = self.model_dump(exclude_defaults=False)
+        data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
+        data["sources"] = self.sources
+        return data
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _describe(exc: ValidationError) -> str:
+    fields = set(Config.model_fields)
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+            close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
+            if close:
+                msg += f" (did you mean '{close[0]}'?)"
+        lines.append(f"{key}: {msg}")
+    return "; ".join(lines)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a JSON object")
+    try:
+        Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {_describe(exc)}") from None
+    return data
+
+
+def global_config_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "jupyter-agent"
+
+
+def find_project_file(start: Path) -> Path | None:
+    """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root."""
+    for folder in (start, *start.parents):
+        candidate = folder / PROJECT_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for var, key in (
+        ("JUPYTER_AGENT_MODEL", "model"),
+        ("JUPYTER_AGENT_API_BASE", "api_base"),
+        ("JUPYTER_AGENT_SMALL_MODEL", "small_model"),
+    ):
+        if env.get(var):
+            data[key] = env[var]
+    if _truthy(env.get("JUPYTER_AGENT_DISABLE_AUTOCOMPACT")):
+        data.setdefault("compaction", {})["auto"] = False
+    if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):
+        data.setdefault("compaction", {})["prune"] = False
+    if env.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX"):
+        try:
+            data["output_token_max"] = int(env["JUPYTER_AGENT_OUTPUT_TOKEN_MAX"])
+        except ValueError:
+            raise ConfigError(
+                "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got "
+                f"{env['JUPYTER_AGENT_OUTPUT_TOKEN_MAX']!r}"
+            ) from None
+    return data
+
+
+def load_config(
+    notebook_dir: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    global_dir: Path | None = None,
+) -> Config:
+    """Defaults → global file → nearest project file → environment → ``overrides``."""
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = {}
+    sources = ["defaults"]
+    global_file = (global_dir or global_config_dir(env)) / "config.json"
+    files = [global_file if global_file.is_file() else None]
+    files.append(find_project_file(Path(notebook_dir).resolve()) if notebook_dir else None)
+    for path in files:
+        if path is not None:
+            merged = deep_merge(merged, _read_file(path))
+            sources.append(str(path))
+    from_env = _from_env(env)
+    if from_env:
+        merged = deep_merge(merged, from_env)
+        sources.append("environment")
+    if overrides:
+        merged = deep_merge(merged, {k: v for k, v in overrides.items() if v is not None})
+        sources.append("flags")
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings: {_describe(exc)}") from None
+    config._sources = sources
+    return config

@@ -1,0 +1,253 @@
+"""Stored messages → the chat messages litellm sends (SPEC "Stored messages → model messages").
+
+Every tool call gets a result (interrupted ones included) because providers reject a
+dangling call; pruned outputs become a short placeholder; images produced by tools go
+where the provider accepts them. Conversions are cached per message version so a step
+costs O(new content), not O(history).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from typing import Any
+
+from jupyter_agent.core.messages import (
+    AssistantMessage,
+    Attachment,
+    CompactionPart,
+    FilePart,
+    MessageWithParts,
+    SubtaskPart,
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+    UserMessage,
+)
+
+CLEARED = "[Old tool result content cleared]"
+INTERRUPTED = "[Tool execution was interrupted]"
+COMPACTION_QUESTION = "What did we do so far?"
+SUBTASK_TEXT = "The following tool was executed by the user"
+ATTACHED_FROM_TOOL = "Attached image(s) from tool result:"
+NO_VISION = "[Image omitted: this model cannot view images. Describe or summarise data as text instead.]"
+COMPACTION_OUTPUT_CAP = 2000
+
+Msg = dict[str, Any]
+
+
+def wrap_system_reminder(text: str) -> str:
+    return (
+        "<system-reminder>\nThe user sent the following message:\n"
+        f"{text}\n\nPlease address this message and continue with your tasks.\n</system-reminder>"
+    )
+
+
+def is_anthropic_family(model: str) -> bool:
+    lowered = model.lower()
+    return "anthropic" in lowered or "claude" in lowered
+
+
+def _sanitize_id(call_id: str, model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", call_id) if "claude" in model.lower() else call_id
+
+
+def _media_note(mime: str, name: str | None) -> str:
+    return f"[Attached {mime}: {name or 'file'}]"
+
+
+def _image_block(url: str) -> Msg:
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+class _Options:
+    def __init__(self, model: str, media_in_tools: bool, vision: bool, compaction: bool) -> None:
+        self.model = model
+        self.media_in_tools = media_in_tools
+        self.vision = vision
+        self.compaction = compaction
+        self.anthropic = is_anthropic_family(model)
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.model, self.media_in_tools, self.vision, self.compaction)
+
+
+def _user(m: MessageWithParts, opt: _Options) -> list[Msg]:
+    blocks: list[Msg] = []
+    for p in m.parts:
+        if isinstance(p, TextPart) and not p.ignored:
+            if p.text or not opt.anthropic:
+                blocks.append({"type": "text", "text": p.text})
+        elif isinstance(p, CompactionPart):
+            blocks.append({"type": "text", "text": COMPACTION_QUESTION})
+        elif isinstance(p, SubtaskPart):
+            blocks.append({"type": "text", "text": SUBTASK_TEXT})
+        elif isinstance(p, FilePart):
+            if opt.compaction or not p.mime.startswith("image/"):
+                blocks.append({"type": "text", "text": _media_note(p.mime, p.filename)})
+            elif opt.vision:
+                blocks.append(_image_block(p.url))
+            else:
+                blocks.append({"type": "text", "text": NO_VISION})
+    if not blocks:
+        return []
+    if all(b["type"] == "text" for b in blocks):
+        return [{"role": "user", "content": "\n".join(b["text"] for b in blocks)}]
+    return [{"role": "user", "content": blocks}]
+
+
+def _tool_output(p: ToolPart, opt: _Options) -> str:
+    state = p.state
+    if isinstance(state, ToolStateCompleted):
+        if state.time.compacted:
+            return CLEARED
+        output = state.output
+        if opt.compaction and len(output) > COMPACTION_OUTPUT_CAP:
+            omitted = len(output) - COMPACTION_OUTPUT_CAP
+            output = (
+                output[:COMPACTION_OUTPUT_CAP]
+                + f"\n[Tool output truncated for compaction: omitted {omitted} chars]"
+            )
+        return output
+    if isinstance(state, ToolStateError):
+        return state.error
+    return INTERRUPTED
+
+
+def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
+    info = m.info
+    assert isinstance(info, AssistantMessage)
+    texts = [p.text for p in m.parts if isinstance(p, TextPart) and not p.ignored]
+    tools = [p for p in m.parts if isinstance(p, ToolPart)]
+    if info.error is not None:
+        has_content = any(t.strip() for t in texts) or bool(tools)
+        if info.error.name != "aborted" or not has_content:
+            return []
+    text = "".join(texts)
+    out: list[Msg] = []
+    message: Msg = {"role": "assistant", "content": text if text or not tools else None}
+    if tools:
+        message["tool_calls"] = [
+            {
+                "id": _sanitize_id(p.call_id, opt.model),
+                "type": "function",
+                "function": {"name": p.tool, "arguments": json.dumps(p.state.input)},
+            }
+            for p in tools
+        ]
+    if message["content"] is None and not tools:
+        return []
+    if opt.anthropic and not text and tools:
+        message.pop("content")
+    out.append(message)
+    moved: list[Attachment] = []
+    for p in tools:
+        content: Any = _tool_output(p, opt)
+        state = p.state
+        media = (
+            state.attachments
+            if isinstance(state, ToolStateCompleted) and not state.time.compacted and not opt.compaction
+            else []
+        )
+        images = [a for a in media if a.mime.startswith("image/")]
+        if images and not opt.vision:
+            content = f"{content}\n{NO_VISION}"
+        elif images and opt.media_in_tools:
+            content = [{"type": "text", "text": content}, *(_image_block(a.url) for a in images)]
+        elif images:
+            moved.extend(images)
+        out.append({"role": "tool", "tool_call_id": _sanitize_id(p.call_id, opt.model), "content": content})
+    if moved:
+        out.append(
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": ATTACHED_FROM_TOOL}, *(_image_block(a.url) for a in moved)],
+            }
+        )
+    return out
+
+
+def convert_message(m: MessageWithParts, opt: _Options) -> list[Msg]:
+    if not m.parts or all(p.type == "step-start" for p in m.parts):
+        return []
+    if isinstance(m.info, UserMessage):
+        return _user(m, opt)
+    return _assistant(m, opt)
+
+
+class MessageCache:
+    """Converted messages keyed by (message id, parts fingerprint, options)."""
+
+    def __init__(self, size: int = 100_000) -> None:
+        self._data: OrderedDict[tuple[Any, ...], list[Msg]] = OrderedDict()
+        self._size = size
+
+    def get(self, m: MessageWithParts, opt: _Options) -> list[Msg]:
+        info = m.info
+        fingerprint = (
+            info.id,
+            getattr(info, "error", None) is not None,
+            len(m.parts),
+            tuple(_part_version(p) for p in m.parts),
+            opt.key(),
+        )
+        hit = self._data.get(fingerprint)
+        if hit is None:
+            hit = convert_message(m, opt)
+            self._data[fingerprint] = hit
+            if len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return [dict(x) for x in hit]
+
+
+def _part_version(p: Any) -> Any:
+    if isinstance(p, ToolPart):
+        state = p.state
+        compacted = state.time.compacted if isinstance(state, ToolStateCompleted) else None
+        return (p.id, state.status, compacted)
+    if isinstance(p, TextPart):
+        return (p.id, len(p.text), p.text[-16:], p.ignored)
+    return p.id
+
+
+_default_cache = MessageCache()
+
+
+def to_model_messages(
+    history: list[MessageWithParts],
+    *,
+    model: str,
+    supports_media_in_tool_results: bool = False,
+    supports_vision: bool = False,
+    for_compaction: bool = False,
+    cache: MessageCache | None = None,
+) -> list[Msg]:
+    """The provider messages for ``history`` (system prompt not included)."""
+    opt = _Options(model, supports_media_in_tool_results, supports_vision, for_compaction)
+    cache = cache or _default_cache
+    out: list[Msg] = []
+    for m in history:
+        out.extend(cache.get(m, opt))
+    return out
+
+
+def apply_caching(messages: list[Msg], model: str) -> list[Msg]:
+    """Anthropic-family only: cache markers on the first 2 system and last 2 other messages."""
+    if not is_anthropic_family(model):
+        return messages
+    system = [i for i, m in enumerate(messages) if m["role"] == "system"][:2]
+    rest = [i for i, m in enumerate(messages) if m["role"] != "system"][-2:]
+    out = list(messages)
+    for i in system + rest:
+        msg = dict(out[i])
+        content = msg.get("content")
+        if isinstance(content, list) and content:
+            blocks = [dict(b) for b in content]
+            blocks[-1]["cache_control"] = {"type": "ephemeral"}
+            msg["content"] = blocks
+        else:
+            msg["cache_control"] = {"type": "ephemeral"}
+        out[i] = msg
+    return out

@@ -1,0 +1,76 @@
+"""Truncation of every tool result (SPEC "Truncation of each tool result").
+
+Pure: the caller injects ``save`` (which writes the full text and returns its path), so
+the rule itself is testable byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+MAX_LINES = 2000
+MAX_BYTES = 51_200
+HINT_TASK = (
+    "Use the Task tool to have explore agent process this file with Grep and Read "
+    "(with offset/limit). Do NOT read the full file yourself - delegate to save context."
+)
+HINT_PLAIN = "Use Grep to search the full content or Read with offset/limit to view specific sections."
+
+
+@dataclass(frozen=True)
+class TruncateResult:
+    content: str
+    truncated: bool
+    output_path: str | None = None
+
+
+def _keep(lines: list[str], max_lines: int, max_bytes: int) -> tuple[list[str], bool]:
+    """Lines that fit both limits, and whether the byte limit was what stopped us."""
+    kept: list[str] = []
+    size = 0
+    for i, line in enumerate(lines):
+        if i >= max_lines:
+            return kept, False
+        cost = len(line.encode("utf-8")) + (1 if i > 0 else 0)
+        if size + cost > max_bytes:
+            return kept, True
+        kept.append(line)
+        size += cost
+    return kept, False
+
+
+def truncate_output(
+    text: str,
+    *,
+    max_lines: int = MAX_LINES,
+    max_bytes: int = MAX_BYTES,
+    direction: Literal["head", "tail"] = "head",
+    has_task_tool: bool = False,
+    save: Callable[[str], str],
+) -> TruncateResult:
+    """Keep the head (or tail) within both limits; save the whole text when cutting."""
+    lines = text.split("\n")
+    total_bytes = len(text.encode("utf-8"))
+    if len(lines) <= max_lines and total_bytes <= max_bytes:
+        return TruncateResult(text, False)
+    source = lines if direction == "head" else list(reversed(lines))
+    kept, hit_bytes = _keep(source, max_lines, max_bytes)
+    if direction == "tail":
+        kept.reverse()
+    preview = "\n".join(kept)
+    if hit_bytes:
+        removed, unit = total_bytes - len(preview.encode("utf-8")), "bytes"
+    else:
+        removed, unit = len(lines) - len(kept), "lines"
+    path = save(text)
+    hint = (
+        "The tool call succeeded but the output was truncated. "
+        f"Full output saved to: {path}\n" + (HINT_TASK if has_task_tool else HINT_PLAIN)
+    )
+    if direction == "head":
+        content = f"{preview}\n\n...{removed} {unit} truncated...\n\n{hint}"
+    else:
+        content = f"...{removed} {unit} truncated...\n\n{hint}\n\n{preview}"
+    return TruncateResult(content, True, path)

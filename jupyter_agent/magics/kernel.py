@@ -1,0 +1,150 @@
+"""The agent inside a live kernel: one Runtime per notebook, run in the background or blocking.
+
+In a kernel with a frontend the loop runs as a task on the kernel's asyncio loop: the
+cell returns at once and widget clicks (Stop, approvals) are handled while it runs.
+Headless kernels (nbclient, papermill) and plain IPython run to completion, blocking,
+because nothing would keep the task alive or show its output after the cell ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.core.events import AnyEvent, MessageUpdated
+from jupyter_agent.core.messages import AssistantMessage
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def warm_litellm() -> None:
+    """Import litellm in a background thread so the first prompt does not wait ~2 s."""
+
+    def work() -> None:
+        try:
+            from jupyter_agent.providers import litellm_client
+
+            litellm_client.warm_up()
+        except Exception:  # noqa: BLE001 - warming is best effort
+            log.debug("litellm warm-up failed", exc_info=True)
+
+    threading.Thread(target=work, name="jupyter-agent-warmup", daemon=True).start()
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion on this thread, even inside the kernel's running loop.
+
+    The kernel's loop is paused while the cell blocks anyway; a private loop on the same
+    (main) thread keeps user code on the main thread, so signals and plots behave.
+    """
+    outer = running_loop()
+    if outer is None:
+        return asyncio.run(coro)
+    events = asyncio.events
+    events._set_running_loop(None)
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+            events._set_running_loop(outer)
+
+
+class KernelAgent:
+    """The per-kernel state the magics share: runtime, current session, widgets."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self._runtime: Runtime | None = None
+        self.session_id: str | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------ where we are
+
+    def notebook_path(self) -> Path | None:
+        from jupyter_agent.tools.notebook_path import find_notebook_path
+
+        return find_notebook_path(self.shell.user_ns, os.environ)
+
+    def headless(self) -> bool:
+        """No frontend can show a live widget: run blocking and answer approvals by config."""
+        from jupyter_agent.tools.notebook_path import frontend_attached
+
+        if os.environ.get("JUPYTER_AGENT_BACKGROUND") == "1":
+            return False
+        return running_loop() is None or not frontend_attached(self.shell.user_ns, os.environ)
+
+    @property
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            self._runtime = self._build()
+        return self._runtime
+
+    def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
+        from jupyter_agent.cli import project_root
+        from jupyter_agent.config import load_config
+        from jupyter_agent.storage.sqlite_store import SqliteStore
+        from jupyter_agent.tools.registry import register_kernel_tools
+
+        notebook = self.notebook_path()
+        folder = notebook.parent if notebook else Path.cwd().resolve()
+        store = SqliteStore.for_directory(folder)
+        runtime = Runtime(
+            config=load_config(folder, overrides),
+            store=store,
+            project_root=project_root(folder),
+            working_dir=folder,
+            notebook_path=str(notebook) if notebook else None,
+            extra={"shell": self.shell},
+        )
+        register_kernel_tools(runtime.registry)
+        if store.notice:
+            runtime.notices.append(store.notice)
+        return runtime
+
+    def reload_config(self) -> None:
+        self._runtime = None
+
+    def current_session(self, *, new: bool = False, session_id: str | None = None) -> str:
+        """The session a prompt goes to: explicit, fresh, current, or the latest stored one."""
+        rt = self.runtime
+        if session_id:
+            self.session_id = rt.store.get_session(session_id).id
+        elif new or self.session_id is None:
+            latest = None if new else rt.latest_session()
+            self.session_id = latest.id if latest else rt.new_session().id
+        return self.session_id
+
+    # ------------------------------------------------------------ gauge
+
+    def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
+        """Update the widget's context gauge after each step of this session."""
+        from jupyter_agent.context.overflow import gauge
+
+        def on_event(event: AnyEvent) -> None:
+            if not isinstance(event, MessageUpdated):
+                return
+            info = event.message
+            if isinstance(info, AssistantMessage) and info.session_id == session_id:
+                rec = self.runtime.store
+                g = gauge(rec.messages(session_id), context_limit)
+                widget.set_gauge(g.tokens, g.percent)
+
+        return on_event

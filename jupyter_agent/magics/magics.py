@@ -1,0 +1,115 @@
+"""``%agent``, ``%%agent`` and ``%compact``: thin glue from IPython to the Runtime.
+
+Parsing lives in ``parser.py`` (pure), per-kernel state in ``kernel.py``; this module only
+wires a widget to a run and turns expected failures into readable text, never tracebacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.display import display
+
+from jupyter_agent.magics.kernel import KernelAgent, run_blocking
+from jupyter_agent.magics.mentions import expand_mentions
+from jupyter_agent.magics.parser import PromptCommand, SubCommand, UsageError, parse
+from jupyter_agent.magics.subcommands import run_subcommand
+
+log = logging.getLogger(__name__)
+
+
+@magics_class
+class AgentMagics(Magics):
+    """The user-facing magics; one instance per kernel."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.agent = KernelAgent(shell)
+
+    @line_magic("agent")
+    def agent_line(self, line: str) -> None:
+        self._dispatch(line, None)
+
+    @cell_magic("agent")
+    def agent_cell(self, line: str, cell: str) -> None:
+        self._dispatch(line, cell)
+
+    @line_magic("compact")
+    def compact(self, line: str) -> None:
+        from jupyter_agent.magics.subcommands import compact_now
+
+        self._guard(lambda: compact_now(self.agent, line.strip() or None))
+
+    # ------------------------------------------------------------ dispatch
+
+    def _dispatch(self, line: str, cell: str | None) -> None:
+        try:
+            command = parse(line, cell)
+        except UsageError as exc:
+            print(str(exc))
+            return
+        if isinstance(command, SubCommand):
+            self._guard(lambda: run_subcommand(self.agent, command))
+            return
+        self._guard(lambda: self._prompt(command))
+
+    def _guard(self, action: Any) -> None:
+        """Expected problems (no model, unknown session…) print guidance, not a traceback."""
+        from jupyter_agent.agent.runtime import ConfigurationError
+        from jupyter_agent.config import ConfigError
+        from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreVersionError
+
+        try:
+            action()
+        except (ConfigurationError, ConfigError, StoreVersionError) as exc:
+            print(str(exc))
+        except (SessionNotFound, KeyError) as exc:
+            print(exc.args[0] if exc.args else str(exc))
+
+    def _prompt(self, cmd: PromptCommand) -> None:
+        from jupyter_agent.ui.widget import AgentWidget
+
+        agent = self.agent
+        runtime = agent.runtime
+        model = runtime.model_for(cmd.model, cmd.agent)
+        session_id = agent.current_session(new=cmd.new, session_id=cmd.session)
+        text = expand_mentions(cmd.prompt, agent)
+        headless = cmd.wait or agent.headless()
+        runtime.permissions.interactive = not headless
+        widget = AgentWidget(
+            runtime.bus,
+            session_id,
+            on_stop=lambda: runtime.stop(session_id),
+            on_approve=runtime.permissions.reply,
+            on_compact=None,
+        )
+        limits = runtime.settings(model)
+        unsubscribe = runtime.bus.subscribe(
+            agent.gauge_listener(widget, session_id, limits.context_limit)
+        )
+        display(widget)
+        for notice in runtime.notices:
+            widget.notice(notice)
+        runtime.notices.clear()
+
+        async def go() -> None:
+            try:
+                await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
+            except asyncio.CancelledError:
+                widget.notice("Stopped.")
+            except Exception as exc:  # noqa: BLE001 - shown in the widget, kept in the log
+                log.exception("agent run failed")
+                widget.notice(f"Error: {type(exc).__name__}: {exc}")
+            finally:
+                widget.done()
+                unsubscribe()
+
+        if headless:
+            run_blocking(go())
+            return
+        task = asyncio.get_running_loop().create_task(go())
+        agent.tasks.add(task)
+        task.add_done_callback(agent.tasks.discard)

@@ -1,0 +1,79 @@
+"""``@var``, ``@cell:N`` / ``@cell:ID`` and ``@file:path`` in a prompt become context blocks.
+
+The prompt text is kept as typed; what each mention refers to is appended, so the model
+sees both the question and the data without a tool call. Unknown mentions are left
+alone with a note rather than failing the prompt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jupyter_agent.magics.parser import parse_mentions
+
+MAX_FILE_CHARS = 20_000
+
+
+def _cell_by_count(shell: Any, count: int) -> str | None:
+    inputs = shell.user_ns.get("In") or []
+    if not 0 < count < len(inputs):
+        return None
+    out = shell.user_ns.get("Out", {}).get(count)
+    text = f"In [{count}]:\n{inputs[count]}"
+    if out is not None:
+        text += f"\nOut [{count}]:\n{repr(out)[:4000]}"
+    return text
+
+
+def _cell_by_id(path: Path | None, cell_id: str) -> str | None:
+    if path is None or not path.exists():
+        return None
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.get("id") == cell_id:
+            from jupyter_agent.tools.notebook import format_cell
+
+            return format_cell(index, cell)
+    return None
+
+
+def _resolve(kind: str, value: str, agent: Any) -> str | None:
+    shell = agent.shell
+    if kind == "var":
+        if value not in shell.user_ns:
+            return None
+        from jupyter_agent.tools.variables import summarize_variable
+
+        return summarize_variable(value, shell.user_ns[value])
+    if kind == "cell":
+        if value.isdigit():
+            return _cell_by_count(shell, int(value))
+        return _cell_by_id(agent.notebook_path(), value)
+    if kind == "file":
+        path = Path(value).expanduser()
+        if not path.is_absolute():
+            path = agent.runtime.working_dir / path
+        if not path.is_file():
+            return None
+        text = path.read_text(errors="replace")
+        if len(text) > MAX_FILE_CHARS:
+            text = text[:MAX_FILE_CHARS] + f"\n… ({len(text) - MAX_FILE_CHARS} more chars; use read)"
+        return text
+    return None
+
+
+def expand_mentions(prompt: str, agent: Any) -> str:
+    """The prompt plus one ``<mention>`` block per resolvable mention."""
+    blocks: list[str] = []
+    for mention in parse_mentions(prompt):
+        body = _resolve(mention.kind, mention.value, agent)
+        if body is None:
+            blocks.append(f'<mention ref="{mention.text}">(not found)</mention>')
+        else:
+            blocks.append(f'<mention ref="{mention.text}">\n{body}\n</mention>')
+    if not blocks:
+        return prompt
+    return prompt + "\n\n" + "\n".join(blocks)

@@ -1,0 +1,112 @@
+"""Provider failures as typed errors the loop and the user can act on (no litellm import)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_agent.core.messages import ErrorName, MessageError
+
+OVERFLOW_MARKERS = (
+    "context length",
+    "context_length",
+    "maximum context",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+    "exceeds the context",
+    "reduce the length",
+)
+
+KEY_VARS = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "xai": "XAI_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+}
+
+
+class ProviderError(Exception):
+    """Base: ``name`` maps to ``MessageError.name``; ``retryable`` drives our retries."""
+
+    name: ErrorName = "unknown"
+    retryable = False
+
+    def __init__(self, message: str, *, status: int | None = None, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.headers = {k.lower(): v for k, v in (headers or {}).items()}
+
+    def to_message_error(self) -> MessageError:
+        metadata: dict[str, Any] = {}
+        if self.headers.get("retry-after"):
+            metadata["retry_after"] = self.headers["retry-after"]
+        return MessageError(
+            name=self.name,
+            message=self.message,
+            status=self.status,
+            retryable=self.retryable,
+            metadata=metadata,
+        )
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class AbortedError(ProviderError):
+    name: ErrorName = "aborted"
+
+
+class AuthError(ProviderError):
+    name: ErrorName = "auth"
+
+    @classmethod
+    def for_model(cls, model: str, detail: str, status: int | None = 401) -> AuthError:
+        provider = model.split("/", 1)[0] if "/" in model else "openai"
+        var = KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+        return cls(
+            f"The provider rejected the API key for {model} ({detail.strip()[:200]}). Set "
+            f"{var} (or JUPYTER_AGENT_API_KEY for a custom endpoint) in the kernel's "
+            "environment, then run the prompt again.",
+            status=status,
+        )
+
+
+class ApiError(ProviderError):
+    name: ErrorName = "api"
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message, status=status, headers=headers)
+        self.retryable = retryable
+
+
+class RateLimitError(ProviderError):
+    name: ErrorName = "rate_limit"
+    retryable = True
+
+
+class OutputLengthError(ProviderError):
+    name: ErrorName = "output_length"
+
+
+class ContextOverflowError(ProviderError):
+    name: ErrorName = "context_overflow"
+
+
+class IncompleteStreamError(ProviderError):
+    """The connection dropped before the model said it was done: retry the step."""
+
+    name: ErrorName = "api"
+    retryable = True
+
+
+def is_overflow_text(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in OVERFLOW_MARKERS)

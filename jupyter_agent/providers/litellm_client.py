@@ -1,0 +1,313 @@
+"""The only module that imports litellm: stream a step, map chunks and errors, retry.
+
+litellm is imported lazily (≈2 s) with the local cost map, so loading the extension
+stays fast and nothing fetches the cost map over the network. Completeness is judged
+from the raw chunks: a stream cut mid-way has no finish reason and is retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from jupyter_agent.core.messages import CacheTokens, Tokens
+from jupyter_agent.providers import errors as E
+from jupyter_agent.providers.retry import MAX_RETRIES, retry_delay_ms
+from jupyter_agent.providers.stream_events import (
+    AttemptRestart,
+    FinishStep,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    StreamEvent,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ToolCall,
+    ToolInputDelta,
+    ToolInputStart,
+)
+
+FINISH = {"stop": "stop", "end_turn": "stop", "tool_calls": "tool-calls", "function_call": "tool-calls",
+          "length": "length", "max_tokens": "length", "content_filter": "content-filter"}
+RetryCallback = Callable[[int, E.ProviderError, int], None]
+
+
+def prepare_environment() -> None:
+    """Offline-safe settings that must be in place before litellm is imported."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        spec = importlib.util.find_spec("litellm")
+        if spec and spec.submodule_search_locations:
+            folder = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+            if folder.is_dir():
+                os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+
+
+def litellm() -> Any:
+    prepare_environment()
+    import litellm as module
+
+    module.suppress_debug_info = True
+    module.telemetry = False
+    return module
+
+
+def warm_up() -> None:
+    """Import litellm ahead of the first prompt (called from a background thread)."""
+    litellm()
+
+
+def _usage(model: str, usage: Any) -> tuple[Tokens, float]:
+    def get(obj: Any, name: str) -> int:
+        value = getattr(obj, name, None) if obj is not None else None
+        if value is None and isinstance(obj, dict):
+            value = obj.get(name)
+        return int(value or 0)
+
+    prompt = get(usage, "prompt_tokens")
+    completion = get(usage, "completion_tokens")
+    details = getattr(usage, "prompt_tokens_details", None)
+    cache_read = get(details, "cached_tokens") or get(usage, "cache_read_input_tokens")
+    cache_write = get(usage, "cache_creation_input_tokens")
+    reasoning = get(getattr(usage, "completion_tokens_details", None), "reasoning_tokens")
+    tokens = Tokens(
+        input=max(0, prompt - cache_read - cache_write),
+        output=max(0, completion - reasoning),
+        reasoning=reasoning,
+        cache=CacheTokens(read=cache_read, write=cache_write),
+        total=get(usage, "total_tokens") or prompt + completion,
+    )
+    cost = 0.0
+    try:
+        p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=completion)
+        cost = float(p + c)
+    except Exception:  # noqa: BLE001 - unknown models have no price; that is not an error
+        cost = 0.0
+    return tokens, cost
+
+
+def map_exception(exc: BaseException, model: str) -> E.ProviderError:
+    """litellm's exception zoo → our typed errors, keeping status and retry headers."""
+    if isinstance(exc, E.ProviderError):
+        return exc
+    lm = litellm()
+    status = getattr(exc, "status_code", None)
+    headers: dict[str, str] = {}
+    raw = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None)
+    if raw:
+        try:
+            headers = {str(k).lower(): str(v) for k, v in dict(raw).items()}
+        except Exception:  # noqa: BLE001
+            headers = {}
+    text = str(getattr(exc, "message", None) or exc)
+    if isinstance(exc, lm.ContextWindowExceededError) or E.is_overflow_text(text):
+        return E.ContextOverflowError(text, status=status)
+    if isinstance(exc, lm.AuthenticationError) or status in (401, 403):
+        return E.AuthError.for_model(model, text, status=status)
+    if isinstance(exc, lm.RateLimitError) or status == 429:
+        return E.RateLimitError(f"Rate limited by the provider: {text}", status=429, headers=headers)
+    if isinstance(exc, (lm.APIConnectionError, lm.Timeout)) and status in (None, 500):
+        return E.ApiError(f"Could not reach the model server: {text}", status=status, retryable=True,
+                          headers=headers)
+    if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError)) or (status or 0) >= 500:
+        return E.ApiError(f"The provider failed ({status}): {text}", status=status, retryable=True,
+                          headers=headers)
+    if isinstance(exc, (ConnectionError, OSError)):
+        return E.IncompleteStreamError(f"Connection lost: {exc}")
+    return E.ApiError(text, status=status, retryable=False, headers=headers)
+
+
+class LiteLLMClient:
+    """Streams steps through ``litellm.acompletion`` and turns them into our events."""
+
+    def __init__(self, max_retries: int = MAX_RETRIES) -> None:
+        self.max_retries = max_retries
+
+    async def stream(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+        abort: asyncio.Event | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        lm = litellm()
+        kwargs: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "num_retries": 0,
+            **(extra or {}),
+        }
+        if tools:
+            kwargs["tools"] = tools
+        if api_base:
+            kwargs["api_base"] = api_base
+        if api_key:
+            kwargs["api_key"] = api_key
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        try:
+            response = await lm.acompletion(**kwargs)
+        except Exception as exc:  # noqa: BLE001
+            raise map_exception(exc, model) from exc
+        async for event in self._events(response, model, abort):
+            yield event
+
+    async def _events(self, response: Any, model: str, abort: asyncio.Event | None) -> AsyncIterator[StreamEvent]:
+        open_kind: str | None = None
+        calls: dict[int, dict[str, str]] = {}
+        finish: str | None = None
+        usage: Any = None
+        iterator = response.__aiter__()
+        while True:
+            if abort is not None and abort.is_set():
+                await _close(response)
+                raise E.AbortedError("Stopped by the user.")
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # noqa: BLE001
+                mapped = map_exception(exc, model)
+                if isinstance(mapped, E.ApiError) and not mapped.retryable and finish is None:
+                    mapped = E.IncompleteStreamError(f"The stream broke off: {mapped.message}")
+                raise mapped from exc
+            if getattr(chunk, "usage", None):
+                usage = chunk.usage
+            for choice in getattr(chunk, "choices", None) or []:
+                delta = getattr(choice, "delta", None)
+                reasoning = getattr(delta, "reasoning_content", None) if delta else None
+                text = getattr(delta, "content", None) if delta else None
+                if reasoning:
+                    if open_kind != "reasoning":
+                        if open_kind == "text":
+                            yield TextEnd()
+                        open_kind = "reasoning"
+                        yield ReasoningStart()
+                    yield ReasoningDelta(delta=reasoning)
+                if text:
+                    if open_kind != "text":
+                        if open_kind == "reasoning":
+                            yield ReasoningEnd()
+                        open_kind = "text"
+                        yield TextStart()
+                    yield TextDelta(delta=text)
+                for call in (getattr(delta, "tool_calls", None) or []) if delta else []:
+                    index = getattr(call, "index", None) or 0
+                    fn = getattr(call, "function", None)
+                    entry = calls.get(index)
+                    if entry is None:
+                        entry = {"id": getattr(call, "id", None) or f"call_{index}", "name": "", "args": ""}
+                        calls[index] = entry
+                        entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
+                        yield ToolInputStart(call_id=entry["id"], name=entry["name"])
+                    args = (getattr(fn, "arguments", None) or "") if fn else ""
+                    if args:
+                        entry["args"] += args
+                        yield ToolInputDelta(call_id=entry["id"], delta=args)
+                if getattr(choice, "finish_reason", None):
+                    finish = choice.finish_reason
+        if open_kind == "text":
+            yield TextEnd()
+        elif open_kind == "reasoning":
+            yield ReasoningEnd()
+        for entry in calls.values():
+            yield ToolCall(call_id=entry["id"], name=entry["name"], arguments=entry["args"])
+        if finish is not None and _synthetic_finish(response):
+            finish = None
+        if finish is None:
+            raise E.IncompleteStreamError("The model's answer broke off before it finished (no finish reason).")
+        reason = FINISH.get(finish, "other")
+        if calls and reason == "stop":
+            reason = "tool-calls"
+        tokens, cost = _usage(model, usage)
+        yield FinishStep(reason=reason, usage=tokens, cost=cost)
+
+    async def stream_with_retry(
+        self,
+        *,
+        on_retry: RetryCallback | None = None,
+        abort: asyncio.Event | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[StreamEvent]:
+        """``stream`` with our visible retries (SPEC delays); yields ``attempt-restart``
+        before re-streaming when a failed attempt had already produced output."""
+        attempt = 0
+        while True:
+            produced = False
+            try:
+                async for event in self.stream(abort=abort, **kwargs):
+                    produced = True
+                    yield event
+                return
+            except E.ProviderError as exc:
+                if not exc.retryable or attempt >= self.max_retries or (abort and abort.is_set()):
+                    raise
+                attempt += 1
+                delay = retry_delay_ms(attempt, exc.headers)
+                if on_retry is not None:
+                    on_retry(attempt, exc, delay)
+                await _sleep(delay / 1000, abort)
+                if produced:
+                    yield AttemptRestart(attempt=attempt)
+
+    async def complete(self, *, model: str, messages: list[dict[str, Any]], api_base: str | None = None,
+                       api_key: str | None = None, max_tokens: int | None = None) -> str:
+        """One non-streaming answer (titles); errors are typed like ``stream``."""
+        kwargs: dict[str, Any] = {"model": model, "messages": messages, "num_retries": 0}
+        if api_base:
+            kwargs["api_base"] = api_base
+        if api_key:
+            kwargs["api_key"] = api_key
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        try:
+            response = await litellm().acompletion(**kwargs)
+        except Exception as exc:  # noqa: BLE001
+            raise map_exception(exc, model) from exc
+        return str(response.choices[0].message.content or "")
+
+
+def _synthetic_finish(response: Any) -> bool:
+    """litellm fills in finish_reason "stop" when a cut stream just ends; its wrapper
+    remembers whether the provider really sent one."""
+    missing = object()
+    received = getattr(response, "received_finish_reason", missing)
+    if received is missing:
+        return False
+    return received is None and getattr(response, "intermittent_finish_reason", None) is None
+
+
+async def _sleep(seconds: float, abort: asyncio.Event | None) -> None:
+    if abort is None:
+        await asyncio.sleep(seconds)
+        return
+    try:
+        await asyncio.wait_for(abort.wait(), timeout=seconds)
+    except asyncio.TimeoutError:
+        return
+    raise E.AbortedError("Stopped by the user.")
+
+
+async def _close(response: Any) -> None:
+    for name in ("aclose", "close"):
+        fn = getattr(response, name, None)
+        if fn is not None:
+            try:
+                result = fn()
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:  # noqa: BLE001 - closing a dead stream may fail; we are done anyway
+                pass
+            return

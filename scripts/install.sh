@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install jupyter-agent and everything its tests need into ./.venv (idempotent).
+# System packages (Chromium for the browser tests) are installed with apt when missing
+# and we are root; set JUPYTER_AGENT_SKIP_APT=1 to skip that step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium (apt) for the browser tests…"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "note: chromium is not installed; browser tests will be skipped" >&2
+  fi
+fi
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.jupyter-agent-installed
+want=$(cat pyproject.toml | sha1sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".[test,dev]"
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,226 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for real-HTTP tests.
+
+Tests queue replies (text, reasoning, incremental tool calls, usage, HTTP errors with
+headers, mid-stream disconnects, delays); litellm reaches it as ``openai/test`` with
+``api_base``. Every request body is recorded for assertions. An empty queue answers a
+loud 500 so a test that under-scripts fails instead of hanging.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: str
+    id: str = ""
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = "auto"
+    """"auto" → tool_calls when there are calls, else stop; None → never sent."""
+    chunk_size: int = 8
+    delay_per_chunk: float = 0.0
+    disconnect_after_chunks: int | None = None
+
+
+@dataclass
+class ErrorReply:
+    status: int
+    body: str = "error"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Scripted = Reply | ErrorReply
+
+
+def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
+    base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    size = max(1, reply.chunk_size)
+    for i in range(0, len(reply.reasoning), size):
+        out.append(chunk({"reasoning_content": reply.reasoning[i : i + size]}))
+    for i in range(0, len(reply.text), size):
+        out.append(chunk({"content": reply.text[i : i + size]}))
+    for index, call in enumerate(reply.tool_calls):
+        call_id = call.id or f"call_{index}_{abs(hash((call.name, call.arguments))) % 10**8}"
+        out.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                          "function": {"name": call.name, "arguments": ""}}]}))
+        for i in range(0, len(call.arguments), size):
+            out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments[i : i + size]}}]}))
+    finish = reply.finish_reason
+    if finish == "auto":
+        finish = "tool_calls" if reply.tool_calls else "stop"
+    if finish is not None:
+        out.append(chunk({}, finish))
+    u = reply.usage
+    out.append({**base, "choices": [], "usage": {
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "total_tokens": u.prompt_tokens + u.completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": u.cached_tokens},
+        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
+    }})
+    return out
+
+
+class ScriptedServer:
+    """Start with :meth:`start`; queue replies with :meth:`queue`; read :attr:`requests`."""
+
+    model = "openai/test"
+
+    def __init__(self) -> None:
+        self._queue: list[Scripted] = []
+        self._lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+        self.default: Scripted | None = None
+        """Answer used when the queue is empty (e.g. for benchmarks); None → loud 500."""
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:  # noqa: N802
+                body = json.dumps({"object": "list", "data": [{"id": "test", "object": "model"}]}).encode()
+                self._send(200, body, {"Content-Type": "application/json"})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                body = json.loads(raw or b"{}")
+                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                reply = server._next()
+                if isinstance(reply, ErrorReply):
+                    payload = json.dumps({"error": {"message": reply.body, "type": "scripted", "code": reply.status}}).encode()
+                    self._send(reply.status, payload, {"Content-Type": "application/json", **reply.headers})
+                    return
+                model = body.get("model", "test")
+                if not body.get("stream"):
+                    self._complete(reply, model)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                try:
+                    for n, chunk in enumerate(_chunks(reply, model)):
+                        if reply.disconnect_after_chunks is not None and n >= reply.disconnect_after_chunks:
+                            self.close_connection = True
+                            self.wfile.flush()
+                            self.connection.shutdown(2)
+                            return
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        if reply.delay_per_chunk:
+                            time.sleep(reply.delay_per_chunk)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+                self.close_connection = True
+
+            def _complete(self, reply: Reply, model: str) -> None:
+                message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+                payload = {
+                    "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": reply.usage.prompt_tokens,
+                              "completion_tokens": reply.usage.completion_tokens,
+                              "total_tokens": reply.usage.prompt_tokens + reply.usage.completion_tokens},
+                }
+                self._send(200, json.dumps(payload).encode(), {"Content-Type": "application/json"})
+
+            def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def queue(self, *replies: Scripted) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def _next(self) -> Scripted:
+        with self._lock:
+            if self._queue:
+                return self._queue.pop(0)
+        return self.default or ErrorReply(500, "scripted server: no response queued")
+
+
+def main() -> None:
+    """Run standalone (for the browser tests and benchmarks): replies read from a JSON file."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    server = ScriptedServer().start()
+    with open(args.port_file, "w") as fh:
+        fh.write(str(server.port))
+    for line in sys.stdin:
+        spec = json.loads(line)
+        if "status" in spec:
+            server.queue(ErrorReply(**spec))
+        else:
+            calls = [ToolCall(**c) for c in spec.pop("tool_calls", [])]
+            usage = Usage(**spec.pop("usage", {}))
+            server.queue(Reply(tool_calls=calls, usage=usage, **spec))
+
+
+if __name__ == "__main__":
+    main()
