@@ -98,7 +98,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.default: Scripted | None = None
-        """Answer used when the queue is empty (e.g. for benchmarks); None → loud 500."""
+        """Answer used when the queue is empty (e.g. for benchmarks); None → a loud 400."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -198,7 +198,7 @@ class ScriptedServer:
         with self._lock:
             if self._queue:
                 return self._queue.pop(0)
-        return self.default or ErrorReply(500, "scripted server: no response queued")
+        return self.default or ErrorReply(400, "scripted server: no response queued")
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ from jupyter_agent.core.messages import (
     MessageWithParts,
     SubtaskPart,
     TextPart,
+    Tokens,
     ToolPart,
     UserMessage,
 )
@@ -83,30 +84,38 @@ class AgentLoop:
         self.ask = ask
         self.counter = counter or TokenCounter()
         self.current_runner: ToolRunner | None = None
+        self._last_finish: str | None = None
+        self._last_error: Any = None
         self._system: dict[str, str] = {}
         """System prompt per agent, built once per run (it reads files and the kernel)."""
 
     # ------------------------------------------------------------ state
 
     def _scan(self, history: list[MessageWithParts]) -> tuple[Any, Any, Any]:
+        """Last user, last assistant, last finished assistant — by id (creation order).
+
+        After a compaction the verbatim tail is placed after the summary, so list
+        position is not time order; ids are.
+        """
         last_user = last_assistant = last_finished = None
-        for m in reversed(history):
+        for m in history:
             info = m.info
-            if last_user is None and isinstance(info, UserMessage):
-                last_user = m
-            if isinstance(info, AssistantMessage):
-                if last_assistant is None:
+            if isinstance(info, UserMessage):
+                if last_user is None or info.id > last_user.info.id:
+                    last_user = m
+            elif isinstance(info, AssistantMessage):
+                if last_assistant is None or info.id > last_assistant.info.id:
                     last_assistant = m
-                if last_finished is None and info.finish:
+                if info.finish and (last_finished is None or info.id > last_finished.info.id):
                     last_finished = m
-            if last_user and last_assistant and last_finished:
-                break
         return last_user, last_assistant, last_finished
 
     def _pending_task(self, history: list[MessageWithParts]) -> CompactionPart | SubtaskPart | None:
         """A compaction or subtask part in user messages newer than the last finished answer."""
-        for m in reversed(history):
-            if isinstance(m.info, AssistantMessage) and m.info.finish:
+        _, _, last_finished = self._scan(history)
+        after = last_finished.info.id if last_finished is not None else ""
+        for m in sorted(history, key=lambda x: x.info.id, reverse=True):
+            if m.info.id <= after:
                 return None
             if isinstance(m.info, UserMessage):
                 for p in m.parts:
@@ -166,18 +175,24 @@ class AgentLoop:
             step += 1
             outcome = await self._step(step, history, last_user, last_finished)
             if outcome == "compact":
-                create_compaction(self.recorder, last_user.info, auto=True, overflow=True)
+                # overflow = the step never finished (provider said "too long"): replay it
+                replay = self._last_finish is None
+                create_compaction(self.recorder, last_user.info, auto=True, overflow=replay)
                 continue
             if outcome == "stop":
+                ended_normally = self._last_error is None
                 break
         self.recorder.flush()
         if ended_normally and self.settings.prune:
             self.prune()
 
     def _overflow(self, info: AssistantMessage) -> bool:
+        return self._overflow_tokens(info.tokens)
+
+    def _overflow_tokens(self, tokens: Tokens) -> bool:
         s = self.settings
         return is_overflow(
-            info.tokens,
+            tokens,
             context=s.context_limit,
             input_limit=s.input_limit,
             output_limit=s.output_limit,
@@ -238,10 +253,14 @@ class AgentLoop:
             abort=runner.abort,
             on_retry=self._retry_recorder(message),
         )
+        processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
         try:
-            return await StepProcessor(self.recorder, message, runner).process(stream)
+            outcome = await processor.process(stream)
         finally:
             self.current_runner = None
+        self._last_finish = processor.message.finish
+        self._last_error = processor.message.error
+        return outcome
 
     def _retry_recorder(self, message: AssistantMessage) -> Callable[[int, Any, int], None]:
         from jupyter_agent.core.messages import RetryError, RetryPart

@@ -9,7 +9,7 @@ the step. The result tells the loop what comes next: ``continue`` (tools ran),
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -53,10 +53,19 @@ class _StepState:
 class StepProcessor:
     """Processes the stream of one assistant message (one step)."""
 
-    def __init__(self, recorder: Recorder, message: AssistantMessage, tools: ToolRunner) -> None:
+    def __init__(
+        self,
+        recorder: Recorder,
+        message: AssistantMessage,
+        tools: ToolRunner,
+        overflow: Callable[[Tokens], bool] | None = None,
+    ) -> None:
         self.recorder = recorder
         self.message = message
         self.tools = tools
+        self.overflow = overflow
+        """Checked at every finish-step (not while summarising): full context → compact next."""
+        self.needs_compaction = False
         self._state = _StepState()
 
     # ------------------------------------------------------------ helpers
@@ -182,6 +191,8 @@ class StepProcessor:
             update={"tokens": usage, "cost": self.message.cost + cost, "finish": reason}
         )
         self.recorder.message(self.message)
+        if self.overflow is not None and not self.message.summary and self.overflow(usage):
+            self.needs_compaction = True
 
     # ------------------------------------------------------------ tools
 
@@ -202,6 +213,8 @@ class StepProcessor:
             self._abort()
             raise
         self._complete()
+        if self.needs_compaction:
+            return "compact"
         return "continue" if st.order else "stop"
 
     async def _ask_doom_loop(self, part: ToolPart) -> None:

@@ -116,9 +116,12 @@ def select_tail(
             turns[-1].append(m)
     start: str | None = None
     used = 0
+    first = messages[0].info.id if messages else None
     for turn in reversed(turns[-tail_turns:]):
         sizes = [message_tokens(m, counter) for m in turn]
-        if used + sum(sizes) <= budget:
+        # something must be left to summarise: the very first message never starts the tail
+        whole_allowed = turn[0].info.id != first
+        if whole_allowed and used + sum(sizes) <= budget:
             used += sum(sizes)
             start = turn[0].info.id
             continue

@@ -1,0 +1,100 @@
+"""SPEC "Stored messages → model messages" and "Prompt caching"."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import SID, assistant, tool, user
+
+from jupyter_agent.context.to_provider import (
+    ATTACHED_FROM_TOOL,
+    CLEARED,
+    INTERRUPTED,
+    NO_VISION,
+    apply_caching,
+    to_model_messages,
+)
+from jupyter_agent.core import ids
+from jupyter_agent.core.messages import (
+    Attachment,
+    MessageError,
+    StepStartPart,
+    TextPart,
+    ToolPart,
+    ToolStateError,
+    ToolStateRunning,
+    ToolTimeError,
+)
+
+PNG = Attachment(mime="image/png", url="data:image/png;base64,AAAA", filename="p.png")
+
+
+def _convert(history, **kw):  # type: ignore[no-untyped-def]
+    kw.setdefault("model", "openai/test")
+    return to_model_messages(history, **kw)
+
+
+def test_calls_and_results_pair_up_including_pruned_and_interrupted() -> None:
+    u = user("go")
+    pruned = tool(output="secret data", compacted=123, filePath="a")
+    running = ToolPart(id=ids.ascending("prt"), session_id=SID, message_id="", call_id="c_run", tool="bash",
+                       state=ToolStateRunning(input={"command": "sleep"}))
+    failed = ToolPart(id=ids.ascending("prt"), session_id=SID, message_id="", call_id="c_err", tool="read",
+                      state=ToolStateError(input={}, error="File not found", time=ToolTimeError(start=1)))
+    a = assistant(u, "working", pruned, running, failed, finish="tool-calls")
+    out = _convert([u, a])
+    assert out[0] == {"role": "user", "content": "go"}
+    call_ids = [c["id"] for c in out[1]["tool_calls"]]
+    results = [(m["tool_call_id"], m["content"]) for m in out[2:]]
+    assert [r[0] for r in results] == call_ids
+    assert [r[1] for r in results] == [CLEARED, INTERRUPTED, "File not found"]
+    assert json.loads(out[1]["tool_calls"][0]["function"]["arguments"]) == {"filePath": "a"}
+    assert "secret data" not in json.dumps(out)
+
+
+def test_skips_empty_ignored_and_failed_messages() -> None:
+    u = user("q")
+    u.parts.append(TextPart(id=ids.ascending("prt"), session_id=SID, message_id=u.info.id, text="hidden", ignored=True))
+    only_start = assistant(u)
+    only_start.parts.append(StepStartPart(id=ids.ascending("prt"), session_id=SID, message_id=only_start.info.id))
+    errored = assistant(u, "half", error=MessageError(name="api", message="500"))
+    aborted = assistant(u, "partial answer", error=MessageError(name="aborted", message="stop"))
+    aborted_empty = assistant(u, "", error=MessageError(name="aborted", message="stop"))
+    out = _convert([u, only_start, errored, aborted, aborted_empty])
+    assert out == [{"role": "user", "content": "q"}, {"role": "assistant", "content": "partial answer"}]
+
+
+def test_tool_images_move_to_a_user_message_or_stay_inline() -> None:
+    u = user("plot")
+    t = tool("python", output="done")
+    t = t.model_copy(update={"state": t.state.model_copy(update={"attachments": [PNG]})})
+    a = assistant(u, t, finish="tool-calls")
+    moved = _convert([u, a], supports_vision=True, supports_media_in_tool_results=False)
+    assert moved[2]["role"] == "tool" and moved[2]["content"] == "done"
+    assert moved[3]["role"] == "user" and moved[3]["content"][0]["text"] == ATTACHED_FROM_TOOL
+    assert moved[3]["content"][1]["image_url"]["url"] == PNG.url
+    inline = _convert([u, a], model="anthropic/claude-x", supports_vision=True, supports_media_in_tool_results=True)
+    assert inline[2]["content"][1]["type"] == "image_url" and len(inline) == 3
+    blind = _convert([u, a], supports_vision=False)
+    assert NO_VISION in blind[2]["content"] and len(blind) == 3
+
+
+def test_claude_ids_are_sanitised() -> None:
+    u = user("x")
+    t = tool()
+    t = t.model_copy(update={"call_id": "call:1/2"})
+    out = _convert([u, assistant(u, t)], model="anthropic/claude-sonnet-4-5")
+    assert out[1]["tool_calls"][0]["id"] == "call_1_2" and out[2]["tool_call_id"] == "call_1_2"
+
+
+def test_caching_only_for_anthropic_family() -> None:
+    msgs = [{"role": "system", "content": "s1"}, {"role": "system", "content": "s2"},
+            {"role": "system", "content": "s3"}, {"role": "user", "content": "u1"},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}]}, {"role": "user", "content": "u2"}]
+    assert apply_caching(msgs, "openai/gpt-5") == msgs
+    cached = apply_caching(msgs, "anthropic/claude-sonnet-4-5")
+    marked = [i for i, m in enumerate(cached) if "cache_control" in json.dumps(m)]
+    assert marked == [0, 1, 4, 5]
+    assert cached[4]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert cached[5]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" in json.dumps(apply_caching(msgs, "bedrock/anthropic.claude-3"))
