@@ -13,8 +13,10 @@ def load_ipython_extension(ipython: object) -> None:
     """``%load_ext jupyter_agent``: register the magics and warm litellm in the background."""
     from jupyter_agent.magics.kernel import warm_litellm
     from jupyter_agent.magics.magics import AgentMagics
+    from jupyter_agent.magics.transform import install
 
     ipython.register_magics(AgentMagics(ipython))  # type: ignore[attr-defined]
+    install(ipython)
     warm_litellm()
 
 

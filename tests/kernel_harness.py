@@ -114,7 +114,13 @@ class Kernel:
         self.kc.wait_for_ready(timeout=60)
 
     def kill(self) -> None:
-        self.km.kill_kernel()
+        """SIGKILL, as when the kernel dies (out of memory, a crash)."""
+        import signal
+
+        self.km.signal_kernel(signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while self.km.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
 
     def shutdown(self) -> None:
         self.kc.stop_channels()

@@ -148,7 +148,8 @@ class Runtime:
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
             supports_vision=supports_vision(model),
-            media_in_tool_results=family in ("anthropic", "openai", "bedrock", "vertex"),
+            # litellm chat format: only Anthropic-style APIs take images inside tool results
+            media_in_tool_results=family in ("anthropic", "bedrock", "vertex"),
             api_base=cfg.api_base,
             api_key=cfg.api_key(),
             agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},

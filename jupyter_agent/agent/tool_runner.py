@@ -106,7 +106,10 @@ class ToolRunner:
             self._error(running, shown, ABORTED, start, interrupted=True)
             raise
         except KeyboardInterrupt:
-            return self._error(running, shown, ABORTED, start, interrupted=True)
+            # a kernel interrupt during user code: record it, then stop the loop like Stop
+            self._error(running, shown, ABORTED, start, interrupted=True)
+            self.abort.set()
+            raise asyncio.CancelledError() from None
         except Exception as exc:  # noqa: BLE001 - a tool bug is the model's tool error
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
         output = result.output

@@ -135,16 +135,23 @@ class KernelAgent:
     # ------------------------------------------------------------ gauge
 
     def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
-        """Update the widget's context gauge after each step of this session."""
-        from jupyter_agent.context.overflow import gauge
+        """Update the widget's context gauge after each step of this session (O(1) per event)."""
+        from jupyter_agent.context.overflow import gauge, gauge_for
+
+        initial = gauge(self.runtime.store.messages(session_id), context_limit)
+        if initial.tokens:
+            widget.set_gauge(initial.tokens, initial.percent)
 
         def on_event(event: AnyEvent) -> None:
             if not isinstance(event, MessageUpdated):
                 return
             info = event.message
-            if isinstance(info, AssistantMessage) and info.session_id == session_id:
-                rec = self.runtime.store
-                g = gauge(rec.messages(session_id), context_limit)
+            if (
+                isinstance(info, AssistantMessage)
+                and info.session_id == session_id
+                and (info.tokens.output > 0 or info.summary)
+            ):
+                g = gauge_for(info.tokens, context_limit)
                 widget.set_gauge(g.tokens, g.percent)
 
         return on_event

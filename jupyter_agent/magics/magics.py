@@ -13,6 +13,7 @@ from typing import Any
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
 
+from jupyter_agent.core import ids
 from jupyter_agent.magics.kernel import KernelAgent, run_blocking
 from jupyter_agent.magics.mentions import expand_mentions
 from jupyter_agent.magics.parser import PromptCommand, SubCommand, UsageError, parse
@@ -82,9 +83,9 @@ class AgentMagics(Magics):
         widget = AgentWidget(
             runtime.bus,
             session_id,
+            since_id=ids.ascending("msg"),
             on_stop=lambda: runtime.stop(session_id),
             on_approve=runtime.permissions.reply,
-            on_compact=None,
         )
         limits = runtime.settings(model)
         unsubscribe = runtime.bus.subscribe(

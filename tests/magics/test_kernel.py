@@ -1,0 +1,157 @@
+"""%agent in a real kernel (jupyter_client) against the scripted server."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kernel_harness import Kernel, custom_messages
+from scripted_server import Reply, ToolCall
+
+pytestmark = pytest.mark.kernel
+
+
+def _env(server: Any, tmp_path: Path, frontend: bool, model: str = "openai/test") -> dict[str, str]:
+    env = {
+        "JUPYTER_AGENT_MODEL": model,
+        "JUPYTER_AGENT_API_BASE": server.base_url,
+        "JUPYTER_AGENT_API_KEY": "sk-test",
+        "JUPYTER_AGENT_NOTEBOOK": str(tmp_path / "analysis.ipynb"),
+    }
+    if frontend:
+        env["JPY_SESSION_NAME"] = str(tmp_path / "analysis.ipynb")
+    return env
+
+
+@pytest.fixture
+def start_kernel(tmp_path: Path, scripted_server: Any) -> Iterator[Any]:
+    kernels: list[Kernel] = []
+
+    def start(frontend: bool = False, **kw: Any) -> Kernel:
+        k = Kernel(tmp_path, _env(scripted_server, tmp_path, frontend, **kw))
+        kernels.append(k)
+        assert k.execute("%load_ext jupyter_agent").status == "ok"
+        return k
+
+    yield start
+    for k in kernels:
+        k.shutdown()
+
+
+def _widget_traffic(kernel: Kernel) -> list[dict[str, Any]]:
+    return [content for _, content in custom_messages(kernel.iopub)]
+
+
+def _wait_idle(kernel: Kernel, timeout: float = 60) -> None:
+    kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
+                    and m["content"].get("data", {}).get("content", {}).get("state") == "idle", timeout)
+
+
+def test_blocking_prompt_streams_and_persists(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
+    scripted_server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": "total = 6 * 7\ntotal"}))]),
+                          Reply(text="The **total** is 42."))
+    kernel = start_kernel()
+    result = kernel.execute("%agent --wait compute the total")
+    assert result.status == "ok", result.error
+    texts = "".join(m.get("text", "") for m in _widget_traffic(kernel) if m.get("kind") == "delta")
+    assert "The **total** is 42." in texts
+    assert kernel.execute("print(total)").stdout.strip() == "42"  # the agent's variable is the user's
+    tool_result = [m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool"][0]
+    assert "Out: 42" in tool_result["content"]
+    db = tmp_path / ".jupyter-agent" / "sessions.db"
+    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM message").fetchone()[0] == 3
+
+
+def test_no_model_prints_guidance(tmp_path: Path, scripted_server: Any) -> None:
+    kernel = Kernel(tmp_path, {"JUPYTER_AGENT_API_KEY": "x"})
+    try:
+        kernel.execute("%load_ext jupyter_agent")
+        result = kernel.execute("%agent hello")
+        assert result.status == "ok" and "JUPYTER_AGENT_MODEL" in result.stdout
+        usage = kernel.execute("%agent --bogus hi")
+        assert "Unknown option --bogus" in usage.stdout and "--model M" in usage.stdout
+    finally:
+        kernel.shutdown()
+
+
+def test_background_traffic_is_linear_in_text(start_kernel: Any, scripted_server: Any) -> None:
+    answer = "".join(f"word{i} " for i in range(15_000))[:100_000]
+    scripted_server.queue(Reply(text=answer, chunk_size=20))
+    kernel = start_kernel(frontend=True)
+    started = time.monotonic()
+    assert kernel.execute("%agent write a lot").status == "ok"
+    assert time.monotonic() - started < 10  # the cell returned before the answer streamed
+    _wait_idle(kernel)
+    traffic = _widget_traffic(kernel)
+    streamed = "".join(m.get("text", "") for m in traffic if m.get("kind") == "delta")
+    assert streamed == answer
+    sent = sum(len(json.dumps(m)) for m in traffic)
+    assert sent <= 1.5 * len(answer), sent
+
+
+def test_stop_over_the_comm_cancels(start_kernel: Any, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(text="slow " * 400, chunk_size=5, delay_per_chunk=0.05))
+    kernel = start_kernel(frontend=True)
+    kernel.execute("%agent go slowly")
+    first = kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
+                            and m["content"].get("data", {}).get("content", {}).get("kind") == "delta")
+    stopped_at = time.monotonic()
+    kernel.comm_send(first["content"]["comm_id"], {"type": "stop"})
+    _wait_idle(kernel, timeout=20)
+    assert time.monotonic() - stopped_at < 3
+    streamed = "".join(m.get("text", "") for m in _widget_traffic(kernel) if m.get("kind") == "delta")
+    assert len(streamed) < len("slow " * 400)
+    assert kernel.execute("print('kernel still responsive')").stdout.strip() == "kernel still responsive"
+
+
+def test_approval_over_the_comm_unblocks(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo approved-run"}))]),
+                          Reply(text="ran it"))
+    kernel = start_kernel(frontend=True)
+    kernel.execute("%agent run the command")
+    asked = kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
+                            and m["content"].get("data", {}).get("content", {}).get("kind") == "permission")
+    request = asked["content"]["data"]["content"]["request"]
+    assert request["permission"] == "bash"
+    kernel.comm_send(asked["content"]["comm_id"], {"type": "approve", "request_id": request["id"], "reply": "once"})
+    _wait_idle(kernel)
+    tool = [m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool"][0]
+    assert "approved-run" in tool["content"]
+
+
+def test_matplotlib_png_reaches_the_next_request(start_kernel: Any, scripted_server: Any) -> None:
+    code = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
+    scripted_server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]), Reply(text="plotted"))
+    kernel = start_kernel(model="openai/gpt-4o")
+    assert kernel.execute("%agent --wait plot it").status == "ok"
+    messages = scripted_server.requests[1]["body"]["messages"]
+    tool_index = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    attached = messages[tool_index + 1]
+    assert attached["role"] == "user" and attached["content"][0]["text"] == "Attached image(s) from tool result:"
+    assert attached["content"][1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
+
+
+def test_resume_after_restart_shows_interrupted_tool(start_kernel: Any, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "sleep 60"}))]))
+    kernel = start_kernel(frontend=True)
+    kernel.execute("%agent wait a minute")
+    kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
+                    and m["content"].get("data", {}).get("content", {}).get("part", {}).get("status") == "running")
+    kernel.kill()
+    kernel.restart()
+    scripted_server.queue(Reply(text="resumed"))
+    kernel.execute("%load_ext jupyter_agent")
+    again = kernel.execute("%agent --wait what happened?")
+    assert again.status == "ok", again.error
+    notices = [m.get("text") for m in _widget_traffic(kernel) if m.get("kind") == "notice"]
+    assert len(scripted_server.requests) == 2, (again.stdout, again.stderr, notices)
+    messages = scripted_server.requests[-1]["body"]["messages"]
+    assert [m["content"] for m in messages if m["role"] == "user"][:2] == ["wait a minute", "what happened?"]
+    tool = [m for m in messages if m["role"] == "tool"][0]
+    assert tool["content"] == "[Tool execution was interrupted]"
