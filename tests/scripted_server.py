@@ -97,6 +97,10 @@ class ScriptedServer:
         self._queue: list[Scripted] = []
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
+        """Streaming chat requests (the agent's steps), in order."""
+        self.completions: list[dict[str, Any]] = []
+        """Non-streaming requests (session titles), answered with ``title_reply``."""
+        self.title_reply = Reply(text="Scripted session title")
         self.default: Scripted | None = None
         """Answer used when the queue is empty (e.g. for benchmarks); None → a loud 400."""
         server = self
@@ -115,16 +119,19 @@ class ScriptedServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 body = json.loads(raw or b"{}")
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                record = {"path": self.path, "headers": dict(self.headers), "body": body}
+                if not body.get("stream"):
+                    # one-shot completions (session titles) have their own script
+                    server.completions.append(record)
+                    self._complete(server.title_reply, body.get("model", "test"))
+                    return
+                server.requests.append(record)
                 reply = server._next()
                 if isinstance(reply, ErrorReply):
                     payload = json.dumps({"error": {"message": reply.body, "type": "scripted", "code": reply.status}}).encode()
                     self._send(reply.status, payload, {"Content-Type": "application/json", **reply.headers})
                     return
                 model = body.get("model", "test")
-                if not body.get("stream"):
-                    self._complete(reply, model)
-                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")

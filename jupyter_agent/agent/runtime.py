@@ -59,6 +59,8 @@ class Runtime:
     extra: dict[str, Any] = field(default_factory=dict)
     """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
     system_builder: Callable[[AgentInfo, str], str] | None = None
+    generate_titles: bool = True
+    """Name sessions after the first exchange (one small extra model call)."""
 
     def __post_init__(self) -> None:
         if self.client is None:
@@ -75,6 +77,9 @@ class Runtime:
         from jupyter_agent.agent.task_tool import run_subtask
 
         self.extra.setdefault("subtask_runner", run_subtask)
+        from jupyter_agent.storage.spill import cleanup
+
+        cleanup(self.store.path.parent)  # 7-day retention of saved tool outputs
 
     # ------------------------------------------------------------ sessions
 
@@ -262,6 +267,10 @@ class Runtime:
         subtask = _parse_subtask(text)
         self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
         await self.run(session_id, chosen)
+        if self.generate_titles:
+            from jupyter_agent.agent.title import generate_title
+
+            await generate_title(self, session_id, chosen)
         return session_id
 
     async def compact(self, session_id: str, model: str | None = None) -> None:

@@ -208,3 +208,15 @@ async def test_max_steps_appends_notice(make_runtime: Any, scripted_server: Any)
     assert second[-1]["role"] == "assistant"
     assert "maximum" in str(second[-1]["content"]).lower()
     assert scripted_server.requests[1]["body"].get("tools")
+
+
+async def test_title_is_generated_after_the_first_exchange(make_runtime: Any, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(text="hello"), Reply(text="again"))
+    scripted_server.title_reply = Reply(text='"Sales analysis by month"\n')
+    runtime = make_runtime(small_model="openai/small")
+    sid = await runtime.prompt("analyse sales by month")
+    assert runtime.store.get_session(sid).title == "Sales analysis by month"
+    assert scripted_server.completions[0]["body"]["model"] == "small"
+    assert "analyse sales by month" in json.dumps(scripted_server.completions[0]["body"]["messages"])
+    await runtime.prompt("more", session_id=sid)
+    assert len(scripted_server.completions) == 1  # titled once

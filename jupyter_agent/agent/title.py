@@ -1,0 +1,50 @@
+"""Name a session after its first exchange with the hidden ``title`` agent (small model if set)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from jupyter_agent.core.messages import TextPart, UserMessage
+from jupyter_agent.prompts import load_prompt
+
+if TYPE_CHECKING:
+    from jupyter_agent.agent.runtime import Runtime
+
+log = logging.getLogger(__name__)
+PLACEHOLDERS = ("New session - ", "Child session - ")
+MAX_TITLE = 50
+
+
+def needs_title(title: str) -> bool:
+    return not title or title.startswith(PLACEHOLDERS[0])
+
+
+async def generate_title(runtime: Runtime, session_id: str, model: str) -> str | None:
+    """Ask for a short title; a failure keeps the placeholder (titles are a nicety)."""
+    session = runtime.store.get_session(session_id)
+    if session.parent_id or not needs_title(session.title):
+        return None
+    history = runtime.store.messages(session_id)
+    first = next((m for m in history if isinstance(m.info, UserMessage)), None)
+    if first is None:
+        return None
+    text = "\n".join(p.text for p in first.parts if isinstance(p, TextPart) and not p.synthetic)[:2000]
+    if not text.strip():
+        return None
+    try:
+        raw = await runtime.client.complete(
+            model=runtime.config.small_model or model,
+            messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
+            api_base=runtime.config.api_base,
+            api_key=runtime.config.api_key(),
+            max_tokens=40,
+        )
+    except Exception:  # noqa: BLE001 - keep the placeholder title
+        log.info("title generation failed", exc_info=True)
+        return None
+    title = raw.strip().strip("\"'").split("\n")[0][:MAX_TITLE].strip()
+    if not title:
+        return None
+    runtime.recorder(session_id).update_session(session.model_copy(update={"title": title}))
+    return title
