@@ -121,9 +121,9 @@ class StepProcessor:
         elif kind in ("text-delta", "reasoning-delta"):
             key = kind.split("-")[0]
             part = st.text.get(key) or self._start_text(key)
-            part = part.model_copy(update={"text": part.text + event.delta})
-            st.text[key] = part
-            self.recorder.part(part, delta=event.delta, final=False)
+            # hot path (once per token): extend in place; store and UIs hold this object
+            part.text += event.delta
+            self.recorder.stream(part, event.delta)
         elif kind in ("text-end", "reasoning-end"):
             self._end_text(kind.split("-")[0])
         elif kind == "tool-input-start":

@@ -82,6 +82,11 @@ class Recorder:
         self.bus.publish(PartUpdated(part=part, delta=delta))
         return part
 
+    def stream(self, part: AnyPart, delta: str) -> None:
+        """The per-token path: ``part`` (already in the history) grew by ``delta``."""
+        self.store.update_part(part, delta=delta, final=False)
+        self.bus.publish(PartUpdated.model_construct(part=part, delta=delta))
+
     def remove_part(self, part: AnyPart) -> None:
         self.store.remove_part(part)
         entry = self._index.get(part.message_id)

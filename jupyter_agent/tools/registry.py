@@ -19,6 +19,7 @@ class ToolRegistry:
 
     def register(self, tool: Tool[Any]) -> None:
         self._tools[tool.name] = tool
+        self._specs: dict[str, dict[str, Any]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -33,7 +34,9 @@ class ToolRegistry:
 
     def specs(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         wanted = set(names) if names is not None else None
-        return [t.spec() for n, t in self._tools.items() if wanted is None or n in wanted]
+        if not getattr(self, "_specs", None):
+            self._specs = {n: t.spec() for n, t in self._tools.items()}  # schemas built once
+        return [self._specs[n] for n in self._tools if wanted is None or n in wanted]
 
     def validate(self, name: str, raw: str) -> BaseModel:
         """Parse and validate arguments; errors say exactly what to fix and resend."""

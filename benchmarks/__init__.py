@@ -1,0 +1,1 @@
+"""Benchmarks: each compares our code with a baseline measured in the same run (ratios)."""
