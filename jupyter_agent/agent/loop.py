@@ -15,20 +15,17 @@ from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
-from jupyter_agent.context import compaction as ctx_compaction
 from jupyter_agent.context.overflow import is_overflow
 from jupyter_agent.context.prune import select_prune
-from jupyter_agent.context.to_provider import apply_caching, to_model_messages, wrap_system_reminder
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
-    MessageWithParts,
     SubtaskPart,
-    TextPart,
     Tokens,
     ToolPart,
     UserMessage,
@@ -87,34 +84,33 @@ class AgentLoop:
         self._last_finish: str | None = None
         self._last_error: Any = None
         self._system: dict[str, str] = {}
+        self._builder: RequestBuilder | None = None
         """System prompt per agent, built once per run (it reads files and the kernel)."""
 
     # ------------------------------------------------------------ state
 
-    def _scan(self, history: list[MessageWithParts]) -> tuple[Any, Any, Any]:
+    def _scan(self) -> tuple[Any, Any, Any]:
         """Last user, last assistant, last finished assistant — by id (creation order).
 
-        After a compaction the verbatim tail is placed after the summary, so list
-        position is not time order; ids are.
+        The recorder's history is id-ordered, so walking back from the end finds them
+        after a few messages (the compaction tail reorders only what the model sees).
         """
         last_user = last_assistant = last_finished = None
-        for m in history:
+        for m in reversed(self.recorder.history()):
             info = m.info
             if isinstance(info, UserMessage):
-                if last_user is None or info.id > last_user.info.id:
-                    last_user = m
+                last_user = last_user or m
             elif isinstance(info, AssistantMessage):
-                if last_assistant is None or info.id > last_assistant.info.id:
-                    last_assistant = m
-                if info.finish and (last_finished is None or info.id > last_finished.info.id):
+                last_assistant = last_assistant or m
+                if info.finish and last_finished is None:
                     last_finished = m
+            if last_user is not None and last_finished is not None:
+                break
         return last_user, last_assistant, last_finished
 
-    def _pending_task(self, history: list[MessageWithParts]) -> CompactionPart | SubtaskPart | None:
+    def _pending_task(self, after: str) -> CompactionPart | SubtaskPart | None:
         """A compaction or subtask part in user messages newer than the last finished answer."""
-        _, _, last_finished = self._scan(history)
-        after = last_finished.info.id if last_finished is not None else ""
-        for m in sorted(history, key=lambda x: x.info.id, reverse=True):
+        for m in reversed(self.recorder.history()):
             if m.info.id <= after:
                 return None
             if isinstance(m.info, UserMessage):
@@ -149,14 +145,13 @@ class AgentLoop:
         step = 0
         ended_normally = False
         while True:
-            history = ctx_compaction.filter_compacted(self.recorder.history())
-            last_user, last_assistant, last_finished = self._scan(history)
+            last_user, last_assistant, last_finished = self._scan()
             if last_user is None:
                 return
             if self._done(last_user, last_assistant):
                 ended_normally = last_assistant.info.error is None
                 break
-            task = self._pending_task(history)
+            task = self._pending_task(last_finished.info.id if last_finished else "")
             if isinstance(task, SubtaskPart):
                 await self._run_subtask(task, last_user)
                 continue
@@ -173,7 +168,7 @@ class AgentLoop:
                 create_compaction(self.recorder, last_user.info, auto=True, overflow=False)
                 continue
             step += 1
-            outcome = await self._step(step, history, last_user, last_finished)
+            outcome = await self._step(step, last_user, last_finished)
             if outcome == "compact":
                 # overflow = the step never finished (provider said "too long"): replay it
                 replay = self._last_finish is None
@@ -216,11 +211,10 @@ class AgentLoop:
                     entry.parts[i] = p.model_copy(
                         update={"state": p.state.model_copy(update={"time": time})}
                     )
+                    self.recorder.touch(entry.info.id)
         return len(part_ids)
 
-    async def _step(
-        self, step: int, history: list[MessageWithParts], last_user: Any, last_finished: Any
-    ) -> Outcome:
+    async def _step(self, step: int, last_user: Any, last_finished: Any) -> Outcome:
         user: UserMessage = last_user.info
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
         model = user.model or agent.model or self.settings.model
@@ -233,9 +227,10 @@ class AgentLoop:
         )
         self.recorder.message(message)
         max_steps = agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
-        messages = self.model_messages(history, agent, step, last_finished, model)
+        after = last_finished.info.id if step > 1 and last_finished is not None else None
+        messages = self.build_request(agent, step, model, remind_after=after)
         if step >= max_steps:
-            messages.append({"role": "assistant", "content": load_prompt("max_steps")})
+            messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
         allowed = agent.tools
         env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
         runner = ToolRunner(self.recorder, env, agent.name, self.ask)
@@ -279,72 +274,18 @@ class AgentLoop:
 
         return on_retry
 
-    def model_messages(
-        self,
-        history: list[MessageWithParts],
-        agent: AgentInfo,
-        step: int,
-        last_finished: Any,
-        model: str,
+    def build_request(
+        self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
     ) -> list[dict[str, Any]]:
-        """System prompt + history in the provider's shape, with in-memory reminders."""
-        view = history
-        if step > 1 and last_finished is not None:
-            view = [self._remind(m, last_finished.info.id) for m in history]
-        view = self._mode_reminders(view, agent)
+        """System prompt + visible history in the provider's shape (incremental per step)."""
+        if self._builder is None or self._builder.model != model:
+            s = self.settings
+            self._builder = RequestBuilder(
+                self.recorder, model, s.supports_vision, s.media_in_tool_results
+            )
         if agent.name not in self._system:
             self._system[agent.name] = self.settings.system(agent)
-        messages = [{"role": "system", "content": self._system[agent.name]}]
-        messages += to_model_messages(
-            view,
-            model=model,
-            supports_media_in_tool_results=self.settings.media_in_tool_results,
-            supports_vision=self.settings.supports_vision,
-        )
-        return apply_caching(messages, model)
-
-    @staticmethod
-    def _remind(m: MessageWithParts, after_id: str) -> MessageWithParts:
-        if not isinstance(m.info, UserMessage) or m.info.id < after_id:
-            return m
-        parts = [
-            p.model_copy(update={"text": wrap_system_reminder(p.text)})
-            if isinstance(p, TextPart) and not p.synthetic and not p.ignored
-            else p
-            for p in m.parts
-        ]
-        return MessageWithParts(info=m.info, parts=parts)
-
-    def _mode_reminders(
-        self, view: list[MessageWithParts], agent: AgentInfo
-    ) -> list[MessageWithParts]:
-        """Plan/build reminders live in memory only, on the last user message."""
-        users = [i for i, m in enumerate(view) if isinstance(m.info, UserMessage)]
-        if not users:
-            return view
-        idx = users[-1]
-        reminder = None
-        if agent.name == "plan":
-            reminder = load_prompt("plan_reminder")
-        elif agent.name == "build":
-            was_plan = any(
-                isinstance(m.info, AssistantMessage) and m.info.agent == "plan" for m in view[:idx]
-            )
-            if was_plan:
-                reminder = load_prompt("build_switch")
-        if reminder is None:
-            return view
-        last = view[idx]
-        extra = TextPart(
-            id=ids.ascending("prt"),
-            session_id=last.info.session_id,
-            message_id=last.info.id,
-            text=reminder,
-            synthetic=True,
-        )
-        view = list(view)
-        view[idx] = MessageWithParts(info=last.info, parts=[*last.parts, extra])
-        return view
+        return self._builder.build(agent, self._system[agent.name], remind_after)
 
     async def _run_subtask(self, task: SubtaskPart, last_user: Any) -> None:
         runner = self.tool_env.extra.get("subtask_runner")

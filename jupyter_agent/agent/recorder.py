@@ -29,6 +29,10 @@ class Recorder:
         self.session = session
         self._history: list[MessageWithParts] = store.messages(session.id)
         self._index: dict[str, MessageWithParts] = {m.info.id: m for m in self._history}
+        self.structure = 0
+        """Bumped when history is reordered or shrinks: incremental readers start over."""
+        self._log: list[str] = []
+        """Ids of messages changed, in order; readers keep a position in it."""
 
     # ------------------------------------------------------------ reads
 
@@ -44,6 +48,17 @@ class Recorder:
         self.store.flush()
         self._history = self.store.messages(self.session.id)
         self._index = {m.info.id: m for m in self._history}
+        self.structure += 1
+
+    def changes_since(self, position: int) -> set[str]:
+        return set(self._log[position:])
+
+    def change_count(self) -> int:
+        return len(self._log)
+
+    def touch(self, message_id: str) -> None:
+        """Record that a message changed outside the write methods (prune)."""
+        self._log.append(message_id)
 
     # ------------------------------------------------------------ writes
 
@@ -61,6 +76,7 @@ class Recorder:
             self._insert(entry)
         else:
             entry.info = message
+        self._log.append(message.id)
         self.bus.publish(MessageUpdated(message=message))
         return message
 
@@ -79,12 +95,15 @@ class Recorder:
                     entry.parts.sort(key=lambda p: p.id)
                 else:
                     entry.parts.append(part)
+            self._log.append(part.message_id)
         self.bus.publish(PartUpdated(part=part, delta=delta))
         return part
 
     def stream(self, part: AnyPart, delta: str) -> None:
         """The per-token path: ``part`` (already in the history) grew by ``delta``."""
         self.store.update_part(part, delta=delta, final=False)
+        if not self._log or self._log[-1] != part.message_id:
+            self._log.append(part.message_id)
         self.bus.publish(PartUpdated.model_construct(part=part, delta=delta))
 
     def remove_part(self, part: AnyPart) -> None:
@@ -92,6 +111,7 @@ class Recorder:
         entry = self._index.get(part.message_id)
         if entry is not None:
             entry.parts = [p for p in entry.parts if p.id != part.id]
+            self._log.append(part.message_id)
         self.bus.publish(
             PartRemoved(session_id=part.session_id, message_id=part.message_id, part_id=part.id)
         )
@@ -101,6 +121,7 @@ class Recorder:
         entry = self._index.pop(message_id, None)
         if entry is not None:
             self._history.remove(entry)
+            self.structure += 1
         self.bus.publish(MessageRemoved(session_id=self.session.id, message_id=message_id))
 
     def flush(self) -> None:
@@ -112,3 +133,4 @@ class Recorder:
             return
         self._history.append(entry)
         self._history.sort(key=lambda m: m.info.id)
+        self.structure += 1

@@ -234,11 +234,23 @@ def to_model_messages(
 
 
 def apply_caching(messages: list[Msg], model: str) -> list[Msg]:
-    """Anthropic-family only: cache markers on the first 2 system and last 2 other messages."""
+    """Anthropic-family only: cache markers on the first 2 system and last 2 other messages.
+
+    Returns a new list (the input is left as is); other providers get the input back.
+    """
     if not is_anthropic_family(model):
         return messages
-    system = [i for i, m in enumerate(messages) if m["role"] == "system"][:2]
-    rest = [i for i, m in enumerate(messages) if m["role"] != "system"][-2:]
+    system: list[int] = []
+    for i, m in enumerate(messages):
+        if m["role"] != "system" or len(system) == 2:
+            break
+        system.append(i)
+    rest: list[int] = []
+    for i in range(len(messages) - 1, -1, -1):
+        if len(rest) == 2:
+            break
+        if messages[i]["role"] != "system":
+            rest.append(i)
     out = list(messages)
     for i in system + rest:
         msg = dict(out[i])

@@ -143,7 +143,7 @@ class LiteLLMClient:
         lm = litellm()
         kwargs: dict[str, Any] = {
             "model": model,
-            "messages": messages,
+            "messages": list(messages),  # the loop reuses its list between steps
             "stream": True,
             "stream_options": {"include_usage": True},
             "num_retries": 0,
