@@ -54,7 +54,7 @@ class Runtime:
     notebook_path: str | None = None
     interactive: bool = False
     bus: Bus = field(default_factory=Bus)
-    registry: ToolRegistry = field(default_factory=default_registry)
+    registry: ToolRegistry | None = None  # type: ignore[assignment]
     client: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
@@ -63,6 +63,8 @@ class Runtime:
     """Name sessions after the first exchange (one small extra model call)."""
 
     def __post_init__(self) -> None:
+        if self.registry is None:
+            self.registry = default_registry(self.project_root)
         if self.client is None:
             from jupyter_agent.providers.litellm_client import LiteLLMClient
 

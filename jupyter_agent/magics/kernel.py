@@ -14,11 +14,10 @@ import os
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from jupyter_agent.agent.runtime import Runtime
-from jupyter_agent.core.events import AnyEvent, MessageUpdated
-from jupyter_agent.core.messages import AssistantMessage
+if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
+    from jupyter_agent.agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -98,6 +97,7 @@ class KernelAgent:
         return self._runtime
 
     def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
+        from jupyter_agent.agent.runtime import Runtime
         from jupyter_agent.cli import project_root
         from jupyter_agent.config import load_config
         from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -137,6 +137,8 @@ class KernelAgent:
     def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
         """Update the widget's context gauge after each step of this session (O(1) per event)."""
         from jupyter_agent.context.overflow import gauge, gauge_for
+        from jupyter_agent.core.events import AnyEvent, MessageUpdated
+        from jupyter_agent.core.messages import AssistantMessage
 
         initial = gauge(self.runtime.store.messages(session_id), context_limit)
         if initial.tokens:

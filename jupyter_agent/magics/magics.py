@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
 
-from jupyter_agent.core import ids
 from jupyter_agent.magics.kernel import KernelAgent, run_blocking
-from jupyter_agent.magics.mentions import expand_mentions
-from jupyter_agent.magics.parser import PromptCommand, SubCommand, UsageError, parse
-from jupyter_agent.magics.subcommands import run_subcommand
+
+if TYPE_CHECKING:
+    from jupyter_agent.magics.parser import PromptCommand
+
+# Everything else (pydantic models, the runtime, litellm) is imported on first use so
+# %load_ext stays well under 150 ms.
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,9 @@ class AgentMagics(Magics):
     # ------------------------------------------------------------ dispatch
 
     def _dispatch(self, line: str, cell: str | None) -> None:
+        from jupyter_agent.magics.parser import SubCommand, UsageError, parse
+        from jupyter_agent.magics.subcommands import run_subcommand
+
         try:
             command = parse(line, cell)
         except UsageError as exc:
@@ -71,6 +76,8 @@ class AgentMagics(Magics):
             print(exc.args[0] if exc.args else str(exc))
 
     def _prompt(self, cmd: PromptCommand) -> None:
+        from jupyter_agent.core import ids
+        from jupyter_agent.magics.mentions import expand_mentions
         from jupyter_agent.ui.widget import AgentWidget
 
         agent = self.agent

@@ -1,41 +1,108 @@
 """``bash``: run a shell command in the project, streaming its output; Stop and timeouts kill it.
 
-The tail of a command's output carries its result and errors, so truncation keeps the
-tail. The whole process group is killed so ``sleep`` children do not outlive a Stop.
+The command runs in its own session (process group), so a timeout or Stop kills its
+children too (a ``sleep`` under a killed shell would otherwise keep the pipe open).
+The low-level ``loop.subprocess_shell`` is used rather than ``create_subprocess_shell``
+because its transport is public: when the shell has exited but a background job still
+holds stdout, we close our end after a grace period instead of waiting forever.
+Output is kept whole (a list of chunks, joined once) — truncation happens later and
+saves the full text — and the tail is what survives, where results and errors are.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
 import signal
-import time
+import subprocess
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.tools.base import Tool, ToolContext, ToolResult
+from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 PROGRESS_EVERY_S = 0.1
 PROGRESS_TAIL = 30_000
+KILL_GRACE_S = 0.2
+"""SIGTERM first so commands can clean up, SIGKILL after this."""
+DETACH_GRACE_S = 1.0
+"""How long to keep reading after the shell exited while a background job holds stdout."""
 
 
 class BashArgs(BaseModel):
     command: str = Field(description="The command to execute")
-    timeout: int | None = Field(default=None, description="Optional timeout in milliseconds (max 600000)")
+    timeout: int | None = Field(
+        default=None,
+        ge=1,
+        description="Optional timeout in milliseconds (default 120000, max 600000)",
+    )
     description: str | None = Field(
-        default=None, description="Clear, concise description of what this command does in 5-10 words"
+        default=None,
+        description="Clear, concise description of what this command does in 5-10 words",
     )
 
 
-def _kill(proc: asyncio.subprocess.Process) -> None:
+class _Collector(asyncio.SubprocessProtocol):
+    """Keeps every chunk of combined stdout+stderr; reports exit and end of output."""
+
+    def __init__(self, on_data: Callable[[_Collector], None]) -> None:
+        self.chunks: list[bytes] = []
+        self.on_data = on_data
+        self.exited = asyncio.Event()
+        self.eof = asyncio.Event()
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        self.chunks.append(bytes(data))
+        self.on_data(self)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self.eof.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+    def tail(self, limit: int = PROGRESS_TAIL) -> str:
+        picked: list[bytes] = []
+        size = 0
+        for chunk in reversed(self.chunks):
+            picked.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+        return b"".join(reversed(picked))[-limit:].decode("utf-8", errors="replace")
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", errors="replace")
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _first(*events: asyncio.Event, timeout: float) -> asyncio.Event | None:
+    """The first event set within ``timeout`` seconds, or None."""
+    waiters = {asyncio.ensure_future(e.wait()): e for e in events}
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waiters:
+            w.cancel()
+    return next((waiters[w] for w in done), None)
+
+
+async def _stop(pid: int, proto: _Collector) -> None:
+    """TERM the whole group, KILL it shortly after, and wait for the shell to go."""
+    _signal_group(pid, signal.SIGTERM)
+    await _first(proto.eof, timeout=KILL_GRACE_S)
+    _signal_group(pid, signal.SIGKILL)
+    await _first(proto.exited, timeout=5)
 
 
 class BashTool(Tool[BashArgs]):
@@ -47,67 +114,77 @@ class BashTool(Tool[BashArgs]):
         return [args.command.strip()]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        await ctx.permit("bash", [args.command.strip()], args.description or args.command)
+        command = args.command.strip()
+        title = args.description or command[:80]
+        await ctx.permit("bash", [command], title, command=command)
         timeout_ms = min(args.timeout or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
-        proc = await asyncio.create_subprocess_shell(
+        if not ctx.working_dir.is_dir():
+            raise ToolError(f"The working directory {ctx.working_dir} does not exist.")
+        loop = asyncio.get_running_loop()
+        last = 0.0
+        pending: asyncio.TimerHandle | None = None
+
+        def report(collector: _Collector) -> None:
+            nonlocal last, pending
+            last, pending = loop.time(), None
+            ctx.progress(args.description, output=collector.tail())
+
+        def on_data(collector: _Collector) -> None:
+            # at most one live update per PROGRESS_EVERY_S; a timer delivers the last chunk
+            nonlocal pending
+            wait = PROGRESS_EVERY_S - (loop.time() - last)
+            if wait <= 0:
+                report(collector)
+            elif pending is None:
+                pending = loop.call_later(wait, report, collector)
+
+        transport, proto = await loop.subprocess_shell(
+            lambda: _Collector(on_data),
             args.command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             cwd=str(ctx.working_dir),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            executable=shutil.which("bash"),
+            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"},
         )
-        chunks: list[bytes] = []
-        last_progress = 0.0
-
-        async def pump() -> None:
-            nonlocal last_progress
-            assert proc.stdout is not None
-            while True:
-                data = await proc.stdout.read(65_536)
-                if not data:
-                    return
-                chunks.append(data)
-                now = time.monotonic()
-                if now - last_progress >= PROGRESS_EVERY_S:
-                    last_progress = now
-                    tail = b"".join(chunks[-64:])[-PROGRESS_TAIL:]
-                    ctx.progress(args.description, output=tail.decode("utf-8", errors="replace"))
-
-        reader = asyncio.ensure_future(pump())
-        waiter = asyncio.ensure_future(proc.wait())
-        aborter = asyncio.ensure_future(ctx.abort.wait())
-        note = ""
+        pid = transport.get_pid()
+        notes: list[str] = []
         try:
-            done, _ = await asyncio.wait(
-                {waiter, aborter}, timeout=timeout_ms / 1000, return_when=asyncio.FIRST_COMPLETED
-            )
-            if waiter not in done:
-                _kill(proc)
-                if aborter in done:
-                    note = "User aborted the command"
-                else:
-                    note = f"bash tool terminated command after exceeding timeout {timeout_ms} ms"
-                await proc.wait()
-            await asyncio.wait_for(reader, timeout=5)
+            first = await _first(proto.exited, ctx.abort, timeout=timeout_ms / 1000)
+            if first is not proto.exited:
+                await _stop(pid, proto)
+                notes.append(
+                    "User aborted the command"
+                    if first is ctx.abort
+                    else f"bash tool terminated command after exceeding timeout {timeout_ms} ms"
+                )
+            if await _first(proto.eof, timeout=DETACH_GRACE_S) is None:
+                notes.append(
+                    "The command exited but a background process still holds its output; "
+                    "later output is not captured. Redirect it (cmd > log 2>&1 &)."
+                )
+            if pending is not None:  # deliver the last throttled chunk to live views
+                pending.cancel()
+                report(proto)
         except asyncio.CancelledError:
-            _kill(proc)
-            tail = b"".join(chunks)[-PROGRESS_TAIL:]
-            ctx.progress(args.description, output=tail.decode("utf-8", errors="replace"))
+            _signal_group(pid, signal.SIGKILL)
+            ctx.progress(args.description, output=proto.tail())
             raise
         finally:
-            aborter.cancel()
-            if not reader.done():
-                reader.cancel()
-        output = b"".join(chunks).decode("utf-8", errors="replace")
-        code = proc.returncode
-        if note:
-            output += f"\n\n<bash_metadata>\n{note}\n</bash_metadata>"
+            if pending is not None:
+                pending.cancel()
+            transport.close()
+        output = proto.text()
+        code = transport.get_returncode()
+        if notes:
+            output += "\n\n<bash_metadata>\n" + "\n".join(notes) + "\n</bash_metadata>"
         elif code:
             output += f"\n\n(exit code {code})"
         return ToolResult(
             output=output or "(no output)",
-            title=args.description or args.command[:80],
+            title=title,
             metadata={"exit": code, "description": args.description or ""},
             truncate_direction="tail",
         )

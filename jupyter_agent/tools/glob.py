@@ -1,21 +1,46 @@
-"""``glob``: files matching a pattern, newest first."""
+"""``glob``: files whose path matches a pattern, newest first.
+
+Patterns are matched against the path relative to the search folder: ``*.py`` stays in
+that folder, ``**/*.py`` recurses, ``*.{ts,tsx}`` expands braces. The walk runs in a
+thread so a big tree does not freeze the kernel's event loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.paths import is_ignored, relative
+from jupyter_agent.tools.paths import glob_regex, relative, walk_files
 
 LIMIT = 100
 
 
 class GlobArgs(BaseModel):
-    pattern: str = Field(description='The glob pattern, e.g. "**/*.py" or "data/*.csv"')
-    path: str | None = Field(default=None, description="The folder to search in (default: working directory)")
+    pattern: str = Field(description='The glob pattern to match files against, e.g. "**/*.py"')
+    path: str | None = Field(
+        default=None,
+        description="The directory to search in (default: the working directory). "
+        "Omit it to use the default; do not pass 'undefined' or 'null'.",
+    )
+
+
+def find_files(base: Path, pattern: str) -> list[tuple[float, Path]]:
+    """Matching files with their mtimes, newest first."""
+    regex = glob_regex(pattern)
+    found: list[tuple[float, Path]] = []
+    for path, rel in walk_files(base):
+        if regex.match(rel):
+            try:
+                found.append((path.stat().st_mtime, path))
+            except OSError:
+                continue  # a dangling symlink
+    found.sort(key=lambda item: (-item[0], str(item[1])))
+    return found
 
 
 class GlobTool(Tool[GlobArgs]):
@@ -27,16 +52,26 @@ class GlobTool(Tool[GlobArgs]):
         return [args.pattern]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        base = ctx.resolve(args.path)
+        if Path(args.pattern).is_absolute():
+            raise ToolError(
+                "pattern must be relative (e.g. '**/*.csv'); pass the folder to search as path."
+            )
+        base = ctx.resolve(args.path if args.path not in ("undefined", "null") else None)
         await ctx.check_path(base, "Search")
         if not base.is_dir():
-            raise ToolError(f"Not a folder: {base}")
-        found = [p for p in base.glob(args.pattern) if p.is_file() and not is_ignored(p, base)]
-        found.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-        shown = found[:LIMIT]
-        lines = [relative(p, ctx.working_dir) for p in shown]
-        if not lines:
-            return ToolResult(output="No files found", title=args.pattern)
-        if len(found) > LIMIT:
-            lines.append(f"\n(Showing {LIMIT} of {len(found)} files; use a more specific pattern or path.)")
-        return ToolResult(output="\n".join(lines), title=args.pattern, metadata={"count": len(found)})
+            raise ToolError(f"Not a directory: {base}. Give a folder as path.")
+        await ctx.permit("glob", [args.pattern], f"Glob {args.pattern}")
+        found = await asyncio.to_thread(find_files, base, args.pattern)
+        title = relative(base, ctx.project_root)
+        if not found:
+            return ToolResult(output="No files found", title=title, metadata={"count": 0})
+        lines = [relative(p, ctx.working_dir) for _, p in found[:LIMIT]]
+        cut = len(found) > LIMIT
+        if cut:
+            lines += [
+                "",
+                f"(Results are truncated: showing the {LIMIT} newest of {len(found)} files. "
+                "Use a more specific pattern or path.)",
+            ]
+        meta = {"count": len(found), "limit_reached": cut}
+        return ToolResult(output="\n".join(lines), title=title, metadata=meta)

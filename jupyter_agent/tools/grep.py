@@ -1,11 +1,17 @@
-"""``grep``: regex search in file contents (ripgrep when installed, else pure Python)."""
+"""``grep``: regex search in file contents — ripgrep when installed, else a pure-Python walk.
+
+Both backends skip the same folders, binary files and symlinks (ripgrep does not follow
+links by default; the Python walk matches that so a link can't leak a file from outside
+the project). Differences worth knowing: ripgrep also honours ``.gitignore`` and uses
+Rust regex syntax; the Python walk uses ``re``. Matches come newest file first.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shutil
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -13,103 +19,158 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.paths import IGNORED_DIRS, is_binary, relative
+from jupyter_agent.tools.paths import (
+    SKIP_DIRS,
+    expand_braces,
+    glob_regex,
+    is_binary,
+    relative,
+    walk_files,
+)
 
 LIMIT = 100
 MAX_LINE = 500
+MAX_FILE_BYTES = 20 * 1024 * 1024
+COLLECT = 10_000
+"""Stop collecting after this many hits: enough for an honest count, bounded memory."""
+
+Hit = tuple[Path, int, str]
 
 
 class GrepArgs(BaseModel):
-    pattern: str = Field(description="The regular expression to search for")
-    path: str | None = Field(default=None, description="File or folder to search (default: working directory)")
-    include: str | None = Field(default=None, description='Only files matching this glob, e.g. "*.py"')
+    pattern: str = Field(description="The regex pattern to search for in file contents")
+    path: str | None = Field(
+        default=None,
+        description="The file or directory to search in (default: the working directory)",
+    )
+    include: str | None = Field(
+        default=None,
+        description='File pattern to include in the search (e.g. "*.py", "*.{ts,tsx}")',
+    )
 
 
-def python_grep(base: Path, pattern: str, include: str | None) -> list[tuple[Path, int, str]]:
+def _included(rel: str, include: str | None) -> bool:
+    """ripgrep glob rules: a pattern without ``/`` matches the file name at any depth."""
+    if include is None:
+        return True
+    if "/" in include:
+        return glob_regex(include).match(rel) is not None
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatchcase(name, p) for p in expand_braces(include))
+
+
+def python_grep(base: Path, pattern: str, include: str | None) -> list[Hit]:
+    """Matching lines under ``base`` (a file or a folder), at most ``COLLECT``."""
     try:
         regex = re.compile(pattern)
     except re.error as exc:
-        raise ToolError(f"Invalid regular expression: {exc}") from None
-    files: list[Path]
+        raise ToolError(f"Invalid regular expression {pattern!r}: {exc}") from None
     if base.is_file():
         files = [base]
     else:
-        files = []
-        for folder, dirs, names in os.walk(base):
-            dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
-            for name in names:
-                if include is None or Path(name).match(include):
-                    files.append(Path(folder) / name)
-    hits: list[tuple[Path, int, str]] = []
+        walked = walk_files(base, SKIP_DIRS)
+        files = [p for p, rel in walked if not p.is_symlink() and _included(rel, include)]
+    hits: list[Hit] = []
     for file in files:
-        if is_binary(file):
-            continue
         try:
+            if file.stat().st_size > MAX_FILE_BYTES or is_binary(file):
+                continue
             with file.open(encoding="utf-8", errors="replace") as fh:
                 for number, line in enumerate(fh, start=1):
                     if regex.search(line):
-                        hits.append((file, number, line.rstrip("\n")))
+                        hits.append((file, number, line.rstrip("\r\n")))
+                        if len(hits) >= COLLECT:
+                            return hits
         except OSError:
             continue
     return hits
 
 
-async def ripgrep(rg: str, base: Path, pattern: str, include: str | None) -> list[tuple[Path, int, str]]:
-    cmd = [rg, "--line-number", "--no-heading", "--color=never", "--with-filename"]
-    for d in IGNORED_DIRS:
-        cmd += ["--glob", f"!{d}"]
-    if include:
-        cmd += ["--glob", include]
-    cmd += ["--regexp", pattern, str(base)]
-    proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await proc.communicate()
-    if proc.returncode == 2:
-        raise ToolError(f"grep failed: {err.decode(errors='replace').strip()}")
-    hits = []
-    for line in out.decode(errors="replace").splitlines():
-        file, _, rest = line.partition(":")
+def parse_ripgrep(out: bytes) -> list[Hit]:
+    """``--null`` output: ``path\\0line:text`` per hit, so colons in paths are safe."""
+    hits: list[Hit] = []
+    for raw in out.decode("utf-8", errors="replace").splitlines():
+        file, sep, rest = raw.partition("\0")
         number, _, text = rest.partition(":")
-        if number.isdigit():
+        if sep and number.isdigit():
             hits.append((Path(file), int(number), text))
     return hits
+
+
+async def ripgrep(rg: str, base: Path, pattern: str, include: str | None) -> list[Hit]:
+    cmd = [rg, "--line-number", "--no-heading", "--with-filename", "--null", "--color=never",
+           "--hidden", "--no-messages", f"--max-filesize={MAX_FILE_BYTES}"]
+    for d in sorted(SKIP_DIRS):
+        cmd += ["--glob", f"!{d}"]
+    for glob in expand_braces(include) if include else []:
+        cmd += ["--glob", glob]
+    cmd += ["--regexp", pattern, "--", str(base)]
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await proc.communicate()
+    hits = parse_ripgrep(out)
+    # exit 1 = no match; 2 = an error, which may still come with matches (unreadable files)
+    if proc.returncode == 2 and not hits:
+        raise ToolError(f"grep failed: {err.decode(errors='replace').strip() or 'ripgrep error'}")
+    return hits[:COLLECT]
+
+
+def format_hits(hits: list[Hit], working_dir: Path) -> str:
+    """``Found N matches`` then the hits grouped by file, newest file first."""
+    mtimes: dict[Path, float] = {}
+    for file, _, _ in hits:
+        if file not in mtimes:
+            try:
+                mtimes[file] = file.stat().st_mtime
+            except OSError:
+                mtimes[file] = 0.0
+    hits = sorted(hits, key=lambda h: (-mtimes[h[0]], str(h[0]), h[1]))
+    shown = hits[:LIMIT]
+    more = "+" if len(hits) >= COLLECT else ""
+    showing = f" (showing first {LIMIT})" if len(hits) > LIMIT else ""
+    lines = [f"Found {len(hits)}{more} matches{showing}"]
+    current: Path | None = None
+    for file, number, text in shown:
+        if file != current:
+            current = file
+            lines += ["", f"{relative(file, working_dir)}:"]
+        if len(text) > MAX_LINE:
+            text = text[:MAX_LINE] + "..."
+        lines.append(f"  Line {number}: {text}")
+    if len(hits) > LIMIT:
+        lines += ["", "(Results are truncated. Consider using a more specific path or pattern.)"]
+    return "\n".join(lines)
 
 
 class GrepTool(Tool[GrepArgs]):
     name = "grep"
     description = describe("grep")
     Args = GrepArgs
-    use_ripgrep = True
+
+    def __init__(self, use_ripgrep: bool = True) -> None:
+        # False forces the pure-Python backend (tests; systems with a broken ``rg``)
+        self.use_ripgrep = use_ripgrep
 
     def permission_patterns(self, args: Any) -> list[str]:
         return [args.pattern]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        if not args.pattern:
+            raise ToolError("pattern is empty; give a regular expression to search for.")
         base = ctx.resolve(args.path)
         await ctx.check_path(base, "Search")
         if not base.exists():
             raise ToolError(f"Path not found: {base}")
+        await ctx.permit("grep", [args.pattern], f"Grep {args.pattern}")
         rg = shutil.which("rg") if self.use_ripgrep else None
         if rg:
             hits = await ripgrep(rg, base, args.pattern, args.include)
         else:
             hits = await asyncio.to_thread(python_grep, base, args.pattern, args.include)
+        meta: dict[str, Any] = {"matches": len(hits), "backend": "rg" if rg else "python"}
         if not hits:
-            return ToolResult(output="No files found", title=args.pattern, metadata={"matches": 0})
-        hits.sort(key=lambda h: (-_mtime(h[0]), str(h[0]), h[1]))
-        lines = [f"Found {len(hits)} matches"]
-        current = None
-        for file, number, text in hits[:LIMIT]:
-            if file != current:
-                current = file
-                lines.append(f"\n{relative(file, ctx.working_dir)}:")
-            lines.append(f"  Line {number}: {text[:MAX_LINE]}")
-        if len(hits) > LIMIT:
-            lines.append(f"\n(Results truncated: showing {LIMIT} of {len(hits)} matches. Narrow the search.)")
-        return ToolResult(output="\n".join(lines), title=args.pattern, metadata={"matches": len(hits)})
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+            return ToolResult(output="No files found", title=args.pattern, metadata=meta)
+        meta["limit_reached"] = len(hits) > LIMIT
+        output = format_hits(hits, ctx.working_dir)
+        return ToolResult(output=output, title=args.pattern, metadata=meta)

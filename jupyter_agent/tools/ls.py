@@ -1,8 +1,15 @@
-"""``list``: a folder as a tree, folders first, skipping clutter."""
+"""``list``: a folder as an indented tree, folders first, skipping clutter.
+
+Entries are picked breadth-first and then drawn as a tree, so with the 100-entry cap the
+top level is always complete and one deep folder cannot hide its siblings.
+"""
 
 from __future__ import annotations
 
-from fnmatch import fnmatch
+import asyncio
+import os
+from collections import deque
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +17,71 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.paths import IGNORED_DIRS
+from jupyter_agent.tools.paths import LIST_IGNORES, relative
 
 LIMIT = 100
 
 
 class ListArgs(BaseModel):
-    path: str | None = Field(default=None, description="The folder to list (default: working directory)")
-    ignore: list[str] | None = Field(default=None, description="Glob patterns of names to skip")
+    path: str | None = Field(
+        default=None,
+        description="The directory to list (absolute, or relative to the working directory; "
+        "default: the working directory)",
+    )
+    ignore: list[str] | None = Field(
+        default=None,
+        description='Glob patterns of names or paths to skip, e.g. ["*.log", "data/raw"]',
+    )
+
+
+def _children(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return []
+    return sorted(entries, key=lambda e: (not _is_dir(e), e.name.lower()))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def build_tree(base: Path, ignore: list[str], limit: int = LIMIT) -> tuple[list[str], int, bool]:
+    """Tree lines under ``base``, the number of entries shown, and whether the cap was hit."""
+    picked: dict[Path, list[tuple[str, bool]]] = {}
+    queue: deque[Path] = deque([base])
+    count, capped = 0, False
+    while queue and not capped:
+        folder = queue.popleft()
+        for entry in _children(folder):
+            rel = relative(Path(entry.path), base)
+            if entry.name in LIST_IGNORES or any(
+                fnmatchcase(entry.name, g) or fnmatchcase(rel, g) for g in ignore
+            ):
+                continue
+            if count >= limit:
+                capped = True
+                break
+            is_dir = _is_dir(entry)
+            picked.setdefault(folder, []).append((entry.name, is_dir))
+            count += 1
+            if is_dir:
+                queue.append(Path(entry.path))
+
+    lines: list[str] = []
+
+    def draw(folder: Path, depth: int) -> None:
+        for name, is_dir in picked.get(folder, []):
+            lines.append("  " * depth + name + ("/" if is_dir else ""))
+            if is_dir:
+                draw(folder / name, depth + 1)
+
+    draw(base, 1)
+    return lines, count, capped
 
 
 class ListTool(Tool[ListArgs]):
@@ -25,35 +89,23 @@ class ListTool(Tool[ListArgs]):
     description = describe("list")
     Args = ListArgs
 
+    def permission_patterns(self, args: Any) -> list[str]:
+        return [args.path or "."]
+
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         base = ctx.resolve(args.path)
         await ctx.check_path(base, "List")
         if not base.is_dir():
-            raise ToolError(f"Not a folder: {base}")
-        ignore = list(args.ignore or [])
-        lines: list[str] = [f"{base}/"]
-        count = 0
-
-        def walk(folder: Path, depth: int) -> None:
-            nonlocal count
-            try:
-                entries = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
-            except OSError:
-                return
-            for entry in entries:
-                if entry.name in IGNORED_DIRS or any(fnmatch(entry.name, g) for g in ignore):
-                    continue
-                if count >= LIMIT:
-                    return
-                count += 1
-                indent = "  " * depth
-                if entry.is_dir():
-                    lines.append(f"{indent}{entry.name}/")
-                    walk(entry, depth + 1)
-                else:
-                    lines.append(f"{indent}{entry.name}")
-
-        walk(base, 1)
-        if count >= LIMIT:
-            lines.append(f"\n(Showing the first {LIMIT} entries; list a subfolder to see more.)")
-        return ToolResult(output="\n".join(lines), title=str(base), metadata={"count": count})
+            hint = " It is a file: use read." if base.is_file() else ""
+            raise ToolError(f"Not a directory: {base}.{hint}")
+        title = relative(base, ctx.project_root)
+        await ctx.permit("list", [title], f"List {title}")
+        lines, count, capped = await asyncio.to_thread(build_tree, base, list(args.ignore or []))
+        output = "\n".join([f"{base}/", *lines])
+        if capped:
+            output += (
+                f"\n\n(Showing the first {LIMIT} entries, breadth-first; folders may hold more. "
+                "List a subfolder or use glob to see the rest.)"
+            )
+        meta = {"count": count, "limit_reached": capped}
+        return ToolResult(output=output, title=title, metadata=meta)

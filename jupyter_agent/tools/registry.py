@@ -1,9 +1,15 @@
-"""The tools a session can call, by name, with argument validation the model can learn from."""
+"""The tools a session can call, by name, with argument validation the model can learn from.
+
+Every failure here is a :class:`ToolError` whose text is written for the model: it says
+what was wrong and how to resend the call, so a malformed call costs one step, not the
+session.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -12,17 +18,25 @@ from jupyter_agent.tools.base import Tool, ToolError
 
 
 class ToolRegistry:
+    """Tool instances by name, in registration order (the order the model sees them)."""
+
     def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
         self._tools: dict[str, Tool[Any]] = {}
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool[Any]) -> None:
+        """Add a tool; a tool with the same name is replaced (adapters override defaults)."""
         self._tools[tool.name] = tool
-        self._specs: dict[str, dict[str, Any]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool[Any]]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
 
     def names(self) -> list[str]:
         return list(self._tools)
@@ -33,36 +47,51 @@ class ToolRegistry:
         return self._tools[name]
 
     def specs(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Function specs for the model; ``names`` restricts them (an agent's allowed tools)."""
         wanted = set(names) if names is not None else None
-        if not getattr(self, "_specs", None):
-            self._specs = {n: t.spec() for n, t in self._tools.items()}  # schemas built once
-        return [self._specs[n] for n in self._tools if wanted is None or n in wanted]
+        return [t.spec() for n, t in self._tools.items() if wanted is None or n in wanted]
 
-    def validate(self, name: str, raw: str) -> BaseModel:
+    def validate(self, name: str, raw_json: str) -> BaseModel:
         """Parse and validate arguments; errors say exactly what to fix and resend."""
         tool = self.get(name)
         try:
-            data = json.loads(raw) if raw.strip() else {}
+            data = json.loads(raw_json) if raw_json.strip() else {}
         except json.JSONDecodeError as exc:
             raise ToolError(
-                f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}. "
-                "Resend the call with valid JSON arguments."
+                f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}; "
+                "resend the call with valid JSON."
             ) from None
         if not isinstance(data, dict):
-            raise ToolError("Tool arguments must be a JSON object. Resend the call.")
+            raise ToolError(
+                f"Tool arguments must be a JSON object, got {type(data).__name__}; "
+                f"resend the call as an object. {_expected(tool)}"
+            )
         try:
             return tool.Args.model_validate(data)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            problems = "\n".join(
+                f"- {'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in exc.errors()
             )
             raise ToolError(
-                f"Invalid arguments for tool '{name}': {problems}. Resend the call with fixed arguments."
+                f"Invalid arguments for tool '{name}':\n{problems}\n{_expected(tool)} "
+                "Resend the call with fixed arguments."
             ) from None
 
 
-def default_registry() -> ToolRegistry:
-    """File, search and shell tools plus ``task``; kernel tools are added by the magics."""
+def _expected(tool: Tool[Any]) -> str:
+    fields = tool.Args.model_fields
+    listed = ", ".join(f"{n}{'' if f.is_required() else '?'}" for n, f in fields.items())
+    return f"Expected parameters: {listed}."
+
+
+def default_registry(project_root: Path | None = None) -> ToolRegistry:
+    """File, search, shell, skill and todo tools, plus ``task``.
+
+    Kernel tools (python, variables, notebook_*) are added by :func:`register_kernel_tools`.
+    ``project_root`` only feeds the skill list in the ``skill`` tool's description.
+    """
+    # task lives in agent/ (it runs the loop); imported lazily to keep tools/ importable alone
     from jupyter_agent.agent.task_tool import TaskTool
     from jupyter_agent.tools.bash import BashTool
     from jupyter_agent.tools.edit import EditTool
@@ -76,7 +105,7 @@ def default_registry() -> ToolRegistry:
 
     return ToolRegistry(
         [ReadTool(), WriteTool(), EditTool(), GlobTool(), GrepTool(), ListTool(), BashTool(),
-         TaskTool(), SkillTool(), TodoWriteTool()]
+         TaskTool(), SkillTool(project_root), TodoWriteTool()]
     )
 
 

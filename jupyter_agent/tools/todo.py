@@ -1,4 +1,8 @@
-"""``todowrite``: the agent's own task list for multi-step work, shown to the user."""
+"""``todowrite``: the agent's own task list for multi-step work, shown to the user.
+
+The list is replaced whole on every call (no merge rules to get wrong) and kept in
+``ctx.extra["todos"][session_id]``, a dict the loop owns and the UI reads.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from jupyter_agent.tools.base import Tool, ToolContext, ToolResult
+from jupyter_agent.tools.descriptions import describe
 
 
 class Todo(BaseModel):
     content: str = Field(description="Brief description of the task")
-    status: Literal["pending", "in_progress", "completed", "cancelled"]
-    priority: Literal["high", "medium", "low"] = "medium"
+    status: Literal["pending", "in_progress", "completed", "cancelled"] = Field(
+        description="Current status of the task: pending, in_progress, completed, cancelled"
+    )
+    priority: Literal["high", "medium", "low"] = Field(
+        default="medium", description="Priority level of the task: high, medium, low"
+    )
     id: str = Field(description="Unique identifier for the todo item")
 
 
@@ -23,19 +32,16 @@ class TodoArgs(BaseModel):
 
 class TodoWriteTool(Tool[TodoArgs]):
     name = "todowrite"
-    description = (
-        "Create and update your task list for multi-step work: send the whole list each time, "
-        "with exactly one item in_progress while you work. Use it for tasks with 3 or more "
-        "steps; skip it for simple requests."
-    )
+    description = describe("todowrite")
     Args = TodoArgs
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         todos = [t.model_dump() for t in args.todos]
         ctx.extra.setdefault("todos", {})[ctx.session_id] = todos
-        open_items = sum(1 for t in todos if t["status"] not in ("completed", "cancelled"))
+        # like OpenCode: the title counts what is not completed yet
+        remaining = sum(1 for t in todos if t["status"] != "completed")
         return ToolResult(
             output=json.dumps(todos, indent=2),
-            title=f"{open_items} todos",
+            title=f"{remaining} todos",
             metadata={"todos": todos},
         )

@@ -1,4 +1,8 @@
-"""``write``: create or overwrite a file, recording what was there for revert."""
+"""``write``: create or overwrite a file, recording what was there for revert.
+
+The previous content is handed to ``ctx.on_patch`` *before* the write, so a crash or a
+failed write can never leave a change without its undo record.
+"""
 
 from __future__ import annotations
 
@@ -9,25 +13,41 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from jupyter_agent.core.messages import FileChange
-from jupyter_agent.tools.base import Tool, ToolContext, ToolResult
+from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import relative
 
 
 class WriteArgs(BaseModel):
-    filePath: str = Field(description="The path of the file to write (absolute or relative)")
-    content: str = Field(description="The full content to write to the file")
+    filePath: str = Field(
+        description="The path of the file to write (absolute, or relative to the working directory)"
+    )
+    content: str = Field(description="The complete content to write to the file")
 
 
 def snapshot(path: Path, after: str | None) -> FileChange:
-    """The file as it is now (None when absent; base64 when binary), for revert."""
+    """The file as it is now (``None`` when absent; base64 when not UTF-8), for revert."""
     if not path.exists():
         return FileChange(path=str(path), before=None, after=after)
     raw = path.read_bytes()
     try:
         return FileChange(path=str(path), before=raw.decode("utf-8"), after=after)
     except UnicodeDecodeError:
-        return FileChange(path=str(path), before=base64.b64encode(raw).decode(), after=after, binary=True)
+        encoded = base64.b64encode(raw).decode()
+        return FileChange(path=str(path), before=encoded, after=after, binary=True)
+
+
+def record_and_write(ctx: ToolContext, path: Path, content: str) -> None:
+    """Record the old content, then write the new one (parents created as needed)."""
+    if ctx.on_patch is not None:
+        ctx.on_patch([snapshot(path, content)])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(content)
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
 class WriteTool(Tool[WriteArgs]):
@@ -42,16 +62,15 @@ class WriteTool(Tool[WriteArgs]):
         path = ctx.resolve(args.filePath)
         await ctx.check_path(path, "Write")
         rel = relative(path, ctx.project_root)
-        await ctx.permit("edit", [rel], f"Write {rel}")
+        await ctx.permit("edit", [rel], f"Write {rel}", filepath=str(path))
         if path.is_dir():
-            from jupyter_agent.tools.base import ToolError
-
-            raise ToolError(f"{path} is a directory; give a file path.")
+            raise ToolError(f"{path} is a directory; give the path of a file inside it.")
         existed = path.exists()
-        if ctx.on_patch is not None:
-            ctx.on_patch([snapshot(path, args.content)])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(args.content, encoding="utf-8")
+        record_and_write(ctx, path, args.content)
         verb = "Overwrote" if existed else "Created"
-        lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
-        return ToolResult(output=f"{verb} {rel} ({lines} lines).", title=rel, metadata={"existed": existed})
+        lines = count_lines(args.content)
+        return ToolResult(
+            output=f"{verb} {rel} ({lines} lines).",
+            title=rel,
+            metadata={"filepath": str(path), "existed": existed, "lines": lines},
+        )

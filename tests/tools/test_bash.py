@@ -1,44 +1,151 @@
-"""bash: exit codes, stderr, timeouts and aborts kill the process group, tail direction."""
+"""bash on real processes: output, exit codes, timeouts and Stop kill the group, streaming."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from pathlib import Path
 
+import pytest
+from tools_support import Call, Recorder
+
+from jupyter_agent.tools.base import PermissionDenied, ToolContext, ToolError
 from jupyter_agent.tools.bash import BashTool
-from jupyter_agent.tools.base import ToolContext
 
 
-async def run(ctx: ToolContext, **args):  # type: ignore[no-untyped-def]
-    tool = BashTool()
-    return await tool.run(tool.Args(**args), ctx)
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); it is dead for our purpose
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
 
 
-async def test_output_exit_code_and_stderr(ctx: ToolContext) -> None:
-    result = await run(ctx, command="echo out; echo err >&2; exit 3")
-    assert "out" in result.output and "err" in result.output and "(exit code 3)" in result.output
-    assert result.metadata["exit"] == 3 and result.truncate_direction == "tail"
+async def wait_dead(pid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
 
 
-async def test_timeout_kills_and_keeps_partial_output(ctx: ToolContext) -> None:
+async def test_output_stderr_and_exit_code(call: Call, rec: Recorder) -> None:
+    result = await call(
+        BashTool(), command="echo out; echo err >&2; exit 3", description="Fail on purpose"
+    )
+    assert result.output == "out\nerr\n\n\n(exit code 3)"
+    assert result.metadata == {"exit": 3, "description": "Fail on purpose"}
+    assert result.title == "Fail on purpose" and result.truncate_direction == "tail"
+    assert rec.asked("bash") == [["echo out; echo err >&2; exit 3"]]
+
+
+async def test_success_runs_in_working_dir_with_bash(call: Call, root: Path) -> None:
+    result = await call(BashTool(), command="pwd; [[ -n $BASH_VERSION ]] && echo bash")
+    assert result.output == f"{root}\nbash\n" and result.metadata["exit"] == 0
+    assert (await call(BashTool(), command="true")).output == "(no output)"
+
+
+async def test_missing_working_dir_is_a_tool_error(
+    call: Call, ctx: ToolContext, root: Path
+) -> None:
+    ctx.working_dir = root / "gone"
+    with pytest.raises(ToolError, match="does not exist"):
+        await call(BashTool(), command="true")
+
+
+async def test_rejected_command_never_runs(call: Call, root: Path, rec: Recorder) -> None:
+    rec.reject.add("bash")
+    with pytest.raises(PermissionDenied):
+        await call(BashTool(), command="touch ran.txt")
+    assert not (root / "ran.txt").exists()
+
+
+async def test_timeout_kills_the_process_group(call: Call, root: Path) -> None:
     started = time.monotonic()
-    result = await run(ctx, command="echo begun; sleep 30", timeout=500)
+    result = await call(
+        BashTool(), command="sleep 30 & echo $! > child.pid; echo begun; wait", timeout=500
+    )
     assert time.monotonic() - started < 5
-    assert "begun" in result.output and "exceeding timeout 500 ms" in result.output
+    assert result.output.startswith("begun\n")
+    assert result.output.endswith(
+        "<bash_metadata>\n"
+        "bash tool terminated command after exceeding timeout 500 ms\n"
+        "</bash_metadata>"
+    )
+    assert await wait_dead(int((root / "child.pid").read_text()))
 
 
-async def test_abort_event_kills(ctx: ToolContext) -> None:
+async def test_children_get_sigterm_before_sigkill(call: Call) -> None:
+    script = "(trap 'echo child-cleanup; exit 0' TERM; sleep 30 & wait) & wait"
+    result = await call(BashTool(), command=script, timeout=300)
+    assert "child-cleanup" in result.output
+
+
+async def test_abort_event_kills(call: Call, ctx: ToolContext, root: Path) -> None:
     async def stop_soon() -> None:
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.4)
         ctx.abort.set()
 
     started = time.monotonic()
-    _, result = await asyncio.gather(stop_soon(), run(ctx, command="sleep 30"))
-    assert time.monotonic() - started < 5 and "User aborted" in result.output
+    _, result = await asyncio.gather(
+        stop_soon(), call(BashTool(), command="echo $$ > sh.pid; echo working; sleep 30")
+    )
+    assert time.monotonic() - started < 5
+    assert (
+        result.output == "working\n\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
+    )
+    assert await wait_dead(int((root / "sh.pid").read_text()))
 
 
-async def test_large_and_invalid_utf8_output(ctx: ToolContext) -> None:
-    big = await run(ctx, command="head -c 10000000 /dev/zero | tr '\\0' 'a'")
-    assert len(big.output) == 10_000_000
-    weird = await run(ctx, command="printf 'ok\\377\\376'")
-    assert weird.output.startswith("ok") and "\ufffd" in weird.output
+async def test_task_cancel_kills_and_reports_partial_output(
+    call: Call, root: Path, rec: Recorder
+) -> None:
+    task = asyncio.ensure_future(
+        call(BashTool(), command="echo $$ > sh.pid; echo partial; sleep 30")
+    )
+    await asyncio.sleep(0.5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_dead(int((root / "sh.pid").read_text()))
+    assert rec.progress[-1][1]["output"] == "partial\n"
+
+
+async def test_progress_is_streamed_and_throttled(call: Call, rec: Recorder) -> None:
+    script = "for i in 1 2 3 4; do echo tick$i; sleep 0.25; done; seq 1 200000"
+    result = await call(BashTool(), command=script, description="Ticks")
+    outputs = [meta["output"] for _, meta in rec.progress]
+    assert outputs[0] == "tick1\n" and any(o.endswith("tick3\n") for o in outputs)
+    assert rec.progress[0][0] == "Ticks"
+    # seq writes in many chunks within a few ms: at most one update per 100 ms
+    assert len(outputs) < 20
+    assert outputs[-1].endswith("200000\n") and result.output.endswith("199999\n200000\n")
+
+
+async def test_background_job_holding_stdout_does_not_hang(call: Call, root: Path) -> None:
+    started = time.monotonic()
+    result = await call(BashTool(), command="sleep 20 & echo $! > bg.pid; echo early")
+    pid = int((root / "bg.pid").read_text())
+    try:
+        assert time.monotonic() - started < 4
+        assert result.output.startswith("early\n") and "background process" in result.output
+        assert result.metadata["exit"] == 0
+    finally:
+        os.kill(pid, 9)
+
+
+async def test_ten_megabytes_come_back_intact(call: Call) -> None:
+    result = await call(BashTool(), command="head -c 10000000 /dev/zero | tr '\\0' 'a'")
+    assert len(result.output) == 10_000_000 and set(result.output) == {"a"}
+
+
+async def test_invalid_utf8_is_replaced(call: Call) -> None:
+    result = await call(BashTool(), command="printf 'ok\\377\\376done'")
+    assert result.output == "ok\ufffd\ufffddone"
