@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import base64
 import inspect
+import linecache
 import re
 import signal
 import threading
@@ -26,6 +27,7 @@ DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 600
 MAX_REPR = 10_000
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_runs = 0
 
 
 class PythonArgs(BaseModel):
@@ -82,13 +84,18 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
     """Run ``code`` in ``shell.user_ns``; returns stdout, stderr, result repr, error, outputs."""
     from IPython.utils.capture import capture_output
 
-    tree = ast.parse(code, mode="exec")
+    global _runs
+    _runs += 1
+    filename = f"<agent-{_runs}>"
+    # registered like IPython's cells, so tracebacks show the failing source lines
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+    tree = ast.parse(code, filename, mode="exec")
     last_expr = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last_expr = ast.Expression(tree.body.pop().value)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    body = compile(tree, "<agent>", "exec", flags=flags)
-    expr = compile(last_expr, "<agent>", "eval", flags=flags) if last_expr else None
+    body = compile(tree, filename, "exec", flags=flags)
+    expr = compile(last_expr, filename, "eval", flags=flags) if last_expr else None
     ns = shell.user_ns
     result: dict[str, Any] = {"value": None, "error": None}
     use_timer = bool(timeout) and threading.current_thread() is threading.main_thread()
@@ -116,8 +123,11 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 - the user's exception is the result
-            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<agent>" or "site-packages" not in f.filename]
-            text = "".join(traceback.format_list(frames[1:] or frames)) + "".join(traceback.format_exception_only(type(exc), exc))
+            frames = traceback.extract_tb(exc.__traceback__)
+            # start at the user's code: our own exec frame is noise to the model
+            start = next((i for i, f in enumerate(frames) if f.filename.startswith("<agent-")), 0)
+            text = "".join(traceback.format_list(frames[start:]))
+            text += "".join(traceback.format_exception_only(type(exc), exc))
             result["error"] = {"ename": type(exc).__name__, "evalue": str(exc), "traceback": text}
         finally:
             if use_timer:
