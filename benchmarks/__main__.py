@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
-from pathlib import Path
 
 from benchmarks import bench_context, bench_load, bench_turn
 from benchmarks.common import ROOT

@@ -40,10 +40,21 @@ def _turn(recorder: Recorder, sid: str, n: int) -> None:
     answer = AssistantMessage(id=ids.ascending("msg"), session_id=sid, parent_id=user.id, finish="tool-calls")
     recorder.message(answer)
     for k in range(5):
-        recorder.part(ToolPart(
-            id=ids.ascending("prt"), session_id=sid, message_id=answer.id, call_id=f"c{n}_{k}", tool="read",
-            state=ToolStateCompleted(input={"filePath": f"f{k}.py"}, output=f"line {n} {k}\n" * 20,
-                                     title="r", time=ToolTimeCompleted(start=1, end=2))))
+        recorder.part(
+            ToolPart(
+                id=ids.ascending("prt"),
+                session_id=sid,
+                message_id=answer.id,
+                call_id=f"c{n}_{k}",
+                tool="read",
+                state=ToolStateCompleted(
+                    input={"filePath": f"f{k}.py"},
+                    output=f"line {n} {k}\n" * 20,
+                    title="r",
+                    time=ToolTimeCompleted(start=1, end=2),
+                ),
+            )
+        )
 
 
 def _session(messages: int) -> tuple[AgentLoop, Recorder]:
@@ -53,10 +64,16 @@ def _session(messages: int) -> tuple[AgentLoop, Recorder]:
     recorder = Recorder(store, Bus(), session)
     for n in range(messages // 2):
         _turn(recorder, session.id, n)
-    settings = LoopSettings(model="openai/test", system=lambda a: "system prompt", context_limit=10**9,
-                            input_limit=None, output_limit=None)
-    env = ToolEnv(registry=ToolRegistry(), allowed=None, project_root=folder, working_dir=folder,
-                  save_output=str)
+    settings = LoopSettings(
+        model="openai/test",
+        system=lambda a: "system prompt",
+        context_limit=10**9,
+        input_limit=None,
+        output_limit=None,
+    )
+    env = ToolEnv(
+        registry=ToolRegistry(), allowed=None, project_root=folder, working_dir=folder, save_output=str
+    )
     loop = AgentLoop(recorder, client=None, tool_env=env, settings=settings, ask=None)  # type: ignore[arg-type]
     return loop, recorder
 

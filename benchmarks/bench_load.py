@@ -16,8 +16,13 @@ print(time.perf_counter() - start)
 
 
 def _time(body: str) -> float:
-    out = subprocess.run([sys.executable, "-c", SNIPPET.format(body=body)], capture_output=True,
-                         text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SNIPPET.format(body=body)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 

@@ -32,13 +32,22 @@ def run() -> dict[str, float]:
     server.title_reply = Reply(text="t")
     folder = Path(tempfile.mkdtemp())
     config = load_config(folder, {"model": server.model, "api_base": server.base_url}, env={})
-    runtime = Runtime(config=config, store=SqliteStore.for_directory(folder), project_root=folder,
-                      working_dir=folder, generate_titles=False)
+    runtime = Runtime(
+        config=config,
+        store=SqliteStore.for_directory(folder),
+        project_root=folder,
+        working_dir=folder,
+        generate_titles=False,
+    )
 
     async def bare() -> None:
         response = await litellm.acompletion(
-            model=server.model, api_base=server.base_url, api_key="sk-bench", stream=True,
-            stream_options={"include_usage": True}, messages=[{"role": "user", "content": "go"}],
+            model=server.model,
+            api_base=server.base_url,
+            api_key="sk-bench",
+            stream=True,
+            stream_options={"include_usage": True},
+            messages=[{"role": "user", "content": "go"}],
         )
         async for _chunk in response:
             pass

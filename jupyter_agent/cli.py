@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
-from jupyter_agent.core.messages import AssistantMessage, ToolPart
+from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -77,7 +77,7 @@ class Printer:
             elif isinstance(part, ToolPart) and self._tool_status.get(part.id) != part.state.status:
                 self._tool_status[part.id] = part.state.status
                 if part.state.status in ("completed", "error"):
-                    detail = part.state.error if part.state.status == "error" else ""  # type: ignore[union-attr]
+                    detail = part.state.error if isinstance(part.state, ToolStateError) else ""
                     print(f"[{part.tool}] {part.state.status} {detail}".rstrip(), file=sys.stderr)
             elif part.type == "retry":
                 print(f"[retry {part.attempt}] {part.error.message}", file=sys.stderr)

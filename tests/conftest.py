@@ -23,12 +23,12 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 )
 _spec = importlib.util.find_spec("litellm")
 if _spec and _spec.submodule_search_locations:
-    _tok = Path(list(_spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+    _tok = Path(next(iter(_spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
     if _tok.is_dir():
         os.environ["TIKTOKEN_CACHE_DIR"] = str(_tok)
 for _key in list(os.environ):
-    if _key.endswith("_API_KEY") or _key.startswith("JUPYTER_AGENT_") and _key not in (
-        "JUPYTER_AGENT_NETGUARD",
+    if _key.endswith("_API_KEY") or (
+        _key.startswith("JUPYTER_AGENT_") and _key not in ("JUPYTER_AGENT_NETGUARD",)
     ):
         os.environ.pop(_key, None)
 

@@ -55,7 +55,12 @@ Scripted = Reply | ErrorReply
 
 
 def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
-    base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    base = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -68,23 +73,49 @@ def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
         out.append(chunk({"content": reply.text[i : i + size]}))
     for index, call in enumerate(reply.tool_calls):
         call_id = call.id or f"call_{index}_{abs(hash((call.name, call.arguments))) % 10**8}"
-        out.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                          "function": {"name": call.name, "arguments": ""}}]}))
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         for i in range(0, len(call.arguments), size):
-            out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments[i : i + size]}}]}))
+            out.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {"index": index, "function": {"arguments": call.arguments[i : i + size]}}
+                        ]
+                    }
+                )
+            )
     finish = reply.finish_reason
     if finish == "auto":
         finish = "tool_calls" if reply.tool_calls else "stop"
     if finish is not None:
         out.append(chunk({}, finish))
     u = reply.usage
-    out.append({**base, "choices": [], "usage": {
-        "prompt_tokens": u.prompt_tokens,
-        "completion_tokens": u.completion_tokens,
-        "total_tokens": u.prompt_tokens + u.completion_tokens,
-        "prompt_tokens_details": {"cached_tokens": u.cached_tokens},
-        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
-    }})
+    out.append(
+        {
+            **base,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "total_tokens": u.prompt_tokens + u.completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": u.cached_tokens},
+                "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
+            },
+        }
+    )
     return out
 
 
@@ -111,11 +142,11 @@ class ScriptedServer:
             def log_message(self, *args: Any) -> None:
                 return
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 body = json.dumps({"object": "list", "data": [{"id": "test", "object": "model"}]}).encode()
                 self._send(200, body, {"Content-Type": "application/json"})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 body = json.loads(raw or b"{}")
@@ -128,7 +159,9 @@ class ScriptedServer:
                 server.requests.append(record)
                 reply = server._next()
                 if isinstance(reply, ErrorReply):
-                    payload = json.dumps({"error": {"message": reply.body, "type": "scripted", "code": reply.status}}).encode()
+                    payload = json.dumps(
+                        {"error": {"message": reply.body, "type": "scripted", "code": reply.status}}
+                    ).encode()
                     self._send(reply.status, payload, {"Content-Type": "application/json", **reply.headers})
                     return
                 model = body.get("model", "test")
@@ -157,12 +190,16 @@ class ScriptedServer:
             def _complete(self, reply: Reply, model: str) -> None:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text}
                 payload = {
-                    "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
+                    "id": "chatcmpl-scripted",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
                     "model": model,
                     "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": reply.usage.prompt_tokens,
-                              "completion_tokens": reply.usage.completion_tokens,
-                              "total_tokens": reply.usage.prompt_tokens + reply.usage.completion_tokens},
+                    "usage": {
+                        "prompt_tokens": reply.usage.prompt_tokens,
+                        "completion_tokens": reply.usage.completion_tokens,
+                        "total_tokens": reply.usage.prompt_tokens + reply.usage.completion_tokens,
+                    },
                 }
                 self._send(200, json.dumps(payload).encode(), {"Content-Type": "application/json"})
 

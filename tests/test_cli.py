@@ -16,8 +16,12 @@ from scripted_server import Reply, ToolCall
 def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test", **env}
     return subprocess.run(
-        [sys.executable, "-m", "jupyter_agent.cli", *args], cwd=cwd, env=full,
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "jupyter_agent.cli", *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -26,7 +30,9 @@ def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo from-bash"}))]),
         Reply(text="All done: from-bash."),
     )
-    result = _run(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "say hi"], tmp_path)
+    result = _run(
+        ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "say hi"], tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "All done: from-bash." in result.stdout
     assert "[bash] completed" in result.stderr
@@ -35,7 +41,10 @@ def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
     assert rows == 3  # user, tool step, answer
     # --continue appends to the same session
     scripted_server.queue(Reply(text="second"))
-    again = _run(["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "more"], tmp_path)
+    again = _run(
+        ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "more"],
+        tmp_path,
+    )
     assert again.returncode == 0, again.stderr
     assert sqlite3.connect(db).execute("SELECT COUNT(DISTINCT session_id) FROM message").fetchone()[0] == 1
     listing = _run(["sessions", "list"], tmp_path)
@@ -44,10 +53,14 @@ def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
 
 def test_run_json_events(tmp_path: Path, scripted_server: Any) -> None:
     scripted_server.queue(Reply(text="hello json"))
-    result = _run(["run", "--json", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path)
+    result = _run(
+        ["run", "--json", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path
+    )
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-    deltas = "".join(e.get("delta") or "" for e in events if e["type"] == "part.updated" and e["part"]["type"] == "text")
+    deltas = "".join(
+        e.get("delta") or "" for e in events if e["type"] == "part.updated" and e["part"]["type"] == "text"
+    )
     assert deltas == "hello json"
 
 

@@ -18,8 +18,10 @@ def _write(path: Path, data: object) -> Path:
 
 def test_precedence_of_all_sources(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    _write(home / "config.json", {"model": "global/m", "small_model": "global/s",
-                                  "compaction": {"tail_turns": 5, "reserved": 100}})
+    _write(
+        home / "config.json",
+        {"model": "global/m", "small_model": "global/s", "compaction": {"tail_turns": 5, "reserved": 100}},
+    )
     project = tmp_path / "proj"
     _write(project / "jupyter-agent.json", {"model": "project/m", "compaction": {"tail_turns": 3}})
     nb_dir = project / "notebooks" / "deep"
@@ -30,8 +32,13 @@ def test_precedence_of_all_sources(tmp_path: Path) -> None:
     assert cfg.small_model == "global/s"
     assert cfg.compaction.tail_turns == 3 and cfg.compaction.reserved == 100
     assert cfg.compaction.prune is False and cfg.compaction.auto is True
-    assert cfg.sources == ["defaults", str(home / "config.json"), str(project / "jupyter-agent.json"),
-                           "environment", "flags"]
+    assert cfg.sources == [
+        "defaults",
+        str(home / "config.json"),
+        str(project / "jupyter-agent.json"),
+        "environment",
+        "flags",
+    ]
     assert load_config(nb_dir, None, env=env, global_dir=home).model == "env/m"
     assert load_config(nb_dir, None, env={}, global_dir=home).model == "project/m"
     assert load_config(tmp_path, None, env={}, global_dir=home).model == "global/m"
@@ -46,8 +53,11 @@ def test_nearest_project_file_wins(tmp_path: Path) -> None:
 
 
 def test_env_switches(tmp_path: Path) -> None:
-    env = {"JUPYTER_AGENT_DISABLE_AUTOCOMPACT": "true", "JUPYTER_AGENT_OUTPUT_TOKEN_MAX": "1234",
-           "JUPYTER_AGENT_API_BASE": "http://127.0.0.1:9/v1"}
+    env = {
+        "JUPYTER_AGENT_DISABLE_AUTOCOMPACT": "true",
+        "JUPYTER_AGENT_OUTPUT_TOKEN_MAX": "1234",
+        "JUPYTER_AGENT_API_BASE": "http://127.0.0.1:9/v1",
+    }
     cfg = load_config(tmp_path, env=env, global_dir=tmp_path / "g")
     assert cfg.compaction.auto is False and cfg.output_token_max == 1234
     assert cfg.api_base == "http://127.0.0.1:9/v1"

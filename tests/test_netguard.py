@@ -12,9 +12,9 @@ from guard import NetworkBlocked
 
 
 def test_public_address_is_refused_in_process() -> None:
-    with pytest.raises(NetworkBlocked, match="93.184.216.34"):
+    with pytest.raises(NetworkBlocked, match=r"93\.184\.216\.34"):
         socket.create_connection(("93.184.216.34", 80), timeout=5)
-    with pytest.raises(NetworkBlocked, match="example.com"):
+    with pytest.raises(NetworkBlocked, match=r"example\.com"):
         socket.getaddrinfo("example.com", 443)
 
 
@@ -25,13 +25,22 @@ def test_loopback_still_works(scripted_server: object) -> None:
 
 
 def test_child_processes_are_guarded() -> None:
-    code = "import socket\ntry:\n    socket.create_connection(('93.184.216.34', 80), timeout=5)\nexcept OSError as e:\n    print(type(e).__name__)\n"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    code = (
+        "import socket\ntry:\n    socket.create_connection(('93.184.216.34', 80), timeout=5)\n"
+        "except OSError as e:\n    print(type(e).__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=60
+    )
     assert out.stdout.strip() == "NetworkBlocked"
 
 
 def test_importing_the_package_does_not_import_litellm() -> None:
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import jupyter_agent"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import jupyter_agent"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and "jupyter_agent" in out.stderr
     assert "litellm" not in out.stderr

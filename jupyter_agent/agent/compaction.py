@@ -70,7 +70,6 @@ class CompactionRunner:
         return ctx.filter_compacted(full[:idx])
 
     async def run(self) -> Literal["continue", "stop"]:
-        s = self.loop.settings
         session = self.recorder.session
         self.recorder.update_session(
             session.model_copy(update={"time": session.time.model_copy(update={"compacting": now_ms()})})

@@ -128,8 +128,7 @@ class AgentLoop:
         if info.error is not None:
             return True
         unfinished = any(
-            isinstance(p, ToolPart) and p.state.status in ("pending", "running")
-            for p in last_assistant.parts
+            isinstance(p, ToolPart) and p.state.status in ("pending", "running") for p in last_assistant.parts
         )
         return (
             bool(info.finish)
@@ -168,13 +167,13 @@ class AgentLoop:
                 create_compaction(self.recorder, last_user.info, auto=True, overflow=False)
                 continue
             step += 1
-            outcome = await self._step(step, last_user, last_finished)
-            if outcome == "compact":
+            result = await self._step(step, last_user, last_finished)
+            if result == "compact":
                 # overflow = the step never finished (provider said "too long"): replay it
                 replay = self._last_finish is None
                 create_compaction(self.recorder, last_user.info, auto=True, overflow=replay)
                 continue
-            if outcome == "stop":
+            if result == "stop":
                 ended_normally = self._last_error is None
                 break
         self.recorder.flush()
@@ -208,9 +207,7 @@ class AgentLoop:
             for i, p in enumerate(entry.parts):
                 if p.id in wanted and isinstance(p, ToolPart) and p.state.status == "completed":
                     time = p.state.time.model_copy(update={"compacted": at})
-                    entry.parts[i] = p.model_copy(
-                        update={"state": p.state.model_copy(update={"time": time})}
-                    )
+                    entry.parts[i] = p.model_copy(update={"state": p.state.model_copy(update={"time": time})})
                     self.recorder.touch(entry.info.id)
         return len(part_ids)
 
@@ -235,9 +232,7 @@ class AgentLoop:
         env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
         runner = ToolRunner(self.recorder, env, agent.name, self.ask)
         self.current_runner = runner
-        tools = [
-            t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed
-        ]
+        tools = [t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed]
         stream = self.client.stream_with_retry(
             model=model,
             messages=messages,
@@ -280,9 +275,7 @@ class AgentLoop:
         """System prompt + visible history in the provider's shape (incremental per step)."""
         if self._builder is None or self._builder.model != model:
             s = self.settings
-            self._builder = RequestBuilder(
-                self.recorder, model, s.supports_vision, s.media_in_tool_results
-            )
+            self._builder = RequestBuilder(self.recorder, model, s.supports_vision, s.media_in_tool_results)
         if agent.name not in self._system:
             self._system[agent.name] = self.settings.system(agent)
         return self._builder.build(agent, self._system[agent.name], remind_after)

@@ -62,13 +62,16 @@ def evaluate(rules: dict[str, Rule], permission: str, patterns: list[str]) -> Ac
     if isinstance(rule, str):
         return rule
     results = [_match_map(rule, p) or "allow" for p in (patterns or ["*"])]
-    for action in ("deny", "ask"):
+    actions: tuple[Action, ...] = ("deny", "ask")
+    for action in actions:
         if action in results:
-            return action  # type: ignore[return-value]
+            return action
     return "allow"
 
 
-def build_ruleset(config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build") -> dict[str, Rule]:
+def build_ruleset(
+    config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build"
+) -> dict[str, Rule]:
     agent_cfg = config.agent.get(agent) if config is not None else None
     return merge(
         DEFAULTS,
@@ -125,7 +128,9 @@ class PermissionManager:
                 f'Change "permission" → "{permission}" in jupyter-agent.json to allow it.'
             )
         remembered = self._always.get(session_id, [])
-        if patterns and all(any(p == permission and fnmatchcase(v, g) for p, g in remembered) for v in patterns):
+        if patterns and all(
+            any(p == permission and fnmatchcase(v, g) for p, g in remembered) for v in patterns
+        ):
             return
         if not self.interactive:
             if self.headless_reply == "once":
@@ -179,7 +184,8 @@ class PermissionManager:
 
     def pending(self, session_id: str | None = None) -> list[PermissionRequest]:
         return [
-            p.request for p in self._pending.values()
+            p.request
+            for p in self._pending.values()
             if session_id is None or p.request.session_id == session_id
         ]
 

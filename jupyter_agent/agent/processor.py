@@ -107,7 +107,9 @@ class StepProcessor:
             return "stop"
         self._close_open_parts()
         if not self._state.finished:
-            self._fail(MessageError(name="api", message="The model's answer ended without a finish.", retryable=True))
+            self._fail(
+                MessageError(name="api", message="The model's answer ended without a finish.", retryable=True)
+            )
             return "stop"
         return await self._run_tools()
 
@@ -131,10 +133,10 @@ class StepProcessor:
         elif kind == "tool-input-delta":
             st.raw_args[event.call_id] = st.raw_args.get(event.call_id, "") + event.delta
         elif kind == "tool-call":
-            part = self._tool_part(event.call_id, event.name)
+            call = self._tool_part(event.call_id, event.name)
             st.raw_args[event.call_id] = event.arguments
-            state = ToolStatePending(input=self.tools.parse(part, event.arguments)[1], raw=event.arguments)
-            st.tools[event.call_id] = part.model_copy(update={"state": state})
+            state = ToolStatePending(input=self.tools.parse(call, event.arguments)[1], raw=event.arguments)
+            st.tools[event.call_id] = call.model_copy(update={"state": state})
             self.recorder.part(st.tools[event.call_id])
         elif kind == "finish-step":
             self._finish(event.reason, event.usage, event.cost)

@@ -112,9 +112,7 @@ class Recorder:
         if entry is not None:
             entry.parts = [p for p in entry.parts if p.id != part.id]
             self._log.append(part.message_id)
-        self.bus.publish(
-            PartRemoved(session_id=part.session_id, message_id=part.message_id, part_id=part.id)
-        )
+        self.bus.publish(PartRemoved(session_id=part.session_id, message_id=part.message_id, part_id=part.id))
 
     def remove_message(self, message_id: str) -> None:
         self.store.remove_message(self.session.id, message_id)

@@ -74,10 +74,10 @@ class RequestBuilder:
         changed = rec.changes_since(self._log_pos)
         self._log_pos = rec.change_count()
         fresh = history[self._seen :]
-        full = rec.structure != self._structure or any(
-            _resets_view(m) for m in fresh
-        ) or any(
-            (m := rec.find(mid)) is not None and _resets_view(m) for mid in changed
+        full = (
+            rec.structure != self._structure
+            or any(_resets_view(m) for m in fresh)
+            or any((m := rec.find(mid)) is not None and _resets_view(m) for mid in changed)
         )
         if full:
             self._visible = filter_compacted(history)
@@ -172,4 +172,3 @@ def _wrapped(m: MessageWithParts) -> MessageWithParts:
         for p in m.parts
     ]
     return MessageWithParts(info=m.info, parts=parts)
-

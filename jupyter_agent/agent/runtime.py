@@ -54,7 +54,8 @@ class Runtime:
     notebook_path: str | None = None
     interactive: bool = False
     bus: Bus = field(default_factory=Bus)
-    registry: ToolRegistry | None = None  # type: ignore[assignment]
+    tools: ToolRegistry | None = None
+    """The tool registry; the default file/shell tools (plus ``task``) when not given."""
     client: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
@@ -63,8 +64,7 @@ class Runtime:
     """Name sessions after the first exchange (one small extra model call)."""
 
     def __post_init__(self) -> None:
-        if self.registry is None:
-            self.registry = default_registry(self.project_root)
+        self.registry: ToolRegistry = self.tools or default_registry(self.project_root)
         if self.client is None:
             from jupyter_agent.providers.litellm_client import LiteLLMClient
 
@@ -86,8 +86,9 @@ class Runtime:
     # ------------------------------------------------------------ sessions
 
     def new_session(self, title: str = "", parent_id: str | None = None) -> Session:
-        from jupyter_agent.core.clock import now_ms
         import datetime as dt
+
+        from jupyter_agent.core.clock import now_ms
 
         stamp = dt.datetime.fromtimestamp(now_ms() / 1000, dt.timezone.utc).isoformat(timespec="seconds")
         prefix = "Child session" if parent_id else "New session"
@@ -213,9 +214,7 @@ class Runtime:
         get_agent(agent)
         recorder = self._loops[session_id].recorder if session_id in self._loops else None
         rec = recorder or self.recorder(session_id)
-        message = UserMessage(
-            id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or ""
-        )
+        message = UserMessage(id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or "")
         rec.message(message)
         common = {"session_id": session_id, "message_id": message.id}
         if subtask is not None:
@@ -279,9 +278,7 @@ class Runtime:
         """Manual compaction (``%compact``): summarise now, then stop."""
         chosen = self.model_for(model)
         rec = self.recorder(session_id)
-        last_user = next(
-            (m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None
-        )
+        last_user = next((m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
         await self.run(session_id, chosen)
@@ -306,9 +303,7 @@ class Runtime:
     def _asker(self, recorder: Recorder) -> Any:
         """The tools' ``ask``: the tool runner puts message and call ids in the metadata."""
 
-        async def ask(
-            permission: str, patterns: list[str], title: str, metadata: dict[str, Any]
-        ) -> None:
+        async def ask(permission: str, patterns: list[str], title: str, metadata: dict[str, Any]) -> None:
             meta = dict(metadata)
             await self.permissions.ask(
                 recorder.session.id,

@@ -49,7 +49,7 @@ def _notebook_info(runtime: Runtime) -> system.NotebookInfo | None:
             import nbformat
 
             cells = len(nbformat.read(path, as_version=4).cells)
-        except Exception:  # noqa: BLE001 - a half-saved notebook must not break prompts
+        except Exception:
             cells = None
     import sys
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.agent.agents import get_agent, subagents
 from jupyter_agent.core import ids
+from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
     SubtaskPart,
@@ -24,7 +25,6 @@ from jupyter_agent.core.messages import (
     ToolTimeError,
     UserMessage,
 )
-from jupyter_agent.core.clock import now_ms
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ async def generate_title(runtime: Runtime, session_id: str, model: str) -> str |
             api_key=runtime.config.api_key(),
             max_tokens=40,
         )
-    except Exception:  # noqa: BLE001 - keep the placeholder title
+    except Exception:
         log.info("title generation failed", exc_info=True)
         return None
     title = raw.strip().strip("\"'").split("\n")[0][:MAX_TITLE].strip()

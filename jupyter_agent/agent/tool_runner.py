@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.context.truncate import truncate_output
+from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     FileChange,
@@ -29,7 +30,6 @@ from jupyter_agent.core.messages import (
     ToolTimeCompleted,
     ToolTimeError,
 )
-from jupyter_agent.core import ids
 from jupyter_agent.tools.base import AskFn, PermissionDenied, ToolContext, ToolError
 from jupyter_agent.tools.registry import ToolRegistry
 
@@ -78,9 +78,7 @@ class ToolRunner:
             shown = {"raw": raw}
         if not self._available(part.tool):
             names = sorted(n for n in self.env.registry.names() if self._available(n))
-            return None, shown, (
-                f"Unknown tool '{part.tool}'. Available tools: {', '.join(names)}"
-            )
+            return None, shown, (f"Unknown tool '{part.tool}'. Available tools: {', '.join(names)}")
         try:
             return self.env.registry.validate(part.tool, raw), shown, None
         except ToolError as exc:
@@ -110,7 +108,7 @@ class ToolRunner:
             self._error(running, shown, ABORTED, start, interrupted=True)
             self.abort.set()
             raise asyncio.CancelledError() from None
-        except Exception as exc:  # noqa: BLE001 - a tool bug is the model's tool error
+        except Exception as exc:
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
         output = result.output
         metadata = dict(result.metadata)
@@ -164,9 +162,7 @@ class ToolRunner:
                 )
             )
 
-        async def ask(
-            permission: str, patterns: list[str], title: str, metadata: dict[str, Any]
-        ) -> None:
+        async def ask(permission: str, patterns: list[str], title: str, metadata: dict[str, Any]) -> None:
             ids_ = {"message_id": part.message_id, "call_id": part.call_id, "agent": self.agent}
             await self.ask(permission, patterns, title, {**metadata, **ids_})
 

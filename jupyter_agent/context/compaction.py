@@ -17,12 +17,9 @@ from jupyter_agent.core.messages import (
 )
 
 CONTINUE_MESSAGE = (
-    "Continue if you have next steps, or stop and ask for clarification if you are unsure how "
-    "to proceed."
+    "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
 )
-TOO_LARGE = (
-    "Session too large to compact - context exceeds model limit even after stripping media"
-)
+TOO_LARGE = "Session too large to compact - context exceeds model limit even after stripping media"
 ANCHOR_NEW = "Create a new anchored summary from the conversation history above."
 ANCHOR_UPDATE = "Update the anchored summary below using the conversation history above."
 TEMPLATE = """Use exactly this structure; write (none) under an empty section.
@@ -66,12 +63,16 @@ def filter_compacted(messages: list[MessageWithParts]) -> list[MessageWithParts]
                 tail = [
                     x
                     for x in messages[:index]
-                    if x.info.id >= part.tail_start_id and _compaction_part(x) is None
+                    if x.info.id >= part.tail_start_id
+                    and _compaction_part(x) is None
                     and not (isinstance(x.info, AssistantMessage) and x.info.summary)
                 ]
             newer.reverse()
-            summary = [x for x in newer if isinstance(x.info, AssistantMessage) and x.info.summary
-                       and x.info.parent_id == m.info.id]
+            summary = [
+                x
+                for x in newer
+                if isinstance(x.info, AssistantMessage) and x.info.summary and x.info.parent_id == m.info.id
+            ]
             rest = [x for x in newer if x not in summary]
             return [m, *summary, *tail, *rest]
         newer.append(m)
@@ -137,8 +138,7 @@ def _hide_compactions(history: list[MessageWithParts]) -> list[MessageWithParts]
     return [
         m
         for m in history
-        if _compaction_part(m) is None
-        and not (isinstance(m.info, AssistantMessage) and m.info.summary)
+        if _compaction_part(m) is None and not (isinstance(m.info, AssistantMessage) and m.info.summary)
     ]
 
 
@@ -146,13 +146,10 @@ def build_compaction_request(
     history: list[MessageWithParts], previous_summary: str | None, model: str = "compaction"
 ) -> list[dict[str, Any]]:
     """The history (media stripped, outputs capped) followed by the anchor + template."""
-    messages = to_model_messages(
-        _hide_compactions(history), model=model, for_compaction=True, cache=_cache
-    )
+    messages = to_model_messages(_hide_compactions(history), model=model, for_compaction=True, cache=_cache)
     if previous_summary:
         anchor = (
-            f"{ANCHOR_UPDATE}\n\n{TEMPLATE}\n\n<previous-summary>\n{previous_summary}\n"
-            "</previous-summary>"
+            f"{ANCHOR_UPDATE}\n\n{TEMPLATE}\n\n<previous-summary>\n{previous_summary}\n</previous-summary>"
         )
     else:
         anchor = f"{ANCHOR_NEW}\n\n{TEMPLATE}"

@@ -103,7 +103,5 @@ def build_system_prompt(
     parts += [f"Instructions from: {path}\n{content}" for path, content in instructions]
     if skills:
         listing = "\n".join(f"- {name}: {description}" for name, description in skills)
-        parts.append(
-            "Skills you can load with the skill tool when a task matches:\n" + listing
-        )
+        parts.append("Skills you can load with the skill tool when a task matches:\n" + listing)
     return "\n".join(parts)

@@ -163,7 +163,10 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
         out.append(
             {
                 "role": "user",
-                "content": [{"type": "text", "text": ATTACHED_FROM_TOOL}, *(_image_block(a.url) for a in moved)],
+                "content": [
+                    {"type": "text", "text": ATTACHED_FROM_TOOL},
+                    *(_image_block(a.url) for a in moved),
+                ],
             }
         )
     return out

@@ -65,9 +65,8 @@ def truncate_output(
     else:
         removed, unit = len(lines) - len(kept), "lines"
     path = save(text)
-    hint = (
-        "The tool call succeeded but the output was truncated. "
-        f"Full output saved to: {path}\n" + (HINT_TASK if has_task_tool else HINT_PLAIN)
+    hint = f"The tool call succeeded but the output was truncated. Full output saved to: {path}\n" + (
+        HINT_TASK if has_task_tool else HINT_PLAIN
     )
     if direction == "head":
         content = f"{preview}\n\n...{removed} {unit} truncated...\n\n{hint}"

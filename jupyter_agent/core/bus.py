@@ -45,5 +45,5 @@ class Bus:
                 continue
             try:
                 fn(event)
-            except Exception:  # noqa: BLE001 - a subscriber must not break the loop
+            except Exception:
                 log.exception("event subscriber failed on %s", event.type)

@@ -68,9 +68,7 @@ class Tokens(_Model):
     total: int = 0
 
 
-ErrorName = Literal[
-    "aborted", "auth", "api", "rate_limit", "output_length", "context_overflow", "unknown"
-]
+ErrorName = Literal["aborted", "auth", "api", "rate_limit", "output_length", "context_overflow", "unknown"]
 
 
 class MessageError(_Model):

@@ -31,7 +31,7 @@ def warm_litellm() -> None:
             from jupyter_agent.providers import litellm_client
 
             litellm_client.warm_up()
-        except Exception:  # noqa: BLE001 - warming is best effort
+        except Exception:
             log.debug("litellm warm-up failed", exc_info=True)
 
     threading.Thread(target=work, name="jupyter-agent-warmup", daemon=True).start()

@@ -95,9 +95,7 @@ class AgentMagics(Magics):
             on_approve=runtime.permissions.reply,
         )
         limits = runtime.settings(model)
-        unsubscribe = runtime.bus.subscribe(
-            agent.gauge_listener(widget, session_id, limits.context_limit)
-        )
+        unsubscribe = runtime.bus.subscribe(agent.gauge_listener(widget, session_id, limits.context_limit))
         display(widget)
         for notice in runtime.notices:
             widget.notice(notice)
@@ -108,7 +106,7 @@ class AgentMagics(Magics):
                 await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
             except asyncio.CancelledError:
                 widget.notice("Stopped.")
-            except Exception as exc:  # noqa: BLE001 - shown in the widget, kept in the log
+            except Exception as exc:
                 log.exception("agent run failed")
                 widget.notice(f"Error: {type(exc).__name__}: {exc}")
             finally:

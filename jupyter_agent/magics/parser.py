@@ -25,22 +25,26 @@ SUBCOMMANDS = {
 }
 AGENTS = ("build", "plan", "explore", "general")
 
-USAGE = f"""Usage:
+USAGE = (
+    f"""Usage:
   %agent [options] PROMPT          send PROMPT to the notebook's current session
   %%agent [options]                the cell body is the prompt
 
 Options:
   --model M        use model M (a litellm model string, e.g. openai/gpt-5)
-  --agent NAME     {' | '.join(AGENTS)} (default build)
+  --agent NAME     {" | ".join(AGENTS)} (default build)
   --new            start a fresh session
   --session ID     use session ID
   --wait           block until the agent is done
 
 Subcommands:
-""" + "\n".join(f"  %agent {name:<10} {text}" for name, text in SUBCOMMANDS.items()) + """
+"""
+    + "\n".join(f"  %agent {name:<10} {text}" for name, text in SUBCOMMANDS.items())
+    + """
   %compact         summarise the current session now
 
 In a prompt: @var_name, @cell:N or @cell:ID, @file:path add that context."""
+)
 
 
 class UsageError(ValueError):
@@ -103,7 +107,7 @@ def parse(line: str, cell: str | None = None) -> PromptCommand | SubCommand:
         prompt = _raw_rest(line, i)
     if not prompt:
         raise _fail("No prompt given.")
-    return PromptCommand(prompt=prompt, **options)  # type: ignore[arg-type]
+    return PromptCommand.model_validate({"prompt": prompt, **options})
 
 
 def _raw_rest(line: str, consumed: int) -> str:

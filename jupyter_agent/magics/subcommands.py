@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
-from typing import Any
 
 from IPython.display import HTML, display
 
@@ -85,5 +84,3 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
         print(f"Compaction failed: {error.message}")
         return
     print(f"Compacted: {before.text} → {after.text}")
-
-

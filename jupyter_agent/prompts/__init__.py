@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> str:
     """The text of ``prompts/<name>.txt``; FileNotFoundError for unknown names."""
     resource = resources.files(__name__) / f"{name}.txt"

@@ -37,7 +37,9 @@ class ProviderError(Exception):
     name: ErrorName = "unknown"
     retryable = False
 
-    def __init__(self, message: str, *, status: int | None = None, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
@@ -81,8 +83,14 @@ class AuthError(ProviderError):
 class ApiError(ProviderError):
     name: ErrorName = "api"
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message, status=status, headers=headers)
         self.retryable = retryable
 

@@ -32,8 +32,15 @@ from jupyter_agent.providers.stream_events import (
     ToolInputStart,
 )
 
-FINISH = {"stop": "stop", "end_turn": "stop", "tool_calls": "tool-calls", "function_call": "tool-calls",
-          "length": "length", "max_tokens": "length", "content_filter": "content-filter"}
+FINISH = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "tool_calls": "tool-calls",
+    "function_call": "tool-calls",
+    "length": "length",
+    "max_tokens": "length",
+    "content_filter": "content-filter",
+}
 RetryCallback = Callable[[int, E.ProviderError, int], None]
 
 
@@ -43,7 +50,7 @@ def prepare_environment() -> None:
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         spec = importlib.util.find_spec("litellm")
         if spec and spec.submodule_search_locations:
-            folder = Path(list(spec.submodule_search_locations)[0]) / "litellm_core_utils" / "tokenizers"
+            folder = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
             if folder.is_dir():
                 os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
@@ -86,7 +93,7 @@ def _usage(model: str, usage: Any) -> tuple[Tokens, float]:
     try:
         p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=completion)
         cost = float(p + c)
-    except Exception:  # noqa: BLE001 - unknown models have no price; that is not an error
+    except Exception:
         cost = 0.0
     return tokens, cost
 
@@ -98,11 +105,13 @@ def map_exception(exc: BaseException, model: str) -> E.ProviderError:
     lm = litellm()
     status = getattr(exc, "status_code", None)
     headers: dict[str, str] = {}
-    raw = getattr(exc, "litellm_response_headers", None) or getattr(getattr(exc, "response", None), "headers", None)
+    raw = getattr(exc, "litellm_response_headers", None) or getattr(
+        getattr(exc, "response", None), "headers", None
+    )
     if raw:
         try:
             headers = {str(k).lower(): str(v) for k, v in dict(raw).items()}
-        except Exception:  # noqa: BLE001
+        except Exception:
             headers = {}
     text = str(getattr(exc, "message", None) or exc)
     if isinstance(exc, lm.ContextWindowExceededError) or E.is_overflow_text(text):
@@ -112,11 +121,13 @@ def map_exception(exc: BaseException, model: str) -> E.ProviderError:
     if isinstance(exc, lm.RateLimitError) or status == 429:
         return E.RateLimitError(f"Rate limited by the provider: {text}", status=429, headers=headers)
     if isinstance(exc, (lm.APIConnectionError, lm.Timeout)) and status in (None, 500):
-        return E.ApiError(f"Could not reach the model server: {text}", status=status, retryable=True,
-                          headers=headers)
+        return E.ApiError(
+            f"Could not reach the model server: {text}", status=status, retryable=True, headers=headers
+        )
     if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError)) or (status or 0) >= 500:
-        return E.ApiError(f"The provider failed ({status}): {text}", status=status, retryable=True,
-                          headers=headers)
+        return E.ApiError(
+            f"The provider failed ({status}): {text}", status=status, retryable=True, headers=headers
+        )
     if isinstance(exc, (ConnectionError, OSError)):
         return E.IncompleteStreamError(f"Connection lost: {exc}")
     return E.ApiError(text, status=status, retryable=False, headers=headers)
@@ -159,12 +170,14 @@ class LiteLLMClient:
             kwargs["max_tokens"] = max_tokens
         try:
             response = await lm.acompletion(**kwargs)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise map_exception(exc, model) from exc
         async for event in self._events(response, model, abort):
             yield event
 
-    async def _events(self, response: Any, model: str, abort: asyncio.Event | None) -> AsyncIterator[StreamEvent]:
+    async def _events(
+        self, response: Any, model: str, abort: asyncio.Event | None
+    ) -> AsyncIterator[StreamEvent]:
         open_kind: str | None = None
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
@@ -178,7 +191,7 @@ class LiteLLMClient:
                 chunk = await iterator.__anext__()
             except StopAsyncIteration:
                 break
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 mapped = map_exception(exc, model)
                 if isinstance(mapped, E.ApiError) and not mapped.retryable and finish is None:
                     mapped = E.IncompleteStreamError(f"The stream broke off: {mapped.message}")
@@ -227,7 +240,9 @@ class LiteLLMClient:
         if finish is not None and _synthetic_finish(response):
             finish = None
         if finish is None:
-            raise E.IncompleteStreamError("The model's answer broke off before it finished (no finish reason).")
+            raise E.IncompleteStreamError(
+                "The model's answer broke off before it finished (no finish reason)."
+            )
         reason = FINISH.get(finish, "other")
         if calls and reason == "stop":
             reason = "tool-calls"
@@ -262,8 +277,15 @@ class LiteLLMClient:
                 if produced:
                     yield AttemptRestart(attempt=attempt)
 
-    async def complete(self, *, model: str, messages: list[dict[str, Any]], api_base: str | None = None,
-                       api_key: str | None = None, max_tokens: int | None = None) -> str:
+    async def complete(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
         """One non-streaming answer (titles); errors are typed like ``stream``."""
         kwargs: dict[str, Any] = {"model": model, "messages": messages, "num_retries": 0}
         if api_base:
@@ -274,7 +296,7 @@ class LiteLLMClient:
             kwargs["max_tokens"] = max_tokens
         try:
             response = await litellm().acompletion(**kwargs)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise map_exception(exc, model) from exc
         return str(response.choices[0].message.content or "")
 
@@ -308,6 +330,6 @@ async def _close(response: Any) -> None:
                 result = fn()
                 if asyncio.iscoroutine(result):
                     await result
-            except Exception:  # noqa: BLE001 - closing a dead stream may fail; we are done anyway
+            except Exception:
                 pass
             return

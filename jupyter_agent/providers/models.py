@@ -23,7 +23,7 @@ def model_info(model: str) -> dict[str, Any] | None:
 
     try:
         info = litellm().get_model_info(model)
-    except Exception:  # noqa: BLE001 - unknown models raise; that just means "no info"
+    except Exception:
         return None
     return dict(info) if info else None
 
@@ -53,7 +53,7 @@ def supports_vision(model: str) -> bool:
 
     try:
         return bool(litellm().supports_vision(model=model))
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 

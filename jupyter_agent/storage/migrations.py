@@ -45,7 +45,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         );
         CREATE INDEX part_message ON part(message_id, id);
         CREATE INDEX part_session ON part(session_id, id);
-        """
+        """,
     )
 
 

@@ -177,9 +177,7 @@ class SqliteStore:
         return self.update_session(session)
 
     def update_session(self, session: Session) -> Session:
-        session = session.model_copy(
-            update={"time": session.time.model_copy(update={"updated": now_ms()})}
-        )
+        session = session.model_copy(update={"time": session.time.model_copy(update={"updated": now_ms()})})
         self._write(
             [
                 (
@@ -315,9 +313,7 @@ class SqliteStore:
     def messages(self, session_id: str) -> list[MessageWithParts]:
         """The session's messages with their parts, oldest first, including unflushed parts."""
         self.flush()
-        msgs = self._query(
-            "SELECT id, data FROM message WHERE session_id=? ORDER BY id", (session_id,)
-        )
+        msgs = self._query("SELECT id, data FROM message WHERE session_id=? ORDER BY id", (session_id,))
         parts = self._query("SELECT message_id, data FROM part WHERE session_id=? ORDER BY id", (session_id,))
         by_message: dict[str, list[Any]] = {}
         for message_id, data in parts:

@@ -63,9 +63,7 @@ class ToolContext:
     extra: dict[str, Any] = field(default_factory=dict)
     """Adapter-specific services (the kernel shell for ``python``, the task runner …)."""
 
-    async def permit(
-        self, permission: str, patterns: list[str], title: str = "", **metadata: Any
-    ) -> None:
+    async def permit(self, permission: str, patterns: list[str], title: str = "", **metadata: Any) -> None:
         """Ask the permission layer; headless/no-UI contexts allow unless rules deny."""
         if self.ask is not None:
             await self.ask(permission, patterns, title, metadata)

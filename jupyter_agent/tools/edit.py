@@ -42,9 +42,7 @@ def _exact(content: str, find: str) -> list[Span]:
     return spans
 
 
-def _line_windows(
-    content: str, find: str, same: Callable[[list[str], list[str]], bool]
-) -> list[Span]:
+def _line_windows(content: str, find: str, same: Callable[[list[str], list[str]], bool]) -> list[Span]:
     """Spans of whole-line windows of ``content`` that ``same`` judges equal to ``find``."""
     lines = content.split("\n")
     wanted = find.split("\n")
@@ -71,6 +69,7 @@ def _line_windows(
 
 def _line_trimmed(content: str, find: str) -> list[Span]:
     """Each line equal after stripping leading/trailing whitespace."""
+
     def same(a: list[str], b: list[str]) -> bool:
         return [x.strip() for x in a] == [y.strip() for y in b]
 
@@ -79,6 +78,7 @@ def _line_trimmed(content: str, find: str) -> list[Span]:
 
 def _whitespace_normalised(content: str, find: str) -> list[Span]:
     """Equal once every run of whitespace (including line breaks) is one space."""
+
     def norm(lines: list[str]) -> str:
         return " ".join(" ".join(lines).split())
 
@@ -98,7 +98,11 @@ def _trimmed_boundary(content: str, find: str) -> list[Span]:
 
 
 REPLACERS: list[Callable[[str, str], list[Span]]] = [
-    _exact, _line_trimmed, _whitespace_normalised, _escape_normalised, _trimmed_boundary
+    _exact,
+    _line_trimmed,
+    _whitespace_normalised,
+    _escape_normalised,
+    _trimmed_boundary,
 ]
 
 
@@ -185,9 +189,7 @@ class EditTool(Tool[EditArgs]):
                     )
                 updated, count = args.newString, 1
             else:
-                updated, count = apply_edit(
-                    before, args.oldString, args.newString, args.replaceAll, rel
-                )
+                updated, count = apply_edit(before, args.oldString, args.newString, args.replaceAll, rel)
         diff = unified_diff(before, updated, rel)
         await ctx.permit("edit", [rel], f"Edit {rel}", filepath=str(path), diff=diff)
         current = path.read_bytes().decode("utf-8", errors="replace") if path.exists() else ""

@@ -53,9 +53,7 @@ class GlobTool(Tool[GlobArgs]):
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         if Path(args.pattern).is_absolute():
-            raise ToolError(
-                "pattern must be relative (e.g. '**/*.csv'); pass the folder to search as path."
-            )
+            raise ToolError("pattern must be relative (e.g. '**/*.csv'); pass the folder to search as path.")
         base = ctx.resolve(args.path if args.path not in ("undefined", "null") else None)
         await ctx.check_path(base, "Search")
         if not base.is_dir():

@@ -98,8 +98,17 @@ def parse_ripgrep(out: bytes) -> list[Hit]:
 
 
 async def ripgrep(rg: str, base: Path, pattern: str, include: str | None) -> list[Hit]:
-    cmd = [rg, "--line-number", "--no-heading", "--with-filename", "--null", "--color=never",
-           "--hidden", "--no-messages", f"--max-filesize={MAX_FILE_BYTES}"]
+    cmd = [
+        rg,
+        "--line-number",
+        "--no-heading",
+        "--with-filename",
+        "--null",
+        "--color=never",
+        "--hidden",
+        "--no-messages",
+        f"--max-filesize={MAX_FILE_BYTES}",
+    ]
     for d in sorted(SKIP_DIRS):
         cmd += ["--glob", f"!{d}"]
     for glob in expand_braces(include) if include else []:

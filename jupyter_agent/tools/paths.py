@@ -12,23 +12,88 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SKIP_DIRS = frozenset(
-    {".git", "node_modules", ".jupyter-agent", "__pycache__", ".ipynb_checkpoints", ".venv",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".hg", ".svn"}
+    {
+        ".git",
+        "node_modules",
+        ".jupyter-agent",
+        "__pycache__",
+        ".ipynb_checkpoints",
+        ".venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".hg",
+        ".svn",
+    }
 )
 """Never searched by glob/grep: version control, caches, the agent's own store."""
 
 LIST_IGNORES = SKIP_DIRS | {
-    "dist", "build", "target", "vendor", ".idea", ".vscode", ".cache", "coverage", ".coverage",
-    "venv", "env", ".DS_Store",
+    "dist",
+    "build",
+    "target",
+    "vendor",
+    ".idea",
+    ".vscode",
+    ".cache",
+    "coverage",
+    ".coverage",
+    "venv",
+    "env",
+    ".DS_Store",
 }
 """Hidden by default in ``list`` (an overview, where build output is clutter)."""
 
 BINARY_SUFFIXES = frozenset(
-    {".zip", ".tar", ".gz", ".bz2", ".xz", ".7z", ".exe", ".dll", ".so", ".dylib", ".o", ".a",
-     ".class", ".jar", ".pyc", ".pyo", ".whl", ".bin", ".dat", ".parquet", ".feather", ".pkl",
-     ".pickle", ".npy", ".npz", ".h5", ".hdf5", ".db", ".sqlite", ".wasm", ".mp3", ".mp4",
-     ".mov", ".avi", ".ttf", ".otf", ".woff", ".woff2", ".ico", ".bmp", ".tif", ".tiff",
-     ".xlsx", ".xls", ".docx", ".pptx"}
+    {
+        ".zip",
+        ".tar",
+        ".gz",
+        ".bz2",
+        ".xz",
+        ".7z",
+        ".exe",
+        ".dll",
+        ".so",
+        ".dylib",
+        ".o",
+        ".a",
+        ".class",
+        ".jar",
+        ".pyc",
+        ".pyo",
+        ".whl",
+        ".bin",
+        ".dat",
+        ".parquet",
+        ".feather",
+        ".pkl",
+        ".pickle",
+        ".npy",
+        ".npz",
+        ".h5",
+        ".hdf5",
+        ".db",
+        ".sqlite",
+        ".wasm",
+        ".mp3",
+        ".mp4",
+        ".mov",
+        ".avi",
+        ".ttf",
+        ".otf",
+        ".woff",
+        ".woff2",
+        ".ico",
+        ".bmp",
+        ".tif",
+        ".tiff",
+        ".xlsx",
+        ".xls",
+        ".docx",
+        ".pptx",
+    }
 )
 
 

@@ -32,7 +32,9 @@ _runs = 0
 
 class PythonArgs(BaseModel):
     code: str = Field(description="Python code to run in the notebook's live namespace")
-    timeout: int | None = Field(default=None, description="Seconds before the code is interrupted (default 120)")
+    timeout: int | None = Field(
+        default=None, description="Seconds before the code is interrupted (default 120)"
+    )
 
 
 class ExecutionTimeout(Exception):
@@ -52,7 +54,11 @@ def _images(outputs: list[Any]) -> tuple[list[Attachment], list[str]]:
             if mime in data:
                 raw = data[mime]
                 b64 = raw if isinstance(raw, str) else base64.b64encode(raw).decode()
-                attachments.append(Attachment(mime=mime, url=f"data:{mime};base64,{b64.strip()}", filename=f"output-{n}.{mime[6:]}"))
+                attachments.append(
+                    Attachment(
+                        mime=mime, url=f"data:{mime};base64,{b64.strip()}", filename=f"output-{n}.{mime[6:]}"
+                    )
+                )
                 texts.append(f"[{mime} attached]")
                 break
         else:
@@ -75,7 +81,13 @@ def _figures() -> list[Attachment]:
         fig = plt.figure(num)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", bbox_inches="tight")
-        found.append(Attachment(mime="image/png", url="data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(), filename=f"figure-{num}.png"))
+        found.append(
+            Attachment(
+                mime="image/png",
+                url="data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
+                filename=f"figure-{num}.png",
+            )
+        )
     plt.close("all")
     return found
 
@@ -92,7 +104,8 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
     tree = ast.parse(code, filename, mode="exec")
     last_expr = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last_expr = ast.Expression(tree.body.pop().value)
+        last_expr = ast.Expression(tree.body[-1].value)
+        tree.body.pop()
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     body = compile(tree, filename, "exec", flags=flags)
     expr = compile(last_expr, filename, "eval", flags=flags) if last_expr else None
@@ -109,20 +122,23 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
             previous = signal.signal(signal.SIGALRM, on_alarm)
             signal.setitimer(signal.ITIMER_REAL, float(timeout or 0))
         try:
-            value = eval(body, ns)  # noqa: S307 - running the user's code is the point
+            value = eval(body, ns)
             if inspect.iscoroutine(value):
                 await value
             if expr is not None:
-                value = eval(expr, ns)  # noqa: S307
+                value = eval(expr, ns)
                 if inspect.iscoroutine(value):
                     value = await value
                 result["value"] = value
         except ExecutionTimeout:
-            result["error"] = {"ename": "TimeoutError", "evalue": f"Execution timed out after {timeout:g} s",
-                               "traceback": ""}
+            result["error"] = {
+                "ename": "TimeoutError",
+                "evalue": f"Execution timed out after {timeout:g} s",
+                "traceback": "",
+            }
         except KeyboardInterrupt:
             raise
-        except Exception as exc:  # noqa: BLE001 - the user's exception is the result
+        except Exception as exc:
             frames = traceback.extract_tb(exc.__traceback__)
             # start at the user's code: our own exec frame is noise to the model
             start = next((i for i, f in enumerate(frames) if f.filename.startswith("<agent-")), 0)
@@ -154,8 +170,11 @@ class PythonTool(Tool[PythonArgs]):
         try:
             res = await execute(shell, args.code, timeout)
         except SyntaxError as exc:
-            return ToolResult(output=f"SyntaxError: {exc.msg} (line {exc.lineno})", title="syntax error",
-                              metadata={"error": {"ename": "SyntaxError", "evalue": exc.msg}})
+            return ToolResult(
+                output=f"SyntaxError: {exc.msg} (line {exc.lineno})",
+                title="syntax error",
+                metadata={"error": {"ename": "SyntaxError", "evalue": exc.msg}},
+            )
         attachments, texts = _images(res["outputs"])
         attachments += _figures()
         pieces = []

@@ -111,10 +111,7 @@ def read_page(path: Path, offset: int, limit: int) -> tuple[str, dict[str, Any]]
         )
     last = offset + len(numbered)
     if cut_bytes:
-        footer = (
-            f"(Output capped at {MAX_BYTES} bytes. "
-            f"Use 'offset' parameter to read beyond line {last})"
-        )
+        footer = f"(Output capped at {MAX_BYTES} bytes. Use 'offset' parameter to read beyond line {last})"
     elif more:
         footer = f"(File has more lines. Use 'offset' parameter to read beyond line {last})"
     else:
@@ -142,9 +139,7 @@ class ReadTool(Tool[ReadArgs]):
         title = relative(path, ctx.project_root)
         await ctx.permit("read", [title], f"Read {title}")
         if path.is_dir():
-            raise ToolError(
-                f"{path} is a directory, not a file. Use the list tool to see its contents."
-            )
+            raise ToolError(f"{path} is a directory, not a file. Use the list tool to see its contents.")
         if not path.exists():
             close = _suggestions(path)
             hint = " Did you mean one of these?\n" + "\n".join(close) if close else ""

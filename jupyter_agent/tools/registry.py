@@ -70,8 +70,7 @@ class ToolRegistry:
             return tool.Args.model_validate(data)
         except ValidationError as exc:
             problems = "\n".join(
-                f"- {'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in exc.errors()
+                f"- {'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
             )
             raise ToolError(
                 f"Invalid arguments for tool '{name}':\n{problems}\n{_expected(tool)} "
@@ -104,8 +103,18 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
     from jupyter_agent.tools.write import WriteTool
 
     return ToolRegistry(
-        [ReadTool(), WriteTool(), EditTool(), GlobTool(), GrepTool(), ListTool(), BashTool(),
-         TaskTool(), SkillTool(project_root), TodoWriteTool()]
+        [
+            ReadTool(),
+            WriteTool(),
+            EditTool(),
+            GlobTool(),
+            GrepTool(),
+            ListTool(),
+            BashTool(),
+            TaskTool(),
+            SkillTool(project_root),
+            TodoWriteTool(),
+        ]
     )
 
 

@@ -94,9 +94,7 @@ def description_for(project_root: Path, home: Path) -> str:
 
 
 class SkillArgs(BaseModel):
-    name: str = Field(
-        description="The name of the skill from available_skills (e.g. 'csv-cleaning')"
-    )
+    name: str = Field(description="The name of the skill from available_skills (e.g. 'csv-cleaning')")
 
 
 class SkillTool(Tool[SkillArgs]):

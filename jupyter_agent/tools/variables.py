@@ -31,9 +31,13 @@ def user_variables(shell: Any) -> dict[str, Any]:
     return {
         name: value
         for name, value in shell.user_ns.items()
-        if not name.startswith("_") and name not in HIDDEN and name not in hidden
+        if not name.startswith("_")
+        and name not in HIDDEN
+        and name not in hidden
         and not isinstance(value, types.ModuleType)
-        and not (isinstance(value, type) or callable(value) and getattr(value, "__module__", "") != "__main__")
+        and not (
+            isinstance(value, type) or (callable(value) and getattr(value, "__module__", "") != "__main__")
+        )
     }
 
 
@@ -64,8 +68,10 @@ def summarize_variable(name: str, value: Any) -> str:
             lines.append(repr(value)[:MAX_REPR])
         else:
             text = repr(value)
-            lines.append(text[:MAX_REPR] + (f"… ({len(text) - MAX_REPR} more chars)" if len(text) > MAX_REPR else ""))
-    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break the tool
+            lines.append(
+                text[:MAX_REPR] + (f"… ({len(text) - MAX_REPR} more chars)" if len(text) > MAX_REPR else "")
+            )
+    except Exception as exc:
         lines.append(f"(could not describe: {type(exc).__name__}: {exc})")
     return "\n".join(lines)
 
@@ -94,4 +100,6 @@ class VariablesTool(Tool[VariablesArgs]):
             return ToolResult(output="No user variables yet.", title="0 variables")
         rows = [f"{n}\t{type(v).__name__}\t{_size(v)}" for n, v in sorted(found.items())[:MAX_ROWS]]
         more = f"\n… {len(found) - MAX_ROWS} more" if len(found) > MAX_ROWS else ""
-        return ToolResult(output="name\ttype\tsize\n" + "\n".join(rows) + more, title=f"{len(found)} variables")
+        return ToolResult(
+            output="name\ttype\tsize\n" + "\n".join(rows) + more, title=f"{len(found)} variables"
+        )

@@ -69,17 +69,25 @@ def part_view(part: AnyPart) -> UIMessage | None:
         return {**base, "text": part.text}
     if isinstance(part, ToolPart):
         state = part.state
-        view = {**base, "tool": part.tool, "status": state.status,
-                "input": input_summary(part.tool, state.input)}
+        view = {
+            **base,
+            "tool": part.tool,
+            "status": state.status,
+            "input": input_summary(part.tool, state.input),
+        }
         if isinstance(state, ToolStateRunning):
             view["title"] = state.title or ""
             live = state.metadata.get("output")
             if isinstance(live, str):
                 view["output"] = _cap(live)
         elif isinstance(state, ToolStateCompleted):
-            view.update(title=state.title, output=_cap(state.output),
-                        attachments=[{"mime": a.mime, "url": a.url} for a in state.attachments
-                                     if a.mime.startswith("image/")])
+            view.update(
+                title=state.title,
+                output=_cap(state.output),
+                attachments=[
+                    {"mime": a.mime, "url": a.url} for a in state.attachments if a.mime.startswith("image/")
+                ],
+            )
         elif isinstance(state, ToolStateError):
             view.update(error=state.error, interrupted=bool(state.metadata.get("interrupted")))
         return view
@@ -115,25 +123,41 @@ class Renderer:
                 return [{"kind": "delta", "id": part.id, "text": event.delta}]
             if isinstance(part, (TextPart, ReasoningPart)) and part.id in self._shown and not event.delta:
                 return []  # a final write of text already streamed
-            if isinstance(part, ToolPart) and self._shown.get(part.id) == key and part.state.status != "running":
+            if (
+                isinstance(part, ToolPart)
+                and self._shown.get(part.id) == key
+                and part.state.status != "running"
+            ):
                 return []
             self._shown[part.id] = key
             return [{"kind": "part", "part": view}]
         if isinstance(event, MessageUpdated):
             info = event.message
-            view: UIMessage = {"id": info.id, "role": info.role, "agent": info.agent}
+            shown: UIMessage = {"id": info.id, "role": info.role, "agent": info.agent}
             if isinstance(info, AssistantMessage):
-                view.update(summary=info.summary, finish=info.finish,
-                            error=info.error.message if info.error else None,
-                            error_name=info.error.name if info.error else None)
-            return [{"kind": "message", "message": view}]
+                shown.update(
+                    summary=info.summary,
+                    finish=info.finish,
+                    error=info.error.message if info.error else None,
+                    error_name=info.error.name if info.error else None,
+                )
+            return [{"kind": "message", "message": shown}]
         if isinstance(event, (PartRemoved, MessageRemoved)):
             target = event.part_id if isinstance(event, PartRemoved) else event.message_id
             return [{"kind": "removed", "id": target}]
         if isinstance(event, PermissionAsked):
             r = event.request
-            return [{"kind": "permission", "request": {"id": r.id, "permission": r.permission,
-                                                         "patterns": r.patterns, "title": r.title}}]
+            return [
+                {
+                    "kind": "permission",
+                    "request": {
+                        "id": r.id,
+                        "permission": r.permission,
+                        "patterns": r.patterns,
+                        "title": r.title,
+                    },
+                }
+            ]
         if isinstance(event, PermissionReplied):
             return [{"kind": "permission_done", "id": event.request_id, "reply": event.reply}]
         if isinstance(event, SessionCompacted):
@@ -146,7 +170,9 @@ class Renderer:
 class DeltaBuffer:
     """Coalesces deltas per part; everything else flushes pending deltas first (keeps order)."""
 
-    def __init__(self, send: Callable[[UIMessage], None], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, send: Callable[[UIMessage], None], clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._send = send
         self._clock = clock
         self._pending: dict[str, list[str]] = {}

@@ -26,7 +26,7 @@ STATIC = Path(__file__).parent / "static"
 def _session_of(event: AnyEvent) -> str | None:
     for attr in ("session_id",):
         if hasattr(event, attr):
-            return getattr(event, attr)  # type: ignore[no-any-return]
+            return str(getattr(event, attr))
     for holder in ("part", "message", "request", "session"):
         obj = getattr(event, holder, None)
         if obj is not None:
@@ -44,7 +44,7 @@ def _message_of(event: AnyEvent) -> str | None:
     return getattr(event, "message_id", None)
 
 
-class AgentWidget(anywidget.AnyWidget):  # type: ignore[misc]
+class AgentWidget(anywidget.AnyWidget):
     """Shows one session's new activity; ``since_id`` hides what earlier cells showed."""
 
     _esm = (STATIC / "widget.js").read_text(encoding="utf-8")

@@ -14,9 +14,7 @@ from jupyter_agent.storage.sqlite_store import SqliteStore
 
 
 @pytest.fixture
-def make_runtime(
-    tmp_path: Path, scripted_server: Any, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Any]:
+def make_runtime(tmp_path: Path, scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     made: list[Runtime] = []
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
 

@@ -20,8 +20,14 @@ from jupyter_agent.core.messages import AssistantMessage, CompactionPart
 
 def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    return subprocess.run([sys.executable, "-m", "jupyter_agent.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "jupyter_agent.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_bash_output_is_truncated_with_saved_file(tmp_path: Path, scripted_server: Any) -> None:
@@ -29,9 +35,11 @@ def test_bash_output_is_truncated_with_saved_file(tmp_path: Path, scripted_serve
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "seq 1 5000"}))]),
         Reply(text="Counted."),
     )
-    result = _cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "count"], tmp_path)
+    result = _cli(
+        ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "count"], tmp_path
+    )
     assert result.returncode == 0, result.stderr
-    seen = [m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool"][0]["content"]
+    seen = next(m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool")["content"]
     assert seen.startswith("...3001 lines truncated...")
     path = seen.split("Full output saved to: ")[1].split("\n")[0]
     assert Path(path).is_file() and Path(path).read_text().split("\n")[0] == "1"
@@ -47,7 +55,9 @@ def test_overflow_triggers_compaction_then_summary_leads(tmp_path: Path, scripte
         Reply(text=summary),
         Reply(text="continuing after the summary"),
     )
-    result = _cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "analyse"], tmp_path)
+    result = _cli(
+        ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "analyse"], tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert len(scripted_server.requests) == 3
     compaction_request = scripted_server.requests[1]["body"]
@@ -77,13 +87,22 @@ def _big_file(path: Path, seed: int) -> int:
     return count_tokens(text)
 
 
-async def test_prune_clears_oldest_outputs_and_keeps_pairs(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
+async def test_prune_clears_oldest_outputs_and_keeps_pairs(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path
+) -> None:
     sizes = [_big_file(tmp_path / f"data{i}.txt", i) for i in range(7)]
     assert sum(sizes) > 60_000
-    reads = [Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": f"data{i}.txt"}), id=f"call_r{i}")])
-             for i in range(7)]
-    scripted_server.queue(*reads, Reply(text="read them all"), Reply(text="turn two"), Reply(text="turn three"),
-                          Reply(text="turn four"))
+    reads = [
+        Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": f"data{i}.txt"}), id=f"call_r{i}")])
+        for i in range(7)
+    ]
+    scripted_server.queue(
+        *reads,
+        Reply(text="read them all"),
+        Reply(text="turn two"),
+        Reply(text="turn three"),
+        Reply(text="turn four"),
+    )
     runtime = make_runtime()
     sid = await runtime.prompt("read the data files")
     await runtime.prompt("what next?", session_id=sid)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -32,7 +33,9 @@ def _tool_results(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
-async def test_three_step_tool_loop_ends_in_text(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
+async def test_three_step_tool_loop_ends_in_text(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path
+) -> None:
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "a.txt", "content": "hello\n"}))]),
         Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": "a.txt"}))]),
@@ -132,7 +135,9 @@ async def test_unknown_tool_is_reported_to_the_model(make_runtime: Any, scripted
     assert "read" in tool.state.error  # lists what is available
 
 
-async def test_doom_loop_asks_and_headless_rejects(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
+async def test_doom_loop_asks_and_headless_rejects(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path
+) -> None:
     (tmp_path / "x.txt").write_text("x")
     same = json.dumps({"filePath": "x.txt"})
     scripted_server.queue(
@@ -146,7 +151,9 @@ async def test_doom_loop_asks_and_headless_rejects(make_runtime: Any, scripted_s
     assert tools[2].state.status == "error" and "doom_loop" in tools[2].state.error
 
 
-async def test_doom_loop_interactive_once_continues(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
+async def test_doom_loop_interactive_once_continues(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path
+) -> None:
     (tmp_path / "x.txt").write_text("x")
     same = json.dumps({"filePath": "x.txt"})
     scripted_server.queue(
@@ -175,18 +182,18 @@ async def test_stop_during_running_tool(make_runtime: Any, scripted_server: Any)
     for _ in range(200):
         await asyncio.sleep(0.05)
         running = [
-            e for e in events_of(runtime, "part.updated")
-            if isinstance(e.part, ToolPart) and e.part.state.status == "running"
+            e
+            for e in events_of(runtime, "part.updated")
+            if isinstance(e.part, ToolPart)
+            and e.part.state.status == "running"
             and "started" in str(e.part.state.metadata.get("output", ""))
         ]
         if running:
             break
     stopped_at = time.monotonic()
     runtime.stop()
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await task
-    except asyncio.CancelledError:
-        pass
     assert time.monotonic() - stopped_at < 5
     sid = runtime.sessions()[0].id
     tool = _parts(runtime, sid, ToolPart)[0]

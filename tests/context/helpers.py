@@ -43,9 +43,17 @@ def assistant(parent: MessageWithParts, *parts: Any, **info: Any) -> MessageWith
 
 def tool(name: str = "read", output: str = "x", compacted: int | None = None, **input: Any) -> ToolPart:
     return ToolPart(
-        id=ids.ascending("prt"), session_id=SID, message_id="", call_id=ids.ascending("call"), tool=name,
-        state=ToolStateCompleted(input=input, output=output, title=name,
-                                 time=ToolTimeCompleted(start=1, end=2, compacted=compacted)),
+        id=ids.ascending("prt"),
+        session_id=SID,
+        message_id="",
+        call_id=ids.ascending("call"),
+        tool=name,
+        state=ToolStateCompleted(
+            input=input,
+            output=output,
+            title=name,
+            time=ToolTimeCompleted(start=1, end=2, compacted=compacted),
+        ),
     )
 
 

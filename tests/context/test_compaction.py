@@ -33,7 +33,11 @@ def compaction(tail: str | None = None) -> MessageWithParts:
     mid = ids.ascending("msg")
     return MessageWithParts(
         info=UserMessage(id=mid, session_id=SID),
-        parts=[CompactionPart(id=ids.ascending("prt"), session_id=SID, message_id=mid, auto=True, tail_start_id=tail)],
+        parts=[
+            CompactionPart(
+                id=ids.ascending("prt"), session_id=SID, message_id=mid, auto=True, tail_start_id=tail
+            )
+        ],
     )
 
 
@@ -93,8 +97,16 @@ def test_request_strips_media_caps_outputs_and_hides_old_summaries() -> None:
     t = t.model_copy(update={"state": t.state.model_copy(update={"attachments": [png]})})
     a = assistant(u, t)
     file_user = user("see attached")
-    file_user.parts.append(FilePart(id=ids.ascending("prt"), session_id=SID, message_id=file_user.info.id,
-                                    mime="image/png", url="data:image/png;base64,AAAA", filename="shot.png"))
+    file_user.parts.append(
+        FilePart(
+            id=ids.ascending("prt"),
+            session_id=SID,
+            message_id=file_user.info.id,
+            mime="image/png",
+            url="data:image/png;base64,AAAA",
+            filename="shot.png",
+        )
+    )
     old_c = compaction()
     old_s = assistant(old_c, "old summary", summary=True)
     messages = build_compaction_request([old_c, old_s, u, a, file_user], None)

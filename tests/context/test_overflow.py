@@ -32,7 +32,9 @@ def test_overflow_disabled() -> None:
 
 def test_gauge_text_and_no_limit() -> None:
     u = user()
-    a = assistant(u, "x", tokens=Tokens(input=40_000, output=5_000, reasoning=678, cache=CacheTokens(read=0, write=0)))
+    a = assistant(
+        u, "x", tokens=Tokens(input=40_000, output=5_000, reasoning=678, cache=CacheTokens(read=0, write=0))
+    )
     later = assistant(u, "", tokens=Tokens(input=99, output=0))  # no output: ignored
     g = gauge([u, a, later], 200_000)
     assert g.tokens == 45_678 and g.percent == 23 and g.text == "45,678 tokens · 23% used"

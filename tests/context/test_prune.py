@@ -62,7 +62,7 @@ def test_stops_at_already_pruned_part() -> None:
     older = _turn(50_000)
     u = user()
     first = assistant(u, tool(output="x" * 50_000, compacted=5))
-    history = older + [u, first] + _turn(50_000, 50_000) + _turn(10) + _turn(10)
+    history = [*older, u, first, *_turn(50000, 50000), *_turn(10), *_turn(10)]
     ids = select_prune(history, Counter())
     assert len(ids) == 2  # the scan stops at the pruned part: nothing older is revisited
     assert first.parts[0].id not in ids and older[1].parts[0].id not in ids
@@ -72,5 +72,5 @@ def test_stops_at_summary() -> None:
     u = user()
     summary = assistant(u, "summary text", summary=True)
     before = _turn(90_000)
-    history = before + [u, summary] + _turn(50_000) + _turn(10) + _turn(10)
+    history = [*before, u, summary, *_turn(50000), *_turn(10), *_turn(10)]
     assert before[1].parts[0].id not in select_prune(history, Counter())

@@ -14,10 +14,18 @@ from jupyter_agent.context.system import (
 
 
 def test_environment_block_has_notebook() -> None:
-    block = environment_block(model="anthropic/claude-x", cwd="/p/nb", root="/p", is_git=True,
-                              platform="linux", date="Sun Nov 22 2026",
-                              notebook=NotebookInfo(path="/p/nb/a.ipynb", kernel="python 3.11.7", cells=12))
-    assert block.startswith("You are powered by the model named claude-x. The exact model ID is anthropic/claude-x")
+    block = environment_block(
+        model="anthropic/claude-x",
+        cwd="/p/nb",
+        root="/p",
+        is_git=True,
+        platform="linux",
+        date="Sun Nov 22 2026",
+        notebook=NotebookInfo(path="/p/nb/a.ipynb", kernel="python 3.11.7", cells=12),
+    )
+    assert block.startswith(
+        "You are powered by the model named claude-x. The exact model ID is anthropic/claude-x"
+    )
     assert "  Is directory a git repo: yes" in block and "  Cells: 12" in block
     assert block.index("</env>") < block.index("<notebook>")
 
@@ -35,9 +43,15 @@ def test_instruction_files_nearest_first_then_config(tmp_path: Path) -> None:
     (root / "docs").mkdir()
     (root / "docs" / "style.md").write_text("style")
     found = find_instruction_files(start_dir=deep, root=root, home=home, config_instructions=["docs/*.md"])
-    assert found == [home / ".claude" / "CLAUDE.md", root / "a" / "AGENTS.md", root / "AGENTS.md",
-                     root / "docs" / "style.md"]
-    skipped = find_instruction_files(start_dir=deep, root=root, home=home, skip_global=True, skip_project=True)
+    assert found == [
+        home / ".claude" / "CLAUDE.md",
+        root / "a" / "AGENTS.md",
+        root / "AGENTS.md",
+        root / "docs" / "style.md",
+    ]
+    skipped = find_instruction_files(
+        start_dir=deep, root=root, home=home, skip_global=True, skip_project=True
+    )
     assert skipped == []
 
 

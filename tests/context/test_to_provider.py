@@ -37,10 +37,22 @@ def _convert(history, **kw):  # type: ignore[no-untyped-def]
 def test_calls_and_results_pair_up_including_pruned_and_interrupted() -> None:
     u = user("go")
     pruned = tool(output="secret data", compacted=123, filePath="a")
-    running = ToolPart(id=ids.ascending("prt"), session_id=SID, message_id="", call_id="c_run", tool="bash",
-                       state=ToolStateRunning(input={"command": "sleep"}))
-    failed = ToolPart(id=ids.ascending("prt"), session_id=SID, message_id="", call_id="c_err", tool="read",
-                      state=ToolStateError(input={}, error="File not found", time=ToolTimeError(start=1)))
+    running = ToolPart(
+        id=ids.ascending("prt"),
+        session_id=SID,
+        message_id="",
+        call_id="c_run",
+        tool="bash",
+        state=ToolStateRunning(input={"command": "sleep"}),
+    )
+    failed = ToolPart(
+        id=ids.ascending("prt"),
+        session_id=SID,
+        message_id="",
+        call_id="c_err",
+        tool="read",
+        state=ToolStateError(input={}, error="File not found", time=ToolTimeError(start=1)),
+    )
     a = assistant(u, "working", pruned, running, failed, finish="tool-calls")
     out = _convert([u, a])
     assert out[0] == {"role": "user", "content": "go"}
@@ -54,9 +66,13 @@ def test_calls_and_results_pair_up_including_pruned_and_interrupted() -> None:
 
 def test_skips_empty_ignored_and_failed_messages() -> None:
     u = user("q")
-    u.parts.append(TextPart(id=ids.ascending("prt"), session_id=SID, message_id=u.info.id, text="hidden", ignored=True))
+    u.parts.append(
+        TextPart(id=ids.ascending("prt"), session_id=SID, message_id=u.info.id, text="hidden", ignored=True)
+    )
     only_start = assistant(u)
-    only_start.parts.append(StepStartPart(id=ids.ascending("prt"), session_id=SID, message_id=only_start.info.id))
+    only_start.parts.append(
+        StepStartPart(id=ids.ascending("prt"), session_id=SID, message_id=only_start.info.id)
+    )
     errored = assistant(u, "half", error=MessageError(name="api", message="500"))
     aborted = assistant(u, "partial answer", error=MessageError(name="aborted", message="stop"))
     aborted_empty = assistant(u, "", error=MessageError(name="aborted", message="stop"))
@@ -73,7 +89,9 @@ def test_tool_images_move_to_a_user_message_or_stay_inline() -> None:
     assert moved[2]["role"] == "tool" and moved[2]["content"] == "done"
     assert moved[3]["role"] == "user" and moved[3]["content"][0]["text"] == ATTACHED_FROM_TOOL
     assert moved[3]["content"][1]["image_url"]["url"] == PNG.url
-    inline = _convert([u, a], model="anthropic/claude-x", supports_vision=True, supports_media_in_tool_results=True)
+    inline = _convert(
+        [u, a], model="anthropic/claude-x", supports_vision=True, supports_media_in_tool_results=True
+    )
     assert inline[2]["content"][1]["type"] == "image_url" and len(inline) == 3
     blind = _convert([u, a], supports_vision=False)
     assert NO_VISION in blind[2]["content"] and len(blind) == 3
@@ -88,9 +106,14 @@ def test_claude_ids_are_sanitised() -> None:
 
 
 def test_caching_only_for_anthropic_family() -> None:
-    msgs = [{"role": "system", "content": "s1"}, {"role": "system", "content": "s2"},
-            {"role": "system", "content": "s3"}, {"role": "user", "content": "u1"},
-            {"role": "assistant", "content": [{"type": "text", "text": "a"}]}, {"role": "user", "content": "u2"}]
+    msgs = [
+        {"role": "system", "content": "s1"},
+        {"role": "system", "content": "s2"},
+        {"role": "system", "content": "s3"},
+        {"role": "user", "content": "u1"},
+        {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
+        {"role": "user", "content": "u2"},
+    ]
     assert apply_caching(msgs, "openai/gpt-5") == msgs
     cached = apply_caching(msgs, "anthropic/claude-sonnet-4-5")
     marked = [i for i, m in enumerate(cached) if "cache_control" in json.dumps(m)]

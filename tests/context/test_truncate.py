@@ -23,7 +23,10 @@ def test_head_by_lines() -> None:
     result = truncate_output(text, save=save)
     head, _, rest = result.content.partition("\n\n...")
     assert head.split("\n") == [str(i) for i in range(1, 2001)]
-    assert rest.startswith("3000 lines truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: /tmp/tool_x\n")
+    assert rest.startswith(
+        "3000 lines truncated...\n\nThe tool call succeeded but the output was truncated. "
+        "Full output saved to: /tmp/tool_x\n"
+    )
     assert result.content.endswith(HINT_PLAIN) and saved[-1] == text
 
 

@@ -8,10 +8,10 @@ from jupyter_agent.core.messages import (
     MessageAdapter,
     MessageError,
     PartAdapter,
+    Tokens,
     ToolPart,
     ToolStateCompleted,
     ToolTimeCompleted,
-    Tokens,
     UserMessage,
 )
 

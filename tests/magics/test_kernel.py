@@ -48,20 +48,29 @@ def _widget_traffic(kernel: Kernel) -> list[dict[str, Any]]:
 
 
 def _wait_idle(kernel: Kernel, timeout: float = 60) -> None:
-    kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
-                    and m["content"].get("data", {}).get("content", {}).get("state") == "idle", timeout)
+    kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("state") == "idle"
+        ),
+        timeout,
+    )
 
 
-def test_blocking_prompt_streams_and_persists(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
-    scripted_server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": "total = 6 * 7\ntotal"}))]),
-                          Reply(text="The **total** is 42."))
+def test_blocking_prompt_streams_and_persists(
+    start_kernel: Any, scripted_server: Any, tmp_path: Path
+) -> None:
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("python", json.dumps({"code": "total = 6 * 7\ntotal"}))]),
+        Reply(text="The **total** is 42."),
+    )
     kernel = start_kernel()
     result = kernel.execute("%agent --wait compute the total")
     assert result.status == "ok", result.error
     texts = "".join(m.get("text", "") for m in _widget_traffic(kernel) if m.get("kind") == "delta")
     assert "The **total** is 42." in texts
     assert kernel.execute("print(total)").stdout.strip() == "42"  # the agent's variable is the user's
-    tool_result = [m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool"][0]
+    tool_result = next(m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool")
     assert "Out: 42" in tool_result["content"]
     db = tmp_path / ".jupyter-agent" / "sessions.db"
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM message").fetchone()[0] == 3
@@ -98,8 +107,12 @@ def test_stop_over_the_comm_cancels(start_kernel: Any, scripted_server: Any) -> 
     scripted_server.queue(Reply(text="slow " * 400, chunk_size=5, delay_per_chunk=0.05))
     kernel = start_kernel(frontend=True)
     kernel.execute("%agent go slowly")
-    first = kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
-                            and m["content"].get("data", {}).get("content", {}).get("kind") == "delta")
+    first = kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("kind") == "delta"
+        )
+    )
     stopped_at = time.monotonic()
     kernel.comm_send(first["content"]["comm_id"], {"type": "stop"})
     _wait_idle(kernel, timeout=20)
@@ -111,29 +124,41 @@ def test_stop_over_the_comm_cancels(start_kernel: Any, scripted_server: Any) -> 
 
 def test_approval_over_the_comm_unblocks(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
     (tmp_path / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
-    scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo approved-run"}))]),
-                          Reply(text="ran it"))
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo approved-run"}))]),
+        Reply(text="ran it"),
+    )
     kernel = start_kernel(frontend=True)
     kernel.execute("%agent run the command")
-    asked = kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
-                            and m["content"].get("data", {}).get("content", {}).get("kind") == "permission")
+    asked = kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("kind") == "permission"
+        )
+    )
     request = asked["content"]["data"]["content"]["request"]
     assert request["permission"] == "bash"
-    kernel.comm_send(asked["content"]["comm_id"], {"type": "approve", "request_id": request["id"], "reply": "once"})
+    kernel.comm_send(
+        asked["content"]["comm_id"], {"type": "approve", "request_id": request["id"], "reply": "once"}
+    )
     _wait_idle(kernel)
-    tool = [m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool"][0]
+    tool = next(m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool")
     assert "approved-run" in tool["content"]
 
 
 def test_matplotlib_png_reaches_the_next_request(start_kernel: Any, scripted_server: Any) -> None:
     code = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
-    scripted_server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]), Reply(text="plotted"))
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]), Reply(text="plotted")
+    )
     kernel = start_kernel(model="openai/gpt-4o")
     assert kernel.execute("%agent --wait plot it").status == "ok"
     messages = scripted_server.requests[1]["body"]["messages"]
     tool_index = next(i for i, m in enumerate(messages) if m["role"] == "tool")
     attached = messages[tool_index + 1]
-    assert attached["role"] == "user" and attached["content"][0]["text"] == "Attached image(s) from tool result:"
+    assert (
+        attached["role"] == "user" and attached["content"][0]["text"] == "Attached image(s) from tool result:"
+    )
     assert attached["content"][1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
 
 
@@ -141,8 +166,12 @@ def test_resume_after_restart_shows_interrupted_tool(start_kernel: Any, scripted
     scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "sleep 60"}))]))
     kernel = start_kernel(frontend=True)
     kernel.execute("%agent wait a minute")
-    kernel.wait_for(lambda m: m["msg_type"] == "comm_msg"
-                    and m["content"].get("data", {}).get("content", {}).get("part", {}).get("status") == "running")
+    kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("part", {}).get("status") == "running"
+        )
+    )
     kernel.kill()
     kernel.restart()
     scripted_server.queue(Reply(text="resumed"))
@@ -153,5 +182,5 @@ def test_resume_after_restart_shows_interrupted_tool(start_kernel: Any, scripted
     assert len(scripted_server.requests) == 2, (again.stdout, again.stderr, notices)
     messages = scripted_server.requests[-1]["body"]["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"][:2] == ["wait a minute", "what happened?"]
-    tool = [m for m in messages if m["role"] == "tool"][0]
+    tool = next(m for m in messages if m["role"] == "tool")
     assert tool["content"] == "[Tool execution was interrupted]"

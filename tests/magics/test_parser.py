@@ -10,8 +10,9 @@ from jupyter_agent.magics.transform import protect_agent_lines
 
 def test_options_then_prompt_kept_as_typed() -> None:
     cmd = parse('--model openai/x --agent plan --new --wait plot "revenue" by month --not-an-option')
-    assert cmd == PromptCommand(prompt='plot "revenue" by month --not-an-option', model="openai/x",
-                                agent="plan", new=True, wait=True)
+    assert cmd == PromptCommand(
+        prompt='plot "revenue" by month --not-an-option', model="openai/x", agent="plan", new=True, wait=True
+    )
     assert parse("--session ses_1 hi").session == "ses_1"  # type: ignore[union-attr]
 
 
@@ -36,11 +37,16 @@ def test_usage_errors_show_usage(line: str) -> None:
 
 def test_mentions() -> None:
     found = parse_mentions("@explore look at @df, @cell:3, @cell:a1b2 and @file:data/x.csv. mail a@b.com")
-    assert [(m.kind, m.value) for m in found] == [("var", "df"), ("cell", "3"), ("cell", "a1b2"),
-                                                   ("file", "data/x.csv")]
+    assert [(m.kind, m.value) for m in found] == [
+        ("var", "df"),
+        ("cell", "3"),
+        ("cell", "a1b2"),
+        ("file", "data/x.csv"),
+    ]
 
 
 def test_question_marks_do_not_trigger_ipython_help() -> None:
     assert protect_agent_lines(["%agent why did it fail?\n"]) == [
-        "get_ipython().run_line_magic('agent', 'why did it fail?')\n"]
+        "get_ipython().run_line_magic('agent', 'why did it fail?')\n"
+    ]
     assert protect_agent_lines(["%%agent\n", "x?\n"]) == ["%%agent\n", "x?\n"]

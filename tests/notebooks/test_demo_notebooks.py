@@ -20,12 +20,17 @@ pytestmark = pytest.mark.kernel
 def _run(path: Path, cwd: Path, server: Any, extra_cells: list[str]) -> Any:
     nb = nbformat.read(path, as_version=4)
     nb.cells += [nbformat.v4.new_code_cell(src) for src in extra_cells]
-    env = {"JUPYTER_AGENT_MODEL": server.model, "JUPYTER_AGENT_API_BASE": server.base_url,
-           "JUPYTER_AGENT_API_KEY": "sk-test"}
+    env = {
+        "JUPYTER_AGENT_MODEL": server.model,
+        "JUPYTER_AGENT_API_BASE": server.base_url,
+        "JUPYTER_AGENT_API_KEY": "sk-test",
+    }
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+        NotebookClient(
+            nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+        ).execute()
     finally:
         for k, v in old.items():
             if v is None:
@@ -36,7 +41,10 @@ def _run(path: Path, cwd: Path, server: Any, extra_cells: list[str]) -> Any:
 
 
 def test_quickstart_runs_top_to_bottom(tmp_path: Path, scripted_server: Any) -> None:
-    plot = "import matplotlib.pyplot as plt\nax = sales.plot(x='month', y='revenue')\nsales.loc[sales.revenue.idxmax(), 'month']"
+    plot = (
+        "import matplotlib.pyplot as plt\nax = sales.plot(x='month', y='revenue')\n"
+        "sales.loc[sales.revenue.idxmax(), 'month']"
+    )
     rolling = "sales['revenue_3m'] = sales['revenue'].rolling(3).mean()\nsales.tail(3)"
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("python", json.dumps({"code": plot}))]),
@@ -46,15 +54,24 @@ def test_quickstart_runs_top_to_bottom(tmp_path: Path, scripted_server: Any) -> 
         Reply(text="## Goal\nExplore sales\n## Progress\n### Done\n- plotted revenue"),
     )
     shutil.copy(ROOT / "notebooks" / "quickstart.ipynb", tmp_path / "quickstart.ipynb")
-    nb = _run(tmp_path / "quickstart.ipynb", tmp_path, scripted_server,
-              ["assert 'revenue_3m' in sales.columns\nprint('checked')"])
+    nb = _run(
+        tmp_path / "quickstart.ipynb",
+        tmp_path,
+        scripted_server,
+        ["assert 'revenue_3m' in sales.columns\nprint('checked')"],
+    )
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []
-    texts = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
-                    if o.output_type == "stream")
+    texts = "".join(
+        o.get("text", "")
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream"
+    )
     assert "Compacted:" in texts and "checked" in texts
     first_request = json.dumps(scripted_server.requests[0]["body"]["messages"])
-    assert "<mention ref=\\\"@sales\\\">" in first_request and "revenue" in first_request
+    assert '<mention ref=\\"@sales\\">' in first_request and "revenue" in first_request
     assert (tmp_path / ".jupyter-agent" / "sessions.db").exists()
 
 

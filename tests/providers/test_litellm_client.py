@@ -16,13 +16,27 @@ from jupyter_agent.providers.models import provider_family, resolve_limits
 
 async def _collect(server: Any, **kw: Any) -> list[Any]:
     client = LiteLLMClient()
-    return [e async for e in client.stream(model=server.model, messages=[{"role": "user", "content": "hi"}],
-                                           api_base=server.base_url, api_key="sk-test", **kw)]
+    return [
+        e
+        async for e in client.stream(
+            model=server.model,
+            messages=[{"role": "user", "content": "hi"}],
+            api_base=server.base_url,
+            api_key="sk-test",
+            **kw,
+        )
+    ]
 
 
 async def test_events_and_usage(scripted_server: Any) -> None:
-    scripted_server.queue(Reply(reasoning="think", text="hello world", tool_calls=[ToolCall("read", '{"filePath": "a.py"}', id="c1")],
-                                usage=Usage(prompt_tokens=1000, completion_tokens=300, reasoning_tokens=50, cached_tokens=200)))
+    scripted_server.queue(
+        Reply(
+            reasoning="think",
+            text="hello world",
+            tool_calls=[ToolCall("read", '{"filePath": "a.py"}', id="c1")],
+            usage=Usage(prompt_tokens=1000, completion_tokens=300, reasoning_tokens=50, cached_tokens=200),
+        )
+    )
     events = await _collect(scripted_server)
     kinds = [e.type for e in events]
     assert kinds[0] == "reasoning-start" and "reasoning-end" in kinds and "text-start" in kinds
@@ -57,13 +71,20 @@ async def test_disconnect_is_incomplete_and_retry_restarts(scripted_server: Any)
     retries: list[int] = []
     client = LiteLLMClient()
     start = time.monotonic()
-    events = [e async for e in client.stream_with_retry(
-        model=scripted_server.model, messages=[{"role": "user", "content": "x"}], api_base=scripted_server.base_url,
-        api_key="k", on_retry=lambda attempt, err, ms: retries.append(ms))]
+    events = [
+        e
+        async for e in client.stream_with_retry(
+            model=scripted_server.model,
+            messages=[{"role": "user", "content": "x"}],
+            api_base=scripted_server.base_url,
+            api_key="k",
+            on_retry=lambda attempt, err, ms: retries.append(ms),
+        )
+    ]
     assert retries == [2000] and time.monotonic() - start >= 1.9
     restart = [i for i, e in enumerate(events) if e.type == "attempt-restart"]
     assert len(restart) == 1
-    assert "".join(e.delta for e in events[restart[0]:] if e.type == "text-delta") == "whole"
+    assert "".join(e.delta for e in events[restart[0] :] if e.type == "text-delta") == "whole"
 
 
 async def test_abort_stops_a_slow_stream(scripted_server: Any) -> None:
@@ -72,8 +93,13 @@ async def test_abort_stops_a_slow_stream(scripted_server: Any) -> None:
     client = LiteLLMClient()
 
     async def consume() -> None:
-        async for _ in client.stream(model=scripted_server.model, messages=[{"role": "user", "content": "x"}],
-                                     api_base=scripted_server.base_url, api_key="k", abort=abort):
+        async for _ in client.stream(
+            model=scripted_server.model,
+            messages=[{"role": "user", "content": "x"}],
+            api_base=scripted_server.base_url,
+            api_key="k",
+            abort=abort,
+        ):
             pass
 
     task = asyncio.create_task(consume())

@@ -24,7 +24,9 @@ def _parts(db: Path) -> dict[str, str]:
 
 def test_sigkill_mid_stream_keeps_completed_parts(tmp_path: Path) -> None:
     db = SqliteStore.for_directory(tmp_path).path
-    proc = subprocess.Popen([sys.executable, WRITER, str(db), "100000", "stream"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, WRITER, str(db), "100000", "stream"], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None
     finished: list[str] = []
     deadline = time.monotonic() + 60
@@ -49,12 +51,16 @@ def test_sigkill_mid_stream_keeps_completed_parts(tmp_path: Path) -> None:
 def test_two_writer_processes_lose_nothing(tmp_path: Path) -> None:
     db = SqliteStore.for_directory(tmp_path).path
     procs = [
-        subprocess.Popen([sys.executable, WRITER, str(db), "1000", "final"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, WRITER, str(db), "1000", "final"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
     outputs = [p.communicate(timeout=240) for p in procs]
-    for proc, (_, err) in zip(procs, outputs):
+    for proc, (_, err) in zip(procs, outputs, strict=False):
         assert proc.returncode == 0, err
         assert "locked" not in err
     ids = [line for out, _ in outputs for line in out.split()]

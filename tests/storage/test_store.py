@@ -44,16 +44,47 @@ def _every_part(sid: str, mid: str) -> list[object]:
         TextPart(id="prt_01", **common, text="hello", synthetic=True),
         ReasoningPart(id="prt_02", **common, text="thinking"),
         FilePart(id="prt_03", **common, mime="image/png", url="data:image/png;base64,AA==", filename="p.png"),
-        ToolPart(id="prt_04", **common, call_id="c1", tool="bash", state=ToolStatePending(input={"a": 1}, raw='{"a":1}')),
-        ToolPart(id="prt_05", **common, call_id="c2", tool="bash", state=ToolStateRunning(input={"command": "ls"}, title="ls", metadata={"output": "x"})),
-        ToolPart(id="prt_06", **common, call_id="c3", tool="read", state=ToolStateCompleted(
-            input={"filePath": "a"}, output="out", title="a", metadata={"k": [1, 2]},
-            attachments=[Attachment(mime="image/png", url="data:image/png;base64,AA==")],
-            time=ToolTimeCompleted(start=1, end=2, compacted=3))),
-        ToolPart(id="prt_07", **common, call_id="c4", tool="edit", state=ToolStateError(
-            input={}, error="boom", metadata={"interrupted": True}, time=ToolTimeError(start=1, end=2))),
+        ToolPart(
+            id="prt_04",
+            **common,
+            call_id="c1",
+            tool="bash",
+            state=ToolStatePending(input={"a": 1}, raw='{"a":1}'),
+        ),
+        ToolPart(
+            id="prt_05",
+            **common,
+            call_id="c2",
+            tool="bash",
+            state=ToolStateRunning(input={"command": "ls"}, title="ls", metadata={"output": "x"}),
+        ),
+        ToolPart(
+            id="prt_06",
+            **common,
+            call_id="c3",
+            tool="read",
+            state=ToolStateCompleted(
+                input={"filePath": "a"},
+                output="out",
+                title="a",
+                metadata={"k": [1, 2]},
+                attachments=[Attachment(mime="image/png", url="data:image/png;base64,AA==")],
+                time=ToolTimeCompleted(start=1, end=2, compacted=3),
+            ),
+        ),
+        ToolPart(
+            id="prt_07",
+            **common,
+            call_id="c4",
+            tool="edit",
+            state=ToolStateError(
+                input={}, error="boom", metadata={"interrupted": True}, time=ToolTimeError(start=1, end=2)
+            ),
+        ),
         StepStartPart(id="prt_08", **common, snapshot="abc"),
-        StepFinishPart(id="prt_09", **common, reason="tool-calls", tokens=Tokens(input=5, output=6), cost=0.25),
+        StepFinishPart(
+            id="prt_09", **common, reason="tool-calls", tokens=Tokens(input=5, output=6), cost=0.25
+        ),
         CompactionPart(id="prt_10", **common, auto=True, overflow=True, tail_start_id="msg_x"),
         SubtaskPart(id="prt_11", **common, prompt="find x", description="find", agent="explore", model="m"),
         RetryPart(id="prt_12", **common, attempt=2, error=RetryError(message="429", status=429), next=99),
@@ -66,8 +97,14 @@ def test_every_shape_round_trips(tmp_path: Path) -> None:
     session = store.create_session(Session(id="ses_1", notebook_path="/n.ipynb", title="t", parent_id=None))
     user = UserMessage(id="msg_1", session_id="ses_1", agent="plan", model="m")
     assistant = AssistantMessage(
-        id="msg_2", session_id="ses_1", parent_id="msg_1", tokens=Tokens(input=1, output=2, reasoning=3),
-        cost=1.5, finish="stop", error=MessageError(name="api", message="x", status=500), summary=True,
+        id="msg_2",
+        session_id="ses_1",
+        parent_id="msg_1",
+        tokens=Tokens(input=1, output=2, reasoning=3),
+        cost=1.5,
+        finish="stop",
+        error=MessageError(name="api", message="x", status=500),
+        summary=True,
     )
     store.update_message(user)
     store.update_message(assistant)
@@ -108,7 +145,7 @@ def test_streaming_writes_are_coalesced(tmp_path: Path) -> None:
     store.create_session(Session(id="ses_1"))
     store.update_message(UserMessage(id="msg_1", session_id="ses_1"))
     part = TextPart(id="prt_1", session_id="ses_1", message_id="msg_1")
-    for i in range(1000):
+    for _i in range(1000):
         part = part.model_copy(update={"text": part.text + "x"})
         store.update_part(part, delta="x", final=False)
     assert store.writes < 50

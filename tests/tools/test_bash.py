@@ -37,9 +37,7 @@ async def wait_dead(pid: int, within: float = 3.0) -> bool:
 
 
 async def test_output_stderr_and_exit_code(call: Call, rec: Recorder) -> None:
-    result = await call(
-        BashTool(), command="echo out; echo err >&2; exit 3", description="Fail on purpose"
-    )
+    result = await call(BashTool(), command="echo out; echo err >&2; exit 3", description="Fail on purpose")
     assert result.output == "out\nerr\n\n\n(exit code 3)"
     assert result.metadata == {"exit": 3, "description": "Fail on purpose"}
     assert result.title == "Fail on purpose" and result.truncate_direction == "tail"
@@ -52,9 +50,7 @@ async def test_success_runs_in_working_dir_with_bash(call: Call, root: Path) -> 
     assert (await call(BashTool(), command="true")).output == "(no output)"
 
 
-async def test_missing_working_dir_is_a_tool_error(
-    call: Call, ctx: ToolContext, root: Path
-) -> None:
+async def test_missing_working_dir_is_a_tool_error(call: Call, ctx: ToolContext, root: Path) -> None:
     ctx.working_dir = root / "gone"
     with pytest.raises(ToolError, match="does not exist"):
         await call(BashTool(), command="true")
@@ -69,15 +65,11 @@ async def test_rejected_command_never_runs(call: Call, root: Path, rec: Recorder
 
 async def test_timeout_kills_the_process_group(call: Call, root: Path) -> None:
     started = time.monotonic()
-    result = await call(
-        BashTool(), command="sleep 30 & echo $! > child.pid; echo begun; wait", timeout=500
-    )
+    result = await call(BashTool(), command="sleep 30 & echo $! > child.pid; echo begun; wait", timeout=500)
     assert time.monotonic() - started < 5
     assert result.output.startswith("begun\n")
     assert result.output.endswith(
-        "<bash_metadata>\n"
-        "bash tool terminated command after exceeding timeout 500 ms\n"
-        "</bash_metadata>"
+        "<bash_metadata>\nbash tool terminated command after exceeding timeout 500 ms\n</bash_metadata>"
     )
     assert await wait_dead(int((root / "child.pid").read_text()))
 
@@ -98,18 +90,12 @@ async def test_abort_event_kills(call: Call, ctx: ToolContext, root: Path) -> No
         stop_soon(), call(BashTool(), command="echo $$ > sh.pid; echo working; sleep 30")
     )
     assert time.monotonic() - started < 5
-    assert (
-        result.output == "working\n\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
-    )
+    assert result.output == "working\n\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
     assert await wait_dead(int((root / "sh.pid").read_text()))
 
 
-async def test_task_cancel_kills_and_reports_partial_output(
-    call: Call, root: Path, rec: Recorder
-) -> None:
-    task = asyncio.ensure_future(
-        call(BashTool(), command="echo $$ > sh.pid; echo partial; sleep 30")
-    )
+async def test_task_cancel_kills_and_reports_partial_output(call: Call, root: Path, rec: Recorder) -> None:
+    task = asyncio.ensure_future(call(BashTool(), command="echo $$ > sh.pid; echo partial; sleep 30"))
     await asyncio.sleep(0.5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

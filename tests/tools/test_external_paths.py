@@ -52,9 +52,7 @@ async def test_symlink_pointing_outside_is_external(
     assert rec.patches == []
 
 
-async def test_rejected_write_outside_writes_nothing(
-    call: Call, rec: Recorder, outside: Path
-) -> None:
+async def test_rejected_write_outside_writes_nothing(call: Call, rec: Recorder, outside: Path) -> None:
     rec.reject.add("external_directory")
     with pytest.raises(PermissionDenied):
         await call(WriteTool(), filePath=str(outside / "sub" / "x.txt"), content="x")

@@ -12,7 +12,13 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.tools.base import ToolContext, ToolError
-from jupyter_agent.tools.notebook import NO_LIVE_EDIT, FileBackend, NotebookEditTool, NotebookReadTool, choose_backend
+from jupyter_agent.tools.notebook import (
+    NO_LIVE_EDIT,
+    FileBackend,
+    NotebookEditTool,
+    NotebookReadTool,
+    choose_backend,
+)
 from jupyter_agent.tools.python import PythonTool
 from jupyter_agent.tools.variables import VariablesTool
 
@@ -28,8 +34,16 @@ def shell() -> Any:
 def kctx(tmp_path: Path, shell: Any, monkeypatch: pytest.MonkeyPatch) -> ToolContext:
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     patches: list[Any] = []
-    ctx = ToolContext(session_id="s", message_id="m", call_id="c", agent="build", project_root=tmp_path,
-                      working_dir=tmp_path, on_patch=patches.extend, extra={"shell": shell})
+    ctx = ToolContext(
+        session_id="s",
+        message_id="m",
+        call_id="c",
+        agent="build",
+        project_root=tmp_path,
+        working_dir=tmp_path,
+        on_patch=patches.extend,
+        extra={"shell": shell},
+    )
     ctx.extra["patches"] = patches
     return ctx
 
@@ -55,7 +69,9 @@ async def test_python_exception_is_a_result(kctx: ToolContext) -> None:
 async def test_python_top_level_await_and_plot(kctx: ToolContext) -> None:
     result = await py(kctx, "import asyncio\nawait asyncio.sleep(0.01)\n'awaited'")
     assert "Out: 'awaited'" in result.output
-    plot = await py(kctx, "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])")
+    plot = await py(
+        kctx, "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])"
+    )
     png = plot.attachments[0]
     assert png.mime == "image/png" and base64.b64decode(png.url.split(",", 1)[1])[:4] == b"\x89PNG"
 
@@ -69,8 +85,14 @@ async def test_python_timeout_keeps_kernel_usable(kctx: ToolContext, shell: Any)
 
 
 async def test_python_without_kernel_says_so(tmp_path: Path) -> None:
-    ctx = ToolContext(session_id="s", message_id="m", call_id="c", agent="build", project_root=tmp_path,
-                      working_dir=tmp_path)
+    ctx = ToolContext(
+        session_id="s",
+        message_id="m",
+        call_id="c",
+        agent="build",
+        project_root=tmp_path,
+        working_dir=tmp_path,
+    )
     with pytest.raises(ToolError, match="IPython kernel"):
         await py(ctx, "1")
 
@@ -79,7 +101,9 @@ async def test_variables_list_and_describe(kctx: ToolContext, shell: Any) -> Non
     import numpy as np
     import pandas as pd
 
-    shell.user_ns.update(df=pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]}), arr=np.arange(10), _private=1)
+    shell.user_ns.update(
+        df=pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]}), arr=np.arange(10), _private=1
+    )
     tool = VariablesTool()
     listing = (await tool.run(tool.Args(), kctx)).output
     assert "df\tDataFrame\t3×2" in listing and "arr\tndarray\t10" in listing and "_private" not in listing

@@ -24,8 +24,7 @@ async def test_whole_small_file_exact_format(call: Call, root: Path, rec: Record
     (root / "a.txt").write_text("alpha\n  beta\ngamma\n")
     result = await call(ReadTool(), filePath="a.txt")
     assert result.output == (
-        "<file>\n00001| alpha\n00002|   beta\n00003| gamma\n\n"
-        "(End of file - total 3 lines)\n</file>"
+        "<file>\n00001| alpha\n00002|   beta\n00003| gamma\n\n(End of file - total 3 lines)\n</file>"
     )
     assert result.title == "a.txt" and "truncated" not in result.metadata
     assert rec.asked("read") == [["a.txt"]] and rec.asked("external_directory") == []
@@ -108,9 +107,7 @@ async def test_images_and_pdfs_become_attachments(call: Call, root: Path) -> Non
     (attachment,) = result.attachments
     assert attachment.mime == "image/png" and attachment.filename == "plot.PNG"
     prefix = "data:image/png;base64,"
-    assert (
-        attachment.url.startswith(prefix) and base64.b64decode(attachment.url[len(prefix) :]) == PNG
-    )
+    assert attachment.url.startswith(prefix) and base64.b64decode(attachment.url[len(prefix) :]) == PNG
     (root / "doc.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\n")
     pdf = await call(ReadTool(), filePath="doc.pdf")
     assert pdf.output == "PDF read successfully" and pdf.attachments[0].mime == "application/pdf"

@@ -23,9 +23,7 @@ def test_default_registry_has_the_opencode_tools_in_order() -> None:
 def test_malformed_json() -> None:
     with pytest.raises(ToolError) as err:
         default_registry().validate("read", '{"filePath": ')
-    assert str(err.value).startswith(
-        "Invalid JSON in tool arguments: Expecting value at position 13"
-    )
+    assert str(err.value).startswith("Invalid JSON in tool arguments: Expecting value at position 13")
     assert str(err.value).endswith("resend the call with valid JSON.")
 
 

@@ -17,9 +17,7 @@ from jupyter_agent.tools.ls import ListTool
 SKIPPED = (".git", "node_modules", ".jupyter-agent", "__pycache__", ".ipynb_checkpoints")
 BACKENDS = [
     pytest.param(False, id="python"),
-    pytest.param(
-        True, id="ripgrep", marks=pytest.mark.skipif(not shutil.which("rg"), reason="no rg")
-    ),
+    pytest.param(True, id="ripgrep", marks=pytest.mark.skipif(not shutil.which("rg"), reason="no rg")),
 ]
 
 
@@ -110,17 +108,11 @@ async def test_grep_skips_binary_and_caps_at_100(call: Call, root: Path, use_rg:
     result = await call(GrepTool(use_ripgrep=use_rg), pattern="needle")
     lines = result.output.split("\n")
     assert lines[0] == "Found 150 matches (showing first 100)" and "blob.bin2" not in result.output
-    assert (
-        lines[2] == "many.txt:"
-        and lines[3] == "  Line 1: needle 0"
-        and "  Line 100: needle 99" in lines
-    )
+    assert lines[2] == "many.txt:" and lines[3] == "  Line 1: needle 0" and "  Line 100: needle 99" in lines
     assert "Line 101:" not in result.output and "(Results are truncated." in lines[-1]
 
 
-async def test_grep_python_backend_errors_and_symlinks(
-    call: Call, root: Path, tmp_path: Path
-) -> None:
+async def test_grep_python_backend_errors_and_symlinks(call: Call, root: Path, tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="Invalid regular expression"):
         await call(GrepTool(use_ripgrep=False), pattern="(unclosed")
     with pytest.raises(ToolError, match="Path not found"):

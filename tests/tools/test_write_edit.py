@@ -14,14 +14,10 @@ from jupyter_agent.tools.edit import EditTool, apply_edit
 from jupyter_agent.tools.write import WriteTool
 
 
-async def test_write_creates_parents_and_records_new_file(
-    call: Call, root: Path, rec: Recorder
-) -> None:
+async def test_write_creates_parents_and_records_new_file(call: Call, root: Path, rec: Recorder) -> None:
     result = await call(WriteTool(), filePath="src/pkg/m.py", content="a = 1\nb = 2\n")
     assert (root / "src/pkg/m.py").read_text() == "a = 1\nb = 2\n"
-    assert rec.patches == [
-        FileChange(path=str(root / "src/pkg/m.py"), before=None, after="a = 1\nb = 2\n")
-    ]
+    assert rec.patches == [FileChange(path=str(root / "src/pkg/m.py"), before=None, after="a = 1\nb = 2\n")]
     assert rec.asked("edit") == [["src/pkg/m.py"]]
     assert result.output == "Created src/pkg/m.py (2 lines)." and result.title == "src/pkg/m.py"
 
@@ -29,11 +25,7 @@ async def test_write_creates_parents_and_records_new_file(
 async def test_write_overwrite_records_old_text(call: Call, root: Path, rec: Recorder) -> None:
     (root / "a.txt").write_text("old\n")
     result = await call(WriteTool(), filePath="a.txt", content="new")
-    assert (
-        rec.patches[0].before == "old\n"
-        and rec.patches[0].after == "new"
-        and not rec.patches[0].binary
-    )
+    assert rec.patches[0].before == "old\n" and rec.patches[0].after == "new" and not rec.patches[0].binary
     assert (root / "a.txt").read_text() == "new" and result.output.startswith("Overwrote a.txt")
 
 
@@ -72,9 +64,7 @@ async def test_edit_replaces_once_and_returns_diff(call: Call, root: Path, rec: 
     result = await call(EditTool(), filePath="m.py", oldString="b = 2", newString="b = 20")
     assert (root / "m.py").read_text() == "a = 1\nb = 20\nc = 3\n"
     assert rec.patches == [
-        FileChange(
-            path=str(root / "m.py"), before="a = 1\nb = 2\nc = 3\n", after="a = 1\nb = 20\nc = 3\n"
-        )
+        FileChange(path=str(root / "m.py"), before="a = 1\nb = 2\nc = 3\n", after="a = 1\nb = 20\nc = 3\n")
     ]
     diff = result.metadata["diff"]
     assert diff.startswith("--- a/m.py\n+++ b/m.py\n") and "-b = 2\n+b = 20\n" in diff
@@ -82,9 +72,7 @@ async def test_edit_replaces_once_and_returns_diff(call: Call, root: Path, rec: 
     assert rec.calls[-1][0] == "edit" and rec.calls[-1][3]["diff"] == diff
 
 
-async def test_edit_not_found_multiple_and_replace_all(
-    call: Call, root: Path, rec: Recorder
-) -> None:
+async def test_edit_not_found_multiple_and_replace_all(call: Call, root: Path, rec: Recorder) -> None:
     f = root / "f.py"
     f.write_text("x = 1\ny = x\nx = 1\n")
     with pytest.raises(ToolError, match=r"oldString not found in file f\.py"):
@@ -92,9 +80,7 @@ async def test_edit_not_found_multiple_and_replace_all(
     with pytest.raises(ToolError, match=r"Found 2 matches .* set replaceAll"):
         await call(EditTool(), filePath="f.py", oldString="x = 1", newString="x = 2")
     assert f.read_text() == "x = 1\ny = x\nx = 1\n" and rec.patches == []
-    result = await call(
-        EditTool(), filePath="f.py", oldString="x = 1", newString="x = 2", replaceAll=True
-    )
+    result = await call(EditTool(), filePath="f.py", oldString="x = 1", newString="x = 2", replaceAll=True)
     assert f.read_text() == "x = 2\ny = x\nx = 2\n" and result.metadata["replacements"] == 2
 
 

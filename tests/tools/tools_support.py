@@ -18,9 +18,7 @@ class Recorder:
     patches: list[FileChange] = field(default_factory=list)
     progress: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
 
-    async def ask(
-        self, permission: str, patterns: list[str], title: str, meta: dict[str, Any]
-    ) -> None:
+    async def ask(self, permission: str, patterns: list[str], title: str, meta: dict[str, Any]) -> None:
         self.calls.append((permission, patterns, title, meta))
         if permission in self.reject:
             raise PermissionDenied(f"The user rejected {permission}")

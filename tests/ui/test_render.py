@@ -6,7 +6,13 @@ import json
 from typing import Any
 
 from jupyter_agent.core.events import PartUpdated
-from jupyter_agent.core.messages import TextPart, ToolPart, ToolStateCompleted, ToolStateRunning, ToolTimeCompleted
+from jupyter_agent.core.messages import (
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateRunning,
+    ToolTimeCompleted,
+)
 from jupyter_agent.ui.render import OUTPUT_CAP, DeltaBuffer, Renderer, gauge_message, input_summary
 
 
@@ -18,7 +24,9 @@ def test_first_event_is_a_part_then_deltas() -> None:
     r = Renderer()
     first = r.render(PartUpdated(part=_text()))
     assert first[0]["kind"] == "part"
-    assert r.render(PartUpdated(part=_text("ab"), delta="ab")) == [{"kind": "delta", "id": "prt_1", "text": "ab"}]
+    assert r.render(PartUpdated(part=_text("ab"), delta="ab")) == [
+        {"kind": "delta", "id": "prt_1", "text": "ab"}
+    ]
     assert r.render(PartUpdated(part=_text("ab"))) == []  # the final write adds nothing new
 
 
@@ -27,10 +35,21 @@ def test_tool_summaries_and_caps() -> None:
     assert input_summary("read", {"filePath": "a.py"}) == "a.py"
     assert len(input_summary("python", {"code": "x" * 500})) == 120
     r = Renderer()
-    running = ToolPart(id="p", session_id="s", message_id="m", call_id="c", tool="bash",
-                       state=ToolStateRunning(input={"command": "make"}))
-    done = running.model_copy(update={"state": ToolStateCompleted(
-        input={"command": "make"}, output="y" * (OUTPUT_CAP + 10), time=ToolTimeCompleted(start=1))})
+    running = ToolPart(
+        id="p",
+        session_id="s",
+        message_id="m",
+        call_id="c",
+        tool="bash",
+        state=ToolStateRunning(input={"command": "make"}),
+    )
+    done = running.model_copy(
+        update={
+            "state": ToolStateCompleted(
+                input={"command": "make"}, output="y" * (OUTPUT_CAP + 10), time=ToolTimeCompleted(start=1)
+            )
+        }
+    )
     assert r.render(PartUpdated(part=running))[0]["part"]["status"] == "running"
     view = r.render(PartUpdated(part=done))[0]["part"]
     assert view["status"] == "completed" and view["output"].endswith("(10 more chars)")
@@ -38,8 +57,13 @@ def test_tool_summaries_and_caps() -> None:
 
 
 def test_gauge_levels() -> None:
-    assert gauge_message(45_678, 23) == {"kind": "gauge", "tokens": 45_678, "percent": 23,
-                                         "text": "45,678 tokens · 23% used", "level": "ok"}
+    assert gauge_message(45_678, 23) == {
+        "kind": "gauge",
+        "tokens": 45_678,
+        "percent": 23,
+        "text": "45,678 tokens · 23% used",
+        "level": "ok",
+    }
     assert gauge_message(1, 75)["level"] == "warn" and gauge_message(1, 95)["level"] == "high"
     assert gauge_message(1, None)["text"] == "1 tokens"
 

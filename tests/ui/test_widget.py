@@ -25,14 +25,26 @@ def test_events_for_this_session_reach_the_browser() -> None:
     bus = Bus()
     stops: list[bool] = []
     answers: list[tuple[str, str]] = []
-    w = Recording(bus, "ses_a", since_id="msg_1", on_stop=lambda: stops.append(True),
-                  on_approve=lambda rid, reply: answers.append((rid, reply)))
+    w = Recording(
+        bus,
+        "ses_a",
+        since_id="msg_1",
+        on_stop=lambda: stops.append(True),
+        on_approve=lambda rid, reply: answers.append((rid, reply)),
+    )
     bus.publish(PartUpdated(part=TextPart(id="prt_1", session_id="ses_a", message_id="msg_2", text="")))
-    bus.publish(PartUpdated(part=TextPart(id="prt_1", session_id="ses_a", message_id="msg_2", text="hi"), delta="hi"))
+    bus.publish(
+        PartUpdated(part=TextPart(id="prt_1", session_id="ses_a", message_id="msg_2", text="hi"), delta="hi")
+    )
     bus.publish(PartUpdated(part=TextPart(id="prt_2", session_id="ses_b", message_id="msg_2", text="other")))
     bus.publish(PartUpdated(part=TextPart(id="prt_3", session_id="ses_a", message_id="msg_0", text="old")))
-    bus.publish(PermissionAsked(request=PermissionRequest(id="per_1", session_id="ses_a", message_id="msg_2",
-                                                         permission="bash", patterns=["ls"])))
+    bus.publish(
+        PermissionAsked(
+            request=PermissionRequest(
+                id="per_1", session_id="ses_a", message_id="msg_2", permission="bash", patterns=["ls"]
+            )
+        )
+    )
     w.done()
     kinds = [m["kind"] for m in w.outbox]
     assert kinds == ["status", "part", "delta", "permission", "status"]
@@ -47,5 +59,7 @@ def test_events_for_this_session_reach_the_browser() -> None:
 @pytest.mark.skipif(not Path("/usr/bin/node").exists(), reason="node not installed")
 def test_widget_js_parses() -> None:
     src = (STATIC / "widget.js").read_text()
-    result = subprocess.run(["node", "--input-type=module", "--check"], input=src, text=True, capture_output=True)
+    result = subprocess.run(
+        ["node", "--input-type=module", "--check"], input=src, text=True, capture_output=True
+    )
     assert result.returncode == 0, result.stderr
