@@ -111,6 +111,8 @@ class Renderer:
 
     def __init__(self) -> None:
         self._shown: dict[str, tuple[str, str]] = {}
+        self._users: set[str] = set()
+        """Ids of user messages: their text is shown as the prompt, not as an answer."""
 
     def render(self, event: AnyEvent) -> list[UIMessage]:
         if isinstance(event, PartUpdated):
@@ -130,9 +132,13 @@ class Renderer:
             ):
                 return []
             self._shown[part.id] = key
+            if part.message_id in self._users:
+                view["role"] = "user"
             return [{"kind": "part", "part": view}]
         if isinstance(event, MessageUpdated):
             info = event.message
+            if info.role == "user":
+                self._users.add(info.id)
             shown: UIMessage = {"id": info.id, "role": info.role, "agent": info.agent}
             if isinstance(info, AssistantMessage):
                 shown.update(

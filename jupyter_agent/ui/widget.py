@@ -78,6 +78,8 @@ class AgentWidget(anywidget.AnyWidget):
     # ------------------------------------------------------------ kernel → browser
 
     def _emit(self, message: UIMessage) -> None:
+        # a sequence number lets a view skip what it already showed when the backlog replays
+        message = {**message, "seq": len(self.backlog)}
         self.backlog.append(message)
         self.send(message)
 

@@ -85,7 +85,8 @@ function render({ model, el: root }) {
       frame = null;
       for (const pid of pendingRender) {
         const node = nodes.get(pid);
-        if (node && node._body) node._body.innerHTML = markdown(texts.get(pid) || "");
+        if (node && node._plain) node._body.textContent = texts.get(pid) || "";
+        else if (node && node._body) node._body.innerHTML = markdown(texts.get(pid) || "");
       }
       pendingRender = new Set();
     };
@@ -107,6 +108,12 @@ function render({ model, el: root }) {
       d.append(s, body);
       d._body = body;
       return d;
+    }
+    if (p.role === "user") {
+      const div = el("div", "ja-user", { "data-testid": "ja-user" });
+      div._body = div;
+      div._plain = true;
+      return div;
     }
     const div = el("div", "ja-text ja-md", { "data-testid": "ja-text" });
     div._body = div;
@@ -193,7 +200,12 @@ function render({ model, el: root }) {
     place(`perm-${r.id}`, box);
   }
 
+  let lastSeq = -1;
   function handle(msg) {
+    if (typeof msg.seq === "number") {
+      if (msg.seq <= lastSeq) return; // already shown (backlog replayed for a late view)
+      lastSeq = msg.seq;
+    }
     switch (msg.kind) {
       case "part": onPart(msg.part); break;
       case "delta":
