@@ -87,7 +87,7 @@ def lab(tmp_path: Path, scripted_server: Any) -> Iterator[str]:
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)  # noqa: S310
+            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
             break
         except OSError:
             time.sleep(0.5)
@@ -135,7 +135,8 @@ def test_agent_widget_streams_in_jupyterlab(lab: str, scripted_server: Any) -> N
             assert page.locator("[data-testid=ja-tool-status]").first.text_content() == "completed"
             assert page.locator(".ja-text strong").first.text_content() == "one notebook"  # markdown
             page.wait_for_function(
-                "() => (document.querySelector('[data-testid=ja-gauge]')?.textContent || '').includes('tokens')",
+                "() => (document.querySelector('[data-testid=ja-gauge]')?.textContent || '')"
+                ".includes('tokens')",
                 timeout=30_000,
             )
         finally:
