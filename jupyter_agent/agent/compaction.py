@@ -15,7 +15,7 @@ from jupyter_agent.context import compaction as ctx
 from jupyter_agent.context.overflow import usable
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.events import SessionCompacted
+from jupyter_agent.core.events import SessionCompacted, SessionErrored
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -128,10 +128,9 @@ class CompactionRunner:
             self.loop.current_runner = None
         done = processor.message
         if outcome == "compact":
-            done = done.model_copy(
-                update={"error": MessageError(name="context_overflow", message=ctx.TOO_LARGE)}
-            )
-            self.recorder.message(done)
+            error = MessageError(name="context_overflow", message=ctx.TOO_LARGE)
+            self.recorder.message(done.model_copy(update={"error": error}))
+            self.recorder.bus.publish(SessionErrored(session_id=message.session_id, error=error))
             return "stop"
         if done.error is not None or outcome != "stop":
             if done.error is None:

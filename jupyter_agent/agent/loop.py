@@ -109,11 +109,17 @@ class AgentLoop:
         return last_user, last_assistant, last_finished
 
     def _pending_task(self, after: str) -> CompactionPart | SubtaskPart | None:
-        """A compaction or subtask part in user messages newer than the last finished answer."""
+        """A compaction or subtask part in user messages newer than the last finished answer.
+
+        One that already has an answer (even a failed summary) is done: never re-run it.
+        """
+        answered: set[str] = set()
         for m in reversed(self.recorder.history()):
             if m.info.id <= after:
                 return None
-            if isinstance(m.info, UserMessage):
+            if isinstance(m.info, AssistantMessage):
+                answered.add(m.info.parent_id)
+            elif m.info.id not in answered:
                 for p in m.parts:
                     if isinstance(p, (CompactionPart, SubtaskPart)):
                         return p

@@ -74,13 +74,18 @@ def filter_compacted(messages: list[MessageWithParts]) -> list[MessageWithParts]
                 if isinstance(x.info, AssistantMessage) and x.info.summary and x.info.parent_id == m.info.id
             ]
             rest = [x for x in newer if x not in summary]
-            return [m, *summary, *tail, *rest]
+            return [m, *summary, *tail, *_without_open_compactions(rest)]
         newer.append(m)
         info = m.info
         if isinstance(info, AssistantMessage) and info.summary and info.finish and info.error is None:
             completed.add(info.parent_id)
     newer.reverse()
-    return newer
+    return _without_open_compactions(newer)
+
+
+def _without_open_compactions(messages: list[MessageWithParts]) -> list[MessageWithParts]:
+    """A compaction that failed (or has not run) is not history the model should see."""
+    return [m for m in messages if _compaction_part(m) is None]
 
 
 def preserve_recent_budget(usable_tokens: int) -> int:

@@ -115,3 +115,48 @@ async def test_prune_clears_oldest_outputs_and_keeps_pairs(
     cleared = [cid for cid, content in results.items() if content == CLEARED]
     assert cleared and cleared == calls[: len(cleared)]  # the oldest ones
     assert results["call_r6"] != CLEARED  # the newest output is protected
+
+
+def test_compaction_that_overflows_leaves_history_intact(tmp_path: Path, scripted_server: Any) -> None:
+    from scripted_server import ErrorReply
+
+    scripted_server.queue(Reply(text="first"), Reply(text="second"))
+    for prompt in ("one", "two"):
+        result = _cli(
+            ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, prompt],
+            tmp_path,
+        )
+        assert result.returncode == 0, result.stderr
+    scripted_server.queue(ErrorReply(400, "This model's maximum context length is 32000 tokens"))
+    result = _cli(["compact", "--model", "openai/test", "--api-base", scripted_server.base_url], tmp_path)
+    assert result.returncode == 1 and "Session too large to compact" in result.stderr
+    scripted_server.queue(Reply(text="third"))
+    again = _cli(
+        ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "three"],
+        tmp_path,
+    )
+    assert again.returncode == 0, again.stderr
+    users = [m["content"] for m in scripted_server.requests[-1]["body"]["messages"] if m["role"] == "user"]
+    assert users == ["one", "two", "three"]  # nothing was cut
+
+
+def test_manual_compact_from_the_cli(tmp_path: Path, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(text="answer one"), Reply(text="## Goal\nsummarised"), Reply(text="after"))
+    assert (
+        _cli(
+            ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "q1"], tmp_path
+        ).returncode
+        == 0
+    )
+    compact = _cli(["compact", "--model", "openai/test", "--api-base", scripted_server.base_url], tmp_path)
+    assert compact.returncode == 0, compact.stderr
+    assert not scripted_server.requests[1]["body"].get("tools")
+    assert (
+        _cli(
+            ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "q2"],
+            tmp_path,
+        ).returncode
+        == 0
+    )
+    sent = scripted_server.requests[2]["body"]["messages"]
+    assert sent[1]["content"] == "What did we do so far?" and sent[2]["content"] == "## Goal\nsummarised"

@@ -59,8 +59,10 @@ def test_failed_compaction_cuts_nothing() -> None:
     a1 = assistant(u1, "old answer")
     c = compaction()
     failed = assistant(c, "", summary=True, error=MessageError(name="context_overflow", message="too big"))
-    history = [u1, a1, c, failed]
-    assert filter_compacted(history) == history
+    u2 = user("next")
+    history = [u1, a1, c, failed, u2]
+    # nothing is cut; the failed attempt itself is not shown (no dangling question)
+    assert filter_compacted(history) == [u1, a1, failed, u2]
     unfinished = assistant(c, "partial", summary=True, finish=None)
     assert filter_compacted([u1, a1, c, unfinished])[0].info.id == u1.info.id
 

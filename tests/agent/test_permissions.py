@@ -1,0 +1,93 @@
+"""Permission rules: wildcards, merge order, plan agent, headless refusal, interactive answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted_server import Reply, ToolCall
+
+from jupyter_agent.agent.permissions import PermissionManager, evaluate, merge
+from jupyter_agent.config import load_config
+from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.messages import ToolPart
+from jupyter_agent.tools.base import PermissionDenied
+
+
+def test_most_specific_pattern_wins() -> None:
+    rules = merge({"*": "allow"}, {"bash": {"*": "ask", "git *": "allow", "git push *": "deny"}})
+    assert evaluate(rules, "bash", ["git status"]) == "allow"
+    assert evaluate(rules, "bash", ["git push origin main"]) == "deny"
+    assert evaluate(rules, "bash", ["rm -rf x"]) == "ask"
+    assert evaluate(rules, "bash", ["git status", "rm x"]) == "ask"  # any ask asks
+    assert evaluate(rules, "read", ["a.py"]) == "allow"
+
+
+def test_defaults_and_merge_order(tmp_path: Path) -> None:
+    cfg = load_config(
+        tmp_path,
+        {"permission": {"bash": "ask"}, "agent": {"plan": {"permission": {"bash": "deny"}}}},
+        env={},
+        global_dir=tmp_path / "g",
+    )
+    manager = PermissionManager(Bus(), cfg)
+    build = manager.rules_for("build")
+    assert evaluate(build, "external_directory", ["/etc/*"]) == "ask"
+    assert evaluate(build, "doom_loop", ["read"]) == "ask"
+    assert evaluate(build, "bash", ["ls"]) == "ask"
+    plan = manager.rules_for("plan")
+    assert evaluate(plan, "edit", ["a.py"]) == "deny" and evaluate(plan, "bash", ["ls"]) == "deny"
+
+
+async def test_headless_refusal_says_how_to_allow(tmp_path: Path) -> None:
+    manager = PermissionManager(
+        Bus(), load_config(tmp_path, {"permission": {"bash": "ask"}}, env={}, global_dir=tmp_path / "g")
+    )
+    with pytest.raises(PermissionDenied) as info:
+        await manager.ask("s", "m", "c", "bash", ["make"], "Run make", {})
+    assert "not interactive" in str(info.value) and '{"permission": {"bash": "allow"}}' in str(info.value)
+
+
+async def test_interactive_always_is_remembered(tmp_path: Path) -> None:
+    bus = Bus()
+    manager = PermissionManager(
+        bus,
+        load_config(tmp_path, {"permission": {"bash": "ask"}}, env={}, global_dir=tmp_path / "g"),
+        interactive=True,
+    )
+    asked: list[str] = []
+
+    def answer(event: Any) -> None:
+        asked.append(event.request.id)
+        asyncio.get_running_loop().call_soon(manager.reply, event.request.id, "always")
+
+    off = bus.subscribe(answer, "permission.asked")
+    await manager.ask("s", "m", "c", "bash", ["make test"], "", {})
+    await manager.ask("s", "m", "c", "bash", ["make test"], "", {})  # remembered: no second ask
+    assert len(asked) == 1
+    off()
+    bus.subscribe(
+        lambda e: asyncio.get_running_loop().call_soon(manager.reply, e.request.id, "reject"),
+        "permission.asked",
+    )
+    with pytest.raises(PermissionDenied, match="rejected"):
+        await manager.ask("s2", "m", "c", "bash", ["rm x"], "", {})
+
+
+async def test_plan_agent_cannot_write(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "x.txt", "content": "no"}))]),
+        Reply(text="I will propose it instead."),
+    )
+    runtime = make_runtime()
+    sid = await runtime.prompt("make x.txt", agent="plan")
+    tool = next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))
+    assert tool.state.status == "error" and "denied" in tool.state.error
+    assert not (tmp_path / "x.txt").exists()
+    system = scripted_server.requests[0]["body"]["messages"][0]["content"]
+    assert "plan mode" in system
+    last_user = [m for m in scripted_server.requests[0]["body"]["messages"] if m["role"] == "user"][-1]
+    assert "Plan mode is active" in json.dumps(last_user)
