@@ -95,6 +95,10 @@ async def _run(args: argparse.Namespace) -> int:
         session_id = latest.id if latest else None
     runtime.bus.subscribe(Printer(args.json))
     try:
+        problem = runtime.preflight(runtime.model_for(args.model, args.agent))
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return EXIT_USAGE
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
         )

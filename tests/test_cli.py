@@ -77,3 +77,17 @@ def test_run_reports_provider_failure(tmp_path: Path, scripted_server: Any) -> N
     result = _run(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path)
     assert result.returncode == 1
     assert "OPENAI_API_KEY" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_missing_provider_key_is_explained(tmp_path: Path) -> None:
+    env_free = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    result = subprocess.run(
+        [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "anthropic/claude-sonnet-4-5", "hi"],
+        cwd=tmp_path,
+        env=env_free,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "ANTHROPIC_API_KEY" in result.stderr and "Traceback" not in result.stderr

@@ -159,8 +159,26 @@ class Runtime:
             # litellm chat format: only Anthropic-style APIs take images inside tool results
             media_in_tool_results=family in ("anthropic", "bedrock", "vertex"),
             api_base=cfg.api_base,
-            api_key=cfg.api_key(),
+            # local OpenAI-compatible servers rarely need a key, but the client requires one
+            api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
             agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
+        )
+
+    def preflight(self, model: str) -> str | None:
+        """Why a prompt cannot start (no API key for a hosted provider), in words a user can act on."""
+        if self.config.api_base or self.config.api_key():
+            return None
+        from jupyter_agent.providers.models import missing_keys
+
+        missing = missing_keys(model)
+        if not missing:
+            return None
+        var = missing[0]
+        return (
+            f"No API key for {model}: set {var} in the kernel's environment "
+            f"(for example `%env {var}=...` or export it before starting Jupyter), then run the "
+            "prompt again. For a local server set api_base instead (JUPYTER_AGENT_API_BASE or "
+            "jupyter-agent.json); see `%agent config` for what is configured now."
         )
 
     @property

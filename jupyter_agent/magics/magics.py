@@ -83,6 +83,10 @@ class AgentMagics(Magics):
         agent = self.agent
         runtime = agent.runtime
         model = runtime.model_for(cmd.model, cmd.agent)
+        problem = runtime.preflight(model)
+        if problem is not None:
+            print(problem)
+            return
         session_id = agent.current_session(new=cmd.new, session_id=cmd.session)
         text = expand_mentions(cmd.prompt, agent)
         headless = cmd.wait or agent.headless()

@@ -69,6 +69,9 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
 
     rt = agent.runtime
     sid = agent.current_session(session_id=session_id)
+    if not rt.store.messages(sid):
+        print("Nothing to compact yet: this session has no messages.")
+        return
     if rt.busy(sid):
         print("The agent is still working in this session; stop it or wait, then %compact.")
         return

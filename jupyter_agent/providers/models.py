@@ -72,3 +72,14 @@ def provider_family(model: str) -> str:
     if provider in ("openai", "azure") or (not provider and lowered.startswith(("gpt", "o1", "o3", "o4"))):
         return "openai"
     return "other"
+
+
+def missing_keys(model: str) -> list[str]:
+    """Provider key variables litellm needs for ``model`` and cannot find (API bases excluded)."""
+    from jupyter_agent.providers.litellm_client import litellm
+
+    try:
+        found = litellm().validate_environment(model=model)
+    except Exception:  # noqa: BLE001 - unknown providers: let the request say what is wrong
+        return []
+    return [k for k in found.get("missing_keys", []) if not k.endswith("_API_BASE")]

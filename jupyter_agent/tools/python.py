@@ -111,8 +111,12 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
     expr = compile(last_expr, filename, "eval", flags=flags) if last_expr else None
     ns = shell.user_ns
     result: dict[str, Any] = {"value": None, "error": None}
-    use_timer = bool(timeout) and threading.current_thread() is threading.main_thread()
+    main = threading.current_thread() is threading.main_thread()
+    use_timer = bool(timeout) and main
     previous = None
+    # ipykernel ignores SIGINT between cells; while user code runs, the kernel's interrupt
+    # button must raise KeyboardInterrupt here, as it does in a cell
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
 
     def on_alarm(signum: int, frame: Any) -> None:
         raise ExecutionTimeout()
@@ -149,6 +153,8 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
             if use_timer:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, previous)
+            if main:
+                signal.signal(signal.SIGINT, previous_int)
     result.update(stdout=captured.stdout, stderr=captured.stderr, outputs=captured.outputs)
     return result
 

@@ -184,3 +184,43 @@ def test_resume_after_restart_shows_interrupted_tool(start_kernel: Any, scripted
     assert [m["content"] for m in messages if m["role"] == "user"][:2] == ["wait a minute", "what happened?"]
     tool = next(m for m in messages if m["role"] == "tool")
     assert tool["content"] == "[Tool execution was interrupted]"
+
+
+def test_two_cells_queue_on_one_session(start_kernel: Any, scripted_server: Any) -> None:
+    scripted_server.queue(
+        Reply(text="first answer " * 30, chunk_size=4, delay_per_chunk=0.01),
+        Reply(text="second answer"),
+    )
+    kernel = start_kernel(frontend=True)
+    kernel.execute("%agent first question")
+    kernel.execute("%agent second question")
+    deadline = time.monotonic() + 60
+    while len(scripted_server.requests) < 2 and time.monotonic() < deadline:
+        kernel.drain(0.5)
+    kernel.drain(2)
+    assert len(scripted_server.requests) == 2
+    second = scripted_server.requests[1]["body"]["messages"]
+    users = [m["content"] for m in second if m["role"] == "user"]
+    assert users[0] == "first question" and "second question" in users[-1]
+    assert any(m["role"] == "assistant" and "first answer" in (m["content"] or "") for m in second)
+
+
+def test_kernel_interrupt_during_python_tool(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
+    code = "import time\nprint('working', flush=True)\ntime.sleep(60)"
+    scripted_server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]))
+    kernel = start_kernel(frontend=True)
+    kernel.execute("%agent run the slow thing")
+    kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("part", {}).get("status") == "running"
+        )
+    )
+    time.sleep(0.5)
+    kernel.interrupt()
+    _wait_idle(kernel, timeout=30)
+    assert kernel.execute("print('alive')").stdout.strip() == "alive"
+    db = tmp_path / ".jupyter-agent" / "sessions.db"
+    rows = [json.loads(r[0]) for r in sqlite3.connect(db).execute("SELECT data FROM part")]
+    tool = next(r for r in rows if r["type"] == "tool")
+    assert tool["state"]["status"] == "error" and tool["state"]["metadata"].get("interrupted") is True
