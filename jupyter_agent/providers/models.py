@@ -80,6 +80,6 @@ def missing_keys(model: str) -> list[str]:
 
     try:
         found = litellm().validate_environment(model=model)
-    except Exception:  # noqa: BLE001 - unknown providers: let the request say what is wrong
+    except Exception:  # unknown providers: let the request say what is wrong
         return []
     return [k for k in found.get("missing_keys", []) if not k.endswith("_API_BASE")]
