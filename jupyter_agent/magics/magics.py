@@ -91,10 +91,11 @@ class AgentMagics(Magics):
         text = expand_mentions(cmd.prompt, agent)
         headless = cmd.wait or agent.headless()
         runtime.permissions.interactive = not headless
+        since = ids.ascending("msg")
         widget = AgentWidget(
             runtime.bus,
             session_id,
-            since_id=ids.ascending("msg"),
+            since_id=since,
             on_stop=lambda: runtime.stop(session_id),
             on_approve=runtime.permissions.reply,
         )
@@ -119,7 +120,28 @@ class AgentMagics(Magics):
 
         if headless:
             run_blocking(go())
+            if agent.headless():
+                # nbclient/papermill keep no widget state: leave the answer in the notebook
+                from IPython.display import Markdown
+
+                answer = answer_text(runtime.store.messages(session_id), since)
+                if answer:
+                    display(Markdown(answer))
             return
         task = asyncio.get_running_loop().create_task(go())
         agent.tasks.add(task)
         task.add_done_callback(agent.tasks.discard)
+
+
+def answer_text(history: list[Any], since: str) -> str:
+    """The assistant's text written after ``since`` (for outputs that must outlive widgets)."""
+    from jupyter_agent.core.messages import AssistantMessage, TextPart
+
+    texts = [
+        p.text
+        for m in history
+        if isinstance(m.info, AssistantMessage) and m.info.id >= since and not m.info.summary
+        for p in m.parts
+        if isinstance(p, TextPart) and not p.synthetic and p.text.strip()
+    ]
+    return "\n\n".join(texts)

@@ -79,8 +79,17 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     limit = rt.settings(model).context_limit
     before = gauge(rt.store.messages(sid), limit)
     print(f"Compacting {sid} (before: {before.text})…")
-    run_blocking(rt.compact(sid, model))
+    from jupyter_agent.core import ids
+    from jupyter_agent.ui.widget import AgentWidget
+
+    widget = AgentWidget(rt.bus, sid, since_id=ids.ascending("msg"))
+    display(widget)
+    try:
+        run_blocking(rt.compact(sid, model))
+    finally:
+        widget.done()
     after = gauge(rt.store.messages(sid), limit)
+    widget.set_gauge(after.tokens, after.percent)
     last = rt.store.messages(sid)[-1].info if rt.store.messages(sid) else None
     error = getattr(last, "error", None)
     if error is not None:

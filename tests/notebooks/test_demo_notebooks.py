@@ -70,6 +70,14 @@ def test_quickstart_runs_top_to_bottom(tmp_path: Path, scripted_server: Any) -> 
         if o.output_type == "stream"
     )
     assert "Compacted:" in texts and "checked" in texts
+    markdown = [
+        o["data"]["text/markdown"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "display_data" and "text/markdown" in o.get("data", {})
+    ]
+    assert "Added `revenue_3m`." in markdown  # the answer survives in the saved notebook
     first_request = json.dumps(scripted_server.requests[0]["body"]["messages"])
     assert '<mention ref=\\"@sales\\">' in first_request and "revenue" in first_request
     assert (tmp_path / ".jupyter-agent" / "sessions.db").exists()
