@@ -10,19 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cli_runner import run_cli
 from scripted_server import Reply, ToolCall
-
-
-def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test", **env}
-    return subprocess.run(
-        [sys.executable, "-m", "jupyter_agent.cli", *args],
-        cwd=cwd,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
@@ -30,7 +19,7 @@ def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo from-bash"}))]),
         Reply(text="All done: from-bash."),
     )
-    result = _run(
+    result = run_cli(
         ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "say hi"], tmp_path
     )
     assert result.returncode == 0, result.stderr
@@ -41,19 +30,19 @@ def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
     assert rows == 3  # user, tool step, answer
     # --continue appends to the same session
     scripted_server.queue(Reply(text="second"))
-    again = _run(
+    again = run_cli(
         ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "more"],
         tmp_path,
     )
     assert again.returncode == 0, again.stderr
     assert sqlite3.connect(db).execute("SELECT COUNT(DISTINCT session_id) FROM message").fetchone()[0] == 1
-    listing = _run(["sessions", "list"], tmp_path)
+    listing = run_cli(["sessions", "list"], tmp_path)
     assert listing.returncode == 0 and "ses_" in listing.stdout
 
 
 def test_run_json_events(tmp_path: Path, scripted_server: Any) -> None:
     scripted_server.queue(Reply(text="hello json"))
-    result = _run(
+    result = run_cli(
         ["run", "--json", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path
     )
     assert result.returncode == 0, result.stderr
@@ -65,7 +54,7 @@ def test_run_json_events(tmp_path: Path, scripted_server: Any) -> None:
 
 
 def test_run_without_model_explains(tmp_path: Path) -> None:
-    result = _run(["run", "hi"], tmp_path)
+    result = run_cli(["run", "hi"], tmp_path)
     assert result.returncode == 2
     assert "JUPYTER_AGENT_MODEL" in result.stderr and "Traceback" not in result.stderr
 
@@ -74,7 +63,7 @@ def test_run_reports_provider_failure(tmp_path: Path, scripted_server: Any) -> N
     from scripted_server import ErrorReply
 
     scripted_server.queue(ErrorReply(status=401, body="invalid api key"))
-    result = _run(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path)
+    result = run_cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path)
     assert result.returncode == 1
     assert "OPENAI_API_KEY" in result.stderr and "Traceback" not in result.stderr
 

@@ -152,22 +152,10 @@ class LiteLLMClient:
         extra: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         lm = litellm()
-        kwargs: dict[str, Any] = {
-            "model": model,
-            "messages": list(messages),  # the loop reuses its list between steps
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "num_retries": 0,
-            **(extra or {}),
-        }
+        kwargs = _request(model, messages, api_base, api_key, max_tokens)
+        kwargs.update(stream=True, stream_options={"include_usage": True}, **(extra or {}))
         if tools:
             kwargs["tools"] = tools
-        if api_base:
-            kwargs["api_base"] = api_base
-        if api_key:
-            kwargs["api_key"] = api_key
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
         try:
             response = await lm.acompletion(**kwargs)
         except Exception as exc:
@@ -287,18 +275,34 @@ class LiteLLMClient:
         max_tokens: int | None = None,
     ) -> str:
         """One non-streaming answer (titles); errors are typed like ``stream``."""
-        kwargs: dict[str, Any] = {"model": model, "messages": messages, "num_retries": 0}
-        if api_base:
-            kwargs["api_base"] = api_base
-        if api_key:
-            kwargs["api_key"] = api_key
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
+        kwargs = _request(model, messages, api_base, api_key, max_tokens)
         try:
             response = await litellm().acompletion(**kwargs)
         except Exception as exc:
             raise map_exception(exc, model) from exc
         return str(response.choices[0].message.content or "")
+
+
+def _request(
+    model: str,
+    messages: list[dict[str, Any]],
+    api_base: str | None,
+    api_key: str | None,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """Arguments shared by streamed and one-shot calls; retries are ours, not litellm's."""
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": list(messages),  # the loop reuses its list between steps
+        "num_retries": 0,
+    }
+    if api_base:
+        kwargs["api_base"] = api_base
+    if api_key:
+        kwargs["api_key"] = api_key
+    if max_tokens:
+        kwargs["max_tokens"] = max_tokens
+    return kwargs
 
 
 def _synthetic_finish(response: Any) -> bool:

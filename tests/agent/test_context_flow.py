@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from cli_runner import run_cli
 from scripted_server import Reply, ToolCall, Usage
 
 from jupyter_agent.context.compaction import ANCHOR_NEW, CONTINUE_MESSAGE
@@ -18,24 +16,12 @@ from jupyter_agent.context.tokens import count_tokens
 from jupyter_agent.core.messages import AssistantMessage, CompactionPart
 
 
-def _cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    return subprocess.run(
-        [sys.executable, "-m", "jupyter_agent.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def test_bash_output_is_truncated_with_saved_file(tmp_path: Path, scripted_server: Any) -> None:
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "seq 1 5000"}))]),
         Reply(text="Counted."),
     )
-    result = _cli(
+    result = run_cli(
         ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "count"], tmp_path
     )
     assert result.returncode == 0, result.stderr
@@ -55,7 +41,7 @@ def test_overflow_triggers_compaction_then_summary_leads(tmp_path: Path, scripte
         Reply(text=summary),
         Reply(text="continuing after the summary"),
     )
-    result = _cli(
+    result = run_cli(
         ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "analyse"], tmp_path
     )
     assert result.returncode == 0, result.stderr
@@ -122,16 +108,16 @@ def test_compaction_that_overflows_leaves_history_intact(tmp_path: Path, scripte
 
     scripted_server.queue(Reply(text="first"), Reply(text="second"))
     for prompt in ("one", "two"):
-        result = _cli(
+        result = run_cli(
             ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, prompt],
             tmp_path,
         )
         assert result.returncode == 0, result.stderr
     scripted_server.queue(ErrorReply(400, "This model's maximum context length is 32000 tokens"))
-    result = _cli(["compact", "--model", "openai/test", "--api-base", scripted_server.base_url], tmp_path)
+    result = run_cli(["compact", "--model", "openai/test", "--api-base", scripted_server.base_url], tmp_path)
     assert result.returncode == 1 and "Session too large to compact" in result.stderr
     scripted_server.queue(Reply(text="third"))
-    again = _cli(
+    again = run_cli(
         ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "three"],
         tmp_path,
     )
@@ -140,19 +126,19 @@ def test_compaction_that_overflows_leaves_history_intact(tmp_path: Path, scripte
     assert users == ["one", "two", "three"]  # nothing was cut
 
 
-def test_manual_compact_from_the_cli(tmp_path: Path, scripted_server: Any) -> None:
+def test_manual_compact_from_therun_cli(tmp_path: Path, scripted_server: Any) -> None:
     scripted_server.queue(Reply(text="answer one"), Reply(text="## Goal\nsummarised"), Reply(text="after"))
     assert (
-        _cli(
+        run_cli(
             ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "q1"], tmp_path
         ).returncode
         == 0
     )
-    compact = _cli(["compact", "--model", "openai/test", "--api-base", scripted_server.base_url], tmp_path)
+    compact = run_cli(["compact", "--model", "openai/test", "--api-base", scripted_server.base_url], tmp_path)
     assert compact.returncode == 0, compact.stderr
     assert not scripted_server.requests[1]["body"].get("tools")
     assert (
-        _cli(
+        run_cli(
             ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "q2"],
             tmp_path,
         ).returncode
