@@ -20,7 +20,8 @@ fi
 stamp=.venv/.jupyter-agent-installed
 want=$(cat pyproject.toml | sha1sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test,dev]"
+  # pip's notes about local index folders are noise here; real errors still show
+  .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+  .venv/bin/python -m pip install -q -e ".[test,dev]" 2> >(grep -v "is ignored: it is neither" >&2)
   echo "$want" > "$stamp"
 fi
