@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from pathlib import Path
 from typing import Any
 
 from jupyter_agent.core.messages import TextPart, ToolPart
@@ -22,18 +23,79 @@ def add_session_commands(sub: Any) -> None:
     rename.add_argument("title")
     delete = actions.add_parser("delete")
     delete.add_argument("id")
+    fork = actions.add_parser("fork", help="copy a session up to a message into a new one")
+    fork.add_argument("id")
+    fork.add_argument("--at", dest="at", help="first message NOT copied (default: copy all)")
+    export = actions.add_parser("export", help="write a session as json, md or into a notebook")
+    export.add_argument("id")
+    export.add_argument("--format", choices=("json", "md", "ipynb"), default="json")
+    export.add_argument("--output", help="file to write (json/md: default stdout; ipynb: required)")
+    imp = actions.add_parser("import", help="restore a JSON export as a new session")
+    imp.add_argument("file")
+    rev = actions.add_parser("revert", help="undo the agent's changes from a message on")
+    rev.add_argument("id")
+    rev.add_argument("--at", dest="at", help="message to revert to (default: the last prompt)")
+    unrev = actions.add_parser("unrevert", help="undo the pending revert")
+    unrev.add_argument("id")
 
 
 def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
+def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None:
+    from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
+
+    session = runtime.store.get_session(session_id)
+    history = runtime.recorder(session_id).history()
+    if fmt == "ipynb":
+        import nbformat
+
+        if not output:
+            raise ValueError("--output NOTEBOOK.ipynb is required for --format ipynb")
+        path = Path(output)
+        nb = nbformat.read(path, as_version=4) if path.exists() else nbformat.v4.new_notebook()
+        nb.cells.extend(notebook_cells(session, history))
+        nbformat.write(nb, path)
+        print(f"added {len(history) + 1} markdown cells to {path}", file=sys.stderr)
+        return
+    chunks = export_json_lines(session, history) if fmt == "json" else export_markdown_lines(session, history)
+    out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    try:
+        for chunk in chunks:  # streamed: a huge session is never built in memory at once
+            out.write(chunk)
+        out.write("\n")
+    finally:
+        if output:
+            out.close()
+
+
 def run_session_command(args: argparse.Namespace) -> int:
+    from jupyter_agent.agent.revert import RevertError, revert, unrevert
     from jupyter_agent.cli import build_runtime
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
     try:
+        if args.action == "import":
+            session = runtime.import_session(Path(args.file).read_text(encoding="utf-8"))
+            print(f"imported as {session.id}: {session.title}")
+            return 0
+        if args.action == "fork":
+            session = runtime.fork(runtime.store.get_session(args.id).id, args.at)
+            print(f"forked as {session.id}: {session.title}")
+            return 0
+        if args.action == "export":
+            _export(runtime, runtime.store.get_session(args.id).id, args.format, args.output)
+            return 0
+        if args.action == "revert":
+            state = revert(runtime, runtime.store.get_session(args.id).id, args.at)
+            print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
+            return 0
+        if args.action == "unrevert":
+            unrevert(runtime, runtime.store.get_session(args.id).id)
+            print("unreverted")
+            return 0
         if args.action == "list":
             for s in sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated):
                 child = f"  (child of {s.parent_id})" if s.parent_id else ""
@@ -56,6 +118,6 @@ def run_session_command(args: argparse.Namespace) -> int:
                     elif isinstance(p, ToolPart):
                         print(f"[tool {p.tool}: {p.state.status}]")
         return 0
-    except SessionNotFound as exc:
+    except (SessionNotFound, RevertError, KeyError, ValueError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2

@@ -28,6 +28,9 @@ class Recorder:
         self.bus = bus
         self.session = session
         self._history: list[MessageWithParts] = store.messages(session.id)
+        if session.revert is not None:  # reverted messages are hidden until cleanup/unrevert
+            point = session.revert.message_id
+            self._history = [m for m in self._history if m.info.id < point]
         self._index: dict[str, MessageWithParts] = {m.info.id: m for m in self._history}
         self.structure = 0
         """Bumped when history is reordered or shrinks: incremental readers start over."""

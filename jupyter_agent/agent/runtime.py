@@ -230,6 +230,7 @@ class Runtime:
     ) -> UserMessage:
         """Record a prompt: text, optional files (mime, url, name) or an ``@agent`` subtask."""
         get_agent(agent)
+        self._finish_revert(session_id)
         recorder = self._loops[session_id].recorder if session_id in self._loops else None
         rec = recorder or self.recorder(session_id)
         message = UserMessage(id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or "")
@@ -295,11 +296,56 @@ class Runtime:
     async def compact(self, session_id: str, model: str | None = None) -> None:
         """Manual compaction (``%compact``): summarise now, then stop."""
         chosen = self.model_for(model)
+        self._finish_revert(session_id)
         rec = self.recorder(session_id)
         last_user = next((m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
         await self.run(session_id, chosen)
+
+    def _finish_revert(self, session_id: str) -> None:
+        """A new prompt or a compaction makes a pending revert final."""
+        from jupyter_agent.agent.revert import cleanup
+
+        cleanup(self, session_id)
+
+    def fork(self, session_id: str, before: str | None = None) -> Session:
+        """Copy the session up to (not including) ``before`` into a new session."""
+        from jupyter_agent.session.fork import fork_session
+
+        source = self.store.get_session(session_id)
+        history = self.recorder(session_id).history()
+        if before is not None and before not in {m.info.id for m in history}:
+            raise KeyError(f"No message '{before}' in session {session_id}.")
+        titles = [s.title for s in self.store.list_sessions(None)]
+        session, messages = fork_session(source, history, before, titles)
+        self._store_copy(session, messages)
+        return session
+
+    def import_session(self, data: str) -> Session:
+        """Restore a JSON export as a new session (fresh ids)."""
+        from jupyter_agent.session.export import SessionExport
+        from jupyter_agent.session.fork import copy_messages
+
+        export = SessionExport.model_validate_json(data)
+        session = export.session.model_copy(
+            update={
+                "id": ids.ascending("ses"),
+                "notebook_path": self.notebook_path,
+                "parent_id": None,
+                "revert": None,
+            }
+        )
+        self._store_copy(session, copy_messages(export.messages, session.id))
+        return session
+
+    def _store_copy(self, session: Session, messages: list[Any]) -> None:
+        self.store.create_session(session)
+        for m in messages:
+            self.store.update_message(m.info)
+            for p in m.parts:
+                self.store.update_part(p)
+        self.bus.publish(SessionCreated(session=session))
 
     def stop(self, session_id: str | None = None) -> int:
         """Abort running steps and cancel their tasks; returns how many were stopped."""

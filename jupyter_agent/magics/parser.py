@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "new": "start a fresh session",
     "switch": "switch to session ID",
     "rename": "rename the current session",
+    "delete": "delete session ID (and its sub-agent sessions)",
     "config": "show the effective configuration (keys redacted)",
     "stop": "stop the running agent",
     "fork": "copy the session up to a message into a new one",

@@ -53,14 +53,99 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         session = rt.store.get_session(sid)
         rt.store.update_session(session.model_copy(update={"title": " ".join(args)}))
         print(f"Renamed {sid}: {' '.join(args)}")
+    elif cmd.name == "delete":
+        if not args:
+            print("Usage: %agent delete SESSION_ID  (see %agent sessions)")
+            return
+        session = rt.store.get_session(args[0])
+        if rt.busy(session.id):
+            print("The agent is working in that session; stop it first.")
+            return
+        rt.delete_session(session.id)
+        if agent.session_id == session.id:
+            agent.session_id = None
+        print(f"Deleted {session.id} ({session.title}) with its messages and sub-agent sessions.")
     elif cmd.name == "config":
         agent.reload_config()
         print(json.dumps(agent.runtime.config.redacted(), indent=2))
     elif cmd.name == "stop":
         count = rt.stop(agent.session_id)
         print("Stopped." if count else "Nothing is running.")
+    elif cmd.name in ("fork", "revert", "unrevert", "export"):
+        lifecycle(agent, cmd.name, args)
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
+
+
+def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
+    """fork / revert / unrevert / export of the current session."""
+    from jupyter_agent.agent.revert import RevertError, revert, unrevert
+
+    rt = agent.runtime
+    sid = agent.current_session()
+    try:
+        if name == "fork":
+            session = rt.fork(sid, args[0] if args else None)
+            agent.session_id = session.id
+            print(f"Forked into {session.id}: {session.title} (now current)")
+        elif name == "revert":
+            state = revert(rt, sid, args[0] if args else None)
+            print(
+                f"Reverted to before {state.message_id}: files restored, later messages hidden. "
+                "%agent unrevert undoes this until the next prompt."
+            )
+        elif name == "unrevert":
+            unrevert(rt, sid)
+            print("Unreverted: files and messages are back.")
+        else:
+            export_into_notebook(agent, sid, args)
+    except RevertError as exc:
+        print(str(exc))
+
+
+def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
+    """``%agent export [--format md|json|ipynb]``: md/json to a file, ipynb into this notebook."""
+    from pathlib import Path
+
+    from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
+
+    fmt = (
+        args[args.index("--format") + 1]
+        if "--format" in args and args.index("--format") + 1 < len(args)
+        else "ipynb"
+    )
+    rt = agent.runtime
+    session = rt.store.get_session(sid)
+    history = rt.recorder(sid).history()
+    if fmt in ("md", "json"):
+        path = rt.working_dir / f"{sid}.{fmt}"
+        lines = (
+            export_markdown_lines(session, history) if fmt == "md" else export_json_lines(session, history)
+        )
+        with path.open("w", encoding="utf-8") as fh:
+            for chunk in lines:
+                fh.write(chunk)
+        print(f"Wrote {path}")
+        return
+    notebook = agent.notebook_path()
+    if notebook is None or not Path(notebook).exists():
+        print("No notebook file to export into; use --format md or --format json.")
+        return
+    from jupyter_agent.tools.notebook_path import frontend_attached
+
+    if frontend_attached(agent.shell.user_ns, __import__("os").environ):
+        from IPython.display import Markdown
+
+        for cell in notebook_cells(session, history):  # the open notebook: show, don't overwrite
+            display(Markdown(cell["source"]))
+        print("The notebook is open in a frontend: the transcript is shown above (save to keep it).")
+        return
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells.extend(notebook_cells(session, history))
+    nbformat.write(nb, notebook)
+    print(f"Added {len(history) + 1} markdown cells to {notebook}")
 
 
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:

@@ -224,3 +224,30 @@ def test_kernel_interrupt_during_python_tool(start_kernel: Any, scripted_server:
     rows = [json.loads(r[0]) for r in sqlite3.connect(db).execute("SELECT data FROM part")]
     tool = next(r for r in rows if r["type"] == "tool")
     assert tool["state"]["status"] == "error" and tool["state"]["metadata"].get("interrupted") is True
+
+
+def test_session_subcommands(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "out.txt", "content": "v1"}))]),
+        Reply(text="wrote it"),
+    )
+    scripted_server.title_reply = Reply(text="Writing out.txt")
+    kernel = start_kernel()
+    assert kernel.execute("%agent --wait write the file").status == "ok"
+    listing = kernel.execute("%agent sessions")
+    html = "".join(o["data"].get("text/html", "") for o in listing.outputs)
+    assert "Writing out.txt" in html
+    assert "Renamed" in kernel.execute("%agent rename Better title").stdout
+    assert "Reverted" in kernel.execute("%agent revert").stdout
+    assert not (tmp_path / "out.txt").exists()
+    assert "Unreverted" in kernel.execute("%agent unrevert").stdout
+    assert (tmp_path / "out.txt").read_text() == "v1"
+    forked = kernel.execute("%agent fork").stdout
+    assert "Better title (fork #1)" in forked
+    exported = kernel.execute("%agent export --format md").stdout
+    path = Path(exported.split("Wrote ")[1].strip())
+    assert "wrote it" in path.read_text()
+    fork_id = forked.split("Forked into ")[1].split(":")[0]
+    assert "Deleted" in kernel.execute(f"%agent delete {fork_id}").stdout
+    bad = kernel.execute("%agent switch ses_nope")
+    assert bad.status == "ok" and "No session 'ses_nope'" in bad.stdout

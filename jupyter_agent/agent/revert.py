@@ -1,0 +1,117 @@
+"""Revert / unrevert: undo what the agent changed after a message, and undo that undo.
+
+Files are restored from the patch parts recorded before each write (new files are
+removed). The messages after the point are hidden at once and deleted when the next
+prompt (or a compaction) starts; ``unrevert`` puts files and messages back until then.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jupyter_agent.core.messages import (
+    AssistantMessage,
+    CompactionPart,
+    MessageWithParts,
+    PatchPart,
+    RevertState,
+    UserMessage,
+)
+
+if TYPE_CHECKING:
+    from jupyter_agent.agent.runtime import Runtime
+
+
+class RevertError(Exception):
+    """A revert that cannot be done; the message says why."""
+
+
+def _write(path: Path, content: str | None, binary: bool) -> None:
+    if content is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if binary:
+        path.write_bytes(base64.b64decode(content))
+    else:
+        path.write_bytes(content.encode("utf-8"))
+
+
+def _current(path: Path) -> dict[str, object]:
+    if not path.exists():
+        return {"content": None, "binary": False}
+    raw = path.read_bytes()
+    try:
+        return {"content": raw.decode("utf-8"), "binary": False}
+    except UnicodeDecodeError:
+        return {"content": base64.b64encode(raw).decode(), "binary": True}
+
+
+def _default_point(history: list[MessageWithParts]) -> str:
+    users = [m.info.id for m in history if isinstance(m.info, UserMessage)]
+    if not users:
+        raise RevertError("Nothing to revert: the session has no prompts yet.")
+    return users[-1]
+
+
+def revert(runtime: Runtime, session_id: str, message_id: str | None = None) -> RevertState:
+    """Hide the messages from ``message_id`` on and restore the files they changed."""
+    if runtime.busy(session_id):
+        raise RevertError("The agent is working in this session; stop it first, then revert.")
+    session = runtime.store.get_session(session_id)
+    history = runtime.store.messages(session_id)
+    if session.revert is not None:
+        history = [m for m in history if m.info.id < session.revert.message_id]
+    point = message_id or _default_point(history)
+    if point not in {m.info.id for m in history}:
+        known = ", ".join(m.info.id for m in history if isinstance(m.info, UserMessage))
+        raise RevertError(f"No message '{point}' in this session. Prompts: {known}")
+    after = [m for m in history if m.info.id >= point]
+    for m in after:
+        if any(isinstance(p, CompactionPart) for p in m.parts) or (
+            isinstance(m.info, AssistantMessage) and m.info.summary
+        ):
+            raise RevertError(
+                "Cannot revert across a compaction: the history before it was summarised. "
+                "Fork the session at an earlier message instead (%agent fork MSG_ID)."
+            )
+    patches = [p for m in after for p in m.parts if isinstance(p, PatchPart)]
+    touched = {c.path for p in patches for c in p.files}
+    snapshot = {path: _current(Path(path)) for path in sorted(touched)}
+    if session.revert is not None and session.revert.snapshot:
+        snapshot = {**json.loads(session.revert.snapshot), **snapshot}
+    for patch in reversed(patches):
+        for change in reversed(patch.files):
+            _write(Path(change.path), change.before, change.binary)
+    state = RevertState(message_id=point, snapshot=json.dumps(snapshot))
+    runtime.recorder(session_id).update_session(session.model_copy(update={"revert": state}))
+    return state
+
+
+def unrevert(runtime: Runtime, session_id: str) -> None:
+    """Put back the files and messages of the pending revert."""
+    if runtime.busy(session_id):
+        raise RevertError("The agent is working in this session; stop it first.")
+    session = runtime.store.get_session(session_id)
+    if session.revert is None:
+        raise RevertError("Nothing to unrevert: there is no pending revert in this session.")
+    for path, saved in json.loads(session.revert.snapshot or "{}").items():
+        _write(Path(path), saved["content"], bool(saved["binary"]))
+    runtime.recorder(session_id).update_session(session.model_copy(update={"revert": None}))
+
+
+def cleanup(runtime: Runtime, session_id: str) -> int:
+    """Make a pending revert final: delete the hidden messages. Returns how many."""
+    session = runtime.store.get_session(session_id)
+    if session.revert is None:
+        return 0
+    point = session.revert.message_id
+    recorder = runtime.recorder(session_id)
+    hidden = [m.info.id for m in runtime.store.messages(session_id) if m.info.id >= point]
+    for mid in hidden:
+        recorder.remove_message(mid)
+    recorder.update_session(session.model_copy(update={"revert": None}))
+    return len(hidden)
