@@ -6,6 +6,7 @@ import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,12 @@ import guard  # noqa: E402  (tests/netguard is on sys.path via pyproject pythonp
 
 guard.install()
 
+import kernel_harness  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
+
+from jupyter_agent.agent.runtime import Runtime  # noqa: E402
+from jupyter_agent.config import load_config  # noqa: E402
+from jupyter_agent.storage.sqlite_store import SqliteStore  # noqa: E402
 
 
 @pytest.fixture
@@ -44,3 +50,59 @@ def scripted_server() -> Iterator[ScriptedServer]:
     server = ScriptedServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def make_runtime(tmp_path: Path, scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    made: list[Runtime] = []
+    monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
+
+    def make(**overrides: Any) -> Runtime:
+        interactive = overrides.pop("interactive", False)
+        config = load_config(
+            tmp_path,
+            {"model": scripted_server.model, "api_base": scripted_server.base_url, **overrides},
+            global_dir=tmp_path / "no-global",
+        )
+        runtime = Runtime(
+            config=config,
+            store=SqliteStore.for_directory(tmp_path),
+            project_root=tmp_path,
+            working_dir=tmp_path,
+            interactive=interactive,
+        )
+        runtime.events = []  # type: ignore[attr-defined]
+        runtime.bus.subscribe(runtime.events.append)  # type: ignore[attr-defined]
+        made.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in made:
+        runtime.store.close()
+
+
+def _env(server: Any, tmp_path: Path, frontend: bool, model: str = "openai/test") -> dict[str, str]:
+    env = {
+        "JUPYTER_AGENT_MODEL": model,
+        "JUPYTER_AGENT_API_BASE": server.base_url,
+        "JUPYTER_AGENT_API_KEY": "sk-test",
+        "JUPYTER_AGENT_NOTEBOOK": str(tmp_path / "analysis.ipynb"),
+    }
+    if frontend:
+        env["JPY_SESSION_NAME"] = str(tmp_path / "analysis.ipynb")
+    return env
+
+
+@pytest.fixture
+def start_kernel(tmp_path: Path, scripted_server: Any) -> Iterator[Any]:
+    kernels: list[Any] = []
+
+    def start(frontend: bool = False, **kw: Any) -> Any:
+        k = kernel_harness.Kernel(tmp_path, _env(scripted_server, tmp_path, frontend, **kw))
+        kernels.append(k)
+        assert k.execute("%load_ext jupyter_agent").status == "ok"
+        return k
+
+    yield start
+    for k in kernels:
+        k.shutdown()

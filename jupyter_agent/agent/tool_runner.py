@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.secrets import redact
 from jupyter_agent.context.truncate import truncate_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
@@ -110,7 +111,7 @@ class ToolRunner:
             raise asyncio.CancelledError() from None
         except Exception as exc:
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
-        output = result.output
+        output = redact(result.output)
         metadata = dict(result.metadata)
         if not metadata.get("truncated"):
             cut = truncate_output(
@@ -141,6 +142,7 @@ class ToolRunner:
 
     def _context(self, part: ToolPart) -> ToolContext:
         def on_metadata(title: str | None, metadata: dict[str, Any]) -> None:
+            metadata = {k: redact(v) if isinstance(v, str) else v for k, v in metadata.items()}
             entry = self.recorder.find(part.message_id)
             current = next((p for p in entry.parts if p.id == part.id), None) if entry else None
             if isinstance(current, ToolPart) and isinstance(current.state, ToolStateRunning):
@@ -203,7 +205,7 @@ class ToolRunner:
         failed = part.model_copy(
             update={
                 "state": ToolStateError(
-                    input=shown, error=message, metadata=metadata, time=ToolTimeError(start=start)
+                    input=shown, error=redact(message), metadata=metadata, time=ToolTimeError(start=start)
                 )
             }
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,33 +13,6 @@ from kernel_harness import Kernel, custom_messages
 from scripted_server import Reply, ToolCall
 
 pytestmark = pytest.mark.kernel
-
-
-def _env(server: Any, tmp_path: Path, frontend: bool, model: str = "openai/test") -> dict[str, str]:
-    env = {
-        "JUPYTER_AGENT_MODEL": model,
-        "JUPYTER_AGENT_API_BASE": server.base_url,
-        "JUPYTER_AGENT_API_KEY": "sk-test",
-        "JUPYTER_AGENT_NOTEBOOK": str(tmp_path / "analysis.ipynb"),
-    }
-    if frontend:
-        env["JPY_SESSION_NAME"] = str(tmp_path / "analysis.ipynb")
-    return env
-
-
-@pytest.fixture
-def start_kernel(tmp_path: Path, scripted_server: Any) -> Iterator[Any]:
-    kernels: list[Kernel] = []
-
-    def start(frontend: bool = False, **kw: Any) -> Kernel:
-        k = Kernel(tmp_path, _env(scripted_server, tmp_path, frontend, **kw))
-        kernels.append(k)
-        assert k.execute("%load_ext jupyter_agent").status == "ok"
-        return k
-
-    yield start
-    for k in kernels:
-        k.shutdown()
 
 
 def _widget_traffic(kernel: Kernel) -> list[dict[str, Any]]:
