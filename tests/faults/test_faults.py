@@ -121,7 +121,7 @@ def test_corrupt_store_in_a_kernel(start_kernel: Any, scripted_server: Any, tmp_
         if c.get("kind") == "notice"
     ]
     assert any("moved to" in n and "sessions.db.corrupt-" in n for n in notices)
-    assert list(folder.glob("sessions.db.corrupt-*"))[0].read_bytes() == b"garbage" * 1000
+    assert next(iter(folder.glob("sessions.db.corrupt-*"))).read_bytes() == b"garbage" * 1000
 
 
 def test_newer_store_is_refused_in_a_kernel(start_kernel: Any, tmp_path: Path) -> None:
