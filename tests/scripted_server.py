@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -132,6 +132,8 @@ class ScriptedServer:
         self.completions: list[dict[str, Any]] = []
         """Non-streaming requests (session titles), answered with ``title_reply``."""
         self.title_reply = Reply(text="Scripted session title")
+        self.realistic_usage = False
+        """Report ``prompt_tokens`` from the request size, so overflow happens as in real use."""
         self.default: Scripted | None = None
         """Answer used when the queue is empty (e.g. for benchmarks); None → a loud 400."""
         server = self
@@ -165,6 +167,10 @@ class ScriptedServer:
                     self._send(reply.status, payload, {"Content-Type": "application/json", **reply.headers})
                     return
                 model = body.get("model", "test")
+                if server.realistic_usage and isinstance(reply, Reply):
+                    # report prompt tokens from the request's size (4 chars per token)
+                    estimate = len(json.dumps(body.get("messages", []))) // 4
+                    reply = replace(reply, usage=replace(reply.usage, prompt_tokens=estimate))
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
