@@ -22,7 +22,10 @@ async def _bare():
         pass
 _t = time.perf_counter(); await _bare(); print(time.perf_counter() - _t)
 """
-OURS = "import time\n_t = time.perf_counter()\nget_ipython().run_line_magic('agent', '--wait go')\nprint(time.perf_counter() - _t)"
+OURS = (
+    "import time\n_t = time.perf_counter()\nget_ipython().run_line_magic('agent', '--wait go')\n"
+    "print(time.perf_counter() - _t)"
+)
 PLAIN = """
 import ipywidgets, time
 _w = ipywidgets.Textarea()
@@ -44,8 +47,12 @@ def run() -> dict[str, float]:
     server = ScriptedServer().start()
     server.default = Reply(text="".join(f"tok{i % 10} " for i in range(TOKENS)), chunk_size=5)
     folder = Path(tempfile.mkdtemp())
-    env = {"JUPYTER_AGENT_MODEL": server.model, "JUPYTER_AGENT_API_BASE": server.base_url,
-           "JUPYTER_AGENT_API_KEY": "sk-bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env = {
+        "JUPYTER_AGENT_MODEL": server.model,
+        "JUPYTER_AGENT_API_BASE": server.base_url,
+        "JUPYTER_AGENT_API_KEY": "sk-bench",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
     kernel = Kernel(folder, env)
     try:
         kernel.execute("%load_ext jupyter_agent")

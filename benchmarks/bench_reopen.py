@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
-import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.bench_context import _session
 from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.storage.sqlite_store import SqliteStore
-
-from benchmarks.bench_context import _session  # noqa: E402
 
 
 def run() -> dict[str, float]:
@@ -34,8 +32,13 @@ def run() -> dict[str, float]:
     request = builder.build(get_agent("build"), "system", None)
     ours = time.perf_counter() - start
     store.close()
-    return {"parts": len(rows), "raw_s": raw, "reopen_s": ours, "ratio": ours / raw,
-            "request_messages": len(request)}
+    return {
+        "parts": len(rows),
+        "raw_s": raw,
+        "reopen_s": ours,
+        "ratio": ours / raw,
+        "request_messages": len(request),
+    }
 
 
 if __name__ == "__main__":

@@ -39,12 +39,23 @@ def _session(prune: bool, context: int) -> dict[str, Any]:
     server.queue(*queue)
     server.title_reply = Reply(text="t")
     os.environ["JUPYTER_AGENT_API_KEY"] = "sk-bench"
-    config = load_config(folder, {"model": server.model, "api_base": server.base_url,
-                                  "compaction": {"prune": prune},
-                                  "models": {server.model: {"limit": {"context": context, "output": 4096}}}},
-                         env={})
-    runtime = Runtime(config=config, store=SqliteStore.for_directory(folder), project_root=folder,
-                      working_dir=folder, generate_titles=False)
+    config = load_config(
+        folder,
+        {
+            "model": server.model,
+            "api_base": server.base_url,
+            "compaction": {"prune": prune},
+            "models": {server.model: {"limit": {"context": context, "output": 4096}}},
+        },
+        env={},
+    )
+    runtime = Runtime(
+        config=config,
+        store=SqliteStore.for_directory(folder),
+        project_root=folder,
+        working_dir=folder,
+        generate_titles=False,
+    )
 
     # compaction requests are answered with a summary, everything else from the queue
     original_next = server._next
@@ -67,13 +78,19 @@ def _session(prune: bool, context: int) -> dict[str, Any]:
     asyncio.run(run_all())
     sent = [len(json.dumps(r["body"]["messages"])) // 4 for r in server.requests]
     compactions = sum(
-        1 for r in server.requests
+        1
+        for r in server.requests
         if isinstance(r["body"]["messages"][-1].get("content"), str)
         and "anchored summary" in r["body"]["messages"][-1]["content"]
     )
     server.stop()
     runtime.store.close()
-    return {"calls": len(sent), "tokens_sent": sum(sent), "last_request": sent[-1], "compactions": compactions}
+    return {
+        "calls": len(sent),
+        "tokens_sent": sum(sent),
+        "last_request": sent[-1],
+        "compactions": compactions,
+    }
 
 
 def run() -> dict[str, Any]:

@@ -1,10 +1,14 @@
 """``%agent`` / ``%%agent`` arguments → a pydantic command (pure; no IPython import).
 
-Only leading ``--options`` are options: once the prompt starts, ``--`` inside it is text.
+Only leading ``--options`` are options: once the prompt starts, ``--`` inside it is text,
+and the prompt is kept exactly as typed (an apostrophe must not break shell-style quoting).
+A line that starts with a subcommand word but does not fit that subcommand's form
+(``%agent stop the server from crashing``) is a prompt, not an error.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import shlex
 from typing import Annotated, Literal
@@ -12,44 +16,54 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 SUBCOMMANDS = {
-    "sessions": "list this notebook's sessions",
-    "new": "start a fresh session",
-    "switch": "switch to session ID",
-    "rename": "rename the current session",
-    "delete": "delete session ID (and its sub-agent sessions)",
-    "config": "show the effective configuration (keys redacted)",
-    "stop": "stop the running agent",
-    "fork": "copy the session up to a message into a new one",
-    "revert": "undo the agent's changes after a message",
-    "unrevert": "undo the last revert",
-    "export": "export the session (json, md, ipynb)",
+    "sessions": ("", "list this notebook's sessions"),
+    "new": ("", "start a fresh session"),
+    "switch": ("ID", "switch to session ID"),
+    "rename": ("TITLE…", "rename the current session"),
+    "delete": ("ID", "delete session ID and its sub-agent sessions"),
+    "config": ("", "show the effective configuration (keys redacted)"),
+    "stop": ("", "stop the running agent"),
+    "fork": ("[MSG_ID]", "copy the session (up to MSG_ID) into a new session"),
+    "revert": ("[MSG_ID]", "undo the agent's changes after MSG_ID (default: the last turn)"),
+    "unrevert": ("", "undo the last revert"),
+    "export": ("[--format F]", "export the session as json, md or ipynb"),
 }
 AGENTS = ("build", "plan", "explore", "general")
+SUBTASK_AGENTS = ("explore", "general")
+EXPORT_FORMATS = ("json", "md", "ipynb")
+_FLAGS = ("--new", "--wait")
+_VALUED = ("--model", "--agent", "--session")
+_NO_ARGS = ("sessions", "new", "config", "stop", "unrevert")
+_MESSAGE_ID = re.compile(r"^msg_[A-Za-z0-9]+$")
 
 USAGE = (
-    f"""Usage:
+    """Usage:
   %agent [options] PROMPT          send PROMPT to the notebook's current session
-  %%agent [options]                the cell body is the prompt
+  %%agent [options]                the cell body is the prompt (first line: options only)
+  %agent SUBCOMMAND [ARGS]         manage sessions (below)
 
-Options:
+Options (only before the prompt; `--` ends them):
   --model M        use model M (a litellm model string, e.g. openai/gpt-5)
-  --agent NAME     {" | ".join(AGENTS)} (default build)
+  --agent NAME     """
+    + " | ".join(AGENTS)
+    + """ (default build)
   --new            start a fresh session
   --session ID     use session ID
   --wait           block until the agent is done
 
 Subcommands:
 """
-    + "\n".join(f"  %agent {name:<10} {text}" for name, text in SUBCOMMANDS.items())
+    + "\n".join(f"  %agent {name + ' ' + form:<22} {text}" for name, (form, text) in SUBCOMMANDS.items())
     + """
-  %compact         summarise the current session now
+  %compact                      summarise the current session now
 
-In a prompt: @var_name, @cell:N or @cell:ID, @file:path add that context."""
+In a prompt: @var_name, @cell:N or @cell:ID, @file:path add that context;
+a leading @explore or @general runs the prompt as a subtask of that agent."""
 )
 
 
 class UsageError(ValueError):
-    """Bad arguments; the message is the full usage text with the problem on top."""
+    """Bad arguments; the message is the problem followed by the full usage text."""
 
 
 class PromptCommand(BaseModel):
@@ -66,6 +80,8 @@ class SubCommand(BaseModel):
     kind: Literal["sub"] = "sub"
     name: str
     args: list[str] = Field(default_factory=list)
+    """``switch``: [ID]; ``rename``: [TITLE] (as typed); ``fork``/``revert``: [] or [MSG_ID];
+    ``export``: [] or [FORMAT]."""
 
 
 AgentCommand = Annotated[PromptCommand | SubCommand, Field(discriminator="kind")]
@@ -75,55 +91,133 @@ def _fail(problem: str) -> UsageError:
     return UsageError(f"{problem}\n\n{USAGE}")
 
 
-def parse(line: str, cell: str | None = None) -> PromptCommand | SubCommand:
-    """Parse a ``%agent`` line (and the ``%%agent`` cell body, which is the prompt)."""
+def _skip_space(line: str, pos: int) -> int:
+    while pos < len(line) and line[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _word(line: str, pos: int) -> tuple[str, int]:
+    """One shell word starting at ``pos`` and the position after it (quotes honoured)."""
+    stream = io.StringIO(line[pos:])
+    lexer = shlex.shlex(stream, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
     try:
-        words = shlex.split(line, posix=True)
+        token = lexer.get_token()
     except ValueError as exc:
-        raise _fail(f"Could not parse the options: {exc}") from None
+        raise _fail(f"Could not read the options: {exc}.") from None
+    # shlex consumed the token and at most one whitespace character after it.
+    return token or "", pos + stream.tell()
+
+
+def _options(line: str) -> tuple[dict[str, object], str]:
+    """The leading options and the raw text after them."""
     options: dict[str, object] = {}
-    i = 0
-    while i < len(words) and words[i].startswith("--"):
-        flag = words[i]
-        if flag in ("--new", "--wait"):
-            options[flag[2:]] = True
-            i += 1
-        elif flag in ("--model", "--agent", "--session"):
-            if i + 1 >= len(words):
-                raise _fail(f"{flag} needs a value.")
-            options[flag[2:]] = words[i + 1]
-            i += 2
+    pos = _skip_space(line, 0)
+    while line.startswith("--", pos):
+        word, pos = _word(line, pos)
+        name, eq, value = word.partition("=")
+        if name == "--":
+            break
+        if name in _FLAGS and not eq:
+            options[name[2:]] = True
+        elif name in _VALUED:
+            if not eq:
+                pos = _skip_space(line, pos)
+                if pos >= len(line) or line.startswith("--", pos):
+                    raise _fail(f"{name} needs a value.")
+                value, pos = _word(line, pos)
+            if not value:
+                raise _fail(f"{name} needs a value.")
+            options[name[2:]] = value
+        elif name in _FLAGS:
+            raise _fail(f"{name} takes no value.")
         else:
-            raise _fail(f"Unknown option {flag}.")
-    if options.get("agent") is not None and options["agent"] not in AGENTS:
+            raise _fail(f"Unknown option {name}.")
+        pos = _skip_space(line, pos)
+    if "agent" in options and options["agent"] not in AGENTS:
         raise _fail(f"Unknown agent {options['agent']!r}.")
-    rest_words = words[i:]
-    if cell is None and rest_words and rest_words[0] in SUBCOMMANDS and not options:
-        return SubCommand(name=rest_words[0], args=rest_words[1:])
+    return options, line[pos:].strip()
+
+
+def _unquote(text: str) -> str:
+    """``"explain this"`` → ``explain this``; anything else is kept as typed."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            return text
+        if len(words) == 1:
+            return words[0]
+    return text
+
+
+def _subcommand(rest: str) -> SubCommand | None:
+    """``rest`` as a subcommand, or None when it reads as a prompt."""
+    head, *more = re.split(r"\s+", rest, maxsplit=1)
+    name, tail = head, (more[0].strip() if more else "")
+    if name not in SUBCOMMANDS:
+        return None
+    if name == "rename":
+        if not tail:
+            raise _fail("rename needs a title: %agent rename NEW TITLE")
+        return SubCommand(name=name, args=[_unquote(tail)])
+    try:
+        words = shlex.split(tail)
+    except ValueError:
+        return None
+    if name in _NO_ARGS:
+        return SubCommand(name=name) if not words else None
+    if name in ("switch", "delete"):
+        if not words:
+            raise _fail(f"{name} needs a session ID (see %agent sessions).")
+        return SubCommand(name=name, args=words) if len(words) == 1 else None
+    if name in ("fork", "revert"):
+        if not words:
+            return SubCommand(name=name)
+        ok = len(words) == 1 and _MESSAGE_ID.match(words[0])
+        return SubCommand(name=name, args=words) if ok else None
+    return _export(words)
+
+
+def _export(words: list[str]) -> SubCommand | None:
+    if not words:
+        return SubCommand(name="export")
+    if not words[0].startswith("--"):
+        return None
+    name, eq, value = words[0].partition("=")
+    if name != "--format":
+        raise _fail(f"Unknown export option {name}.")
+    rest = words[1:]
+    if not eq:
+        value, rest = (rest[0], rest[1:]) if rest else ("", [])
+    if value not in EXPORT_FORMATS:
+        raise _fail(f"--format must be one of {', '.join(EXPORT_FORMATS)} (got {value!r}).")
+    if rest:
+        raise _fail(f"Unexpected arguments after the export format: {' '.join(rest)}")
+    return SubCommand(name="export", args=[value])
+
+
+def parse(line: str, cell: str | None = None) -> PromptCommand | SubCommand:
+    """Parse a ``%agent`` line, or a ``%%agent`` first line plus the cell body (the prompt)."""
+    options, rest = _options(line)
     if cell is not None:
-        if rest_words:
+        if rest:
             raise _fail("In %%agent the first line takes only options; write the prompt in the cell.")
         prompt = cell.strip()
     else:
-        prompt = _raw_rest(line, i)
+        if not options:
+            sub = _subcommand(rest)
+            if sub is not None:
+                return sub
+        prompt = _unquote(rest)
     if not prompt:
         raise _fail("No prompt given.")
-    return PromptCommand.model_validate({"prompt": prompt, **options})
+    return PromptCommand(prompt=prompt, **options)
 
 
-def _raw_rest(line: str, consumed: int) -> str:
-    """The prompt as typed (quotes and spacing kept) after ``consumed`` option words."""
-    rest = line.strip()
-    for _ in range(consumed):
-        rest = rest.lstrip()
-        if rest[:1] in "\"'":
-            quote = rest[0]
-            end = rest.find(quote, 1)
-            rest = rest[end + 1 :] if end > 0 else ""
-        else:
-            parts = rest.split(None, 1)
-            rest = parts[1] if len(parts) > 1 else ""
-    return rest.strip()
+# ---------------------------------------------------------------- mentions
 
 
 class Mention(BaseModel):
@@ -131,25 +225,55 @@ class Mention(BaseModel):
     """As written, e.g. ``@cell:3``."""
     kind: Literal["var", "cell", "file"]
     value: str
+    """The variable name, cell number/id, or path (quotes removed)."""
+    start: int
+    """Offset of the ``@`` in the prompt."""
 
 
-_MENTION = re.compile(r"(?<![\w.@])@(?:(cell):([\w-]+)|(file):(\S+)|([A-Za-z_][A-Za-z0-9_]*))")
+# Not after a word character, ``.``, ``/`` or ``:`` so emails and URLs (a@b.com,
+# https://x.org/@user) are not mentions.
+_MENTION = re.compile(
+    r"(?<![\w.@/:+-])@(?:"
+    r"cell:(?P<cell>[\w-]+)"
+    r"|file:(?:\"(?P<fq>[^\"]+)\"|'(?P<sq>[^']+)'|(?P<file>\S+))"
+    r"|(?P<var>[A-Za-z_][A-Za-z0-9_]*)"
+    r")"
+)
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_SUBTASK = re.compile(r"^\s*@(?P<agent>[A-Za-z_]\w*)\b")
+_TRAILING = ".,;:)]}!?\"'"
+
+
+def subtask_prefix(prompt: str) -> str | None:
+    """``@explore find X`` → ``explore``: the prompt runs as a subtask of that agent."""
+    match = _SUBTASK.match(prompt)
+    if match and match.group("agent") in SUBTASK_AGENTS:
+        return match.group("agent")
+    return None
 
 
 def parse_mentions(prompt: str) -> list[Mention]:
-    """``@df``, ``@cell:3`` / ``@cell:<id>``, ``@file:path`` (emails and ``@explore …`` excluded)."""
+    """``@df``, ``@cell:3`` / ``@cell:<id>``, ``@file:path`` outside code spans.
+
+    Emails, URLs, decorators in backticks and a leading ``@explore``/``@general`` (a
+    subtask prefix) are not mentions.
+    """
+    masked = _CODE.sub(lambda m: " " * len(m.group(0)), prompt)
+    prefix = _SUBTASK.match(prompt) if subtask_prefix(prompt) else None
     found: list[Mention] = []
-    leading = prompt.lstrip()
-    for match in _MENTION.finditer(prompt):
-        if match.group(1):
-            found.append(Mention(text=match.group(0), kind="cell", value=match.group(2)))
-        elif match.group(3):
-            value = match.group(4).rstrip(".,;:)!?")
-            found.append(Mention(text=f"@file:{value}", kind="file", value=value))
+    for match in _MENTION.finditer(masked):
+        if prefix is not None and match.start() == prefix.start("agent") - 1:
+            continue
+        text = prompt[match.start() : match.end()]
+        if match.group("cell"):
+            found.append(Mention(text=text, kind="cell", value=match.group("cell"), start=match.start()))
+        elif match.group("var"):
+            found.append(Mention(text=text, kind="var", value=match.group("var"), start=match.start()))
         else:
-            name = match.group(5)
-            at_start = match.start() == len(prompt) - len(leading)
-            if at_start and name in ("explore", "general"):
-                continue
-            found.append(Mention(text=match.group(0), kind="var", value=name))
+            quoted = match.group("fq") or match.group("sq")
+            value = quoted or match.group("file").rstrip(_TRAILING)
+            if not quoted:
+                text = f"@file:{value}"
+            if value:
+                found.append(Mention(text=text, kind="file", value=value, start=match.start()))
     return found

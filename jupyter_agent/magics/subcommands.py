@@ -109,11 +109,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
 
     from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
 
-    fmt = (
-        args[args.index("--format") + 1]
-        if "--format" in args and args.index("--format") + 1 < len(args)
-        else "ipynb"
-    )
+    fmt = args[0] if args else "ipynb"  # the parser validated it
     rt = agent.runtime
     session = rt.store.get_session(sid)
     history = rt.recorder(sid).history()

@@ -1,14 +1,15 @@
 """Bus events → compact UI messages for the widget and the side panel (pure, no widget import).
 
 Streaming text goes out as ``delta`` messages (only what was appended), coalesced to one
-message per part every ~50 ms, so UI traffic grows with the text, not with its square.
+message per part every ~50 ms, so UI traffic grows with the text, not with its square
+(re-sending a whole part per token costs O(text²): 2,000 tokens → 15 MB).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from jupyter_agent.core.events import (
@@ -20,193 +21,255 @@ from jupyter_agent.core.events import (
     PermissionAsked,
     PermissionReplied,
     SessionCompacted,
+    SessionDeleted,
     SessionErrored,
+    SessionUpdated,
 )
 from jupyter_agent.core.messages import (
+    AnyMessage,
     AnyPart,
     AssistantMessage,
     CompactionPart,
     FilePart,
+    MessageWithParts,
     ReasoningPart,
     RetryPart,
+    SubtaskPart,
     TextPart,
     ToolPart,
     ToolStateCompleted,
     ToolStateError,
     ToolStateRunning,
 )
+from jupyter_agent.ui.protocol import (
+    AttachmentView,
+    CompactedMsg,
+    DeltaMsg,
+    ErrorView,
+    GaugeMsg,
+    MessageMsg,
+    MessageView,
+    NoticeMsg,
+    PartMsg,
+    PartView,
+    PermissionDoneMsg,
+    PermissionMsg,
+    PermissionView,
+    RemovedMsg,
+    StatusMsg,
+    UIMessage,
+)
 
 OUTPUT_CAP = 20_000
+"""Characters of tool output shown; the rest is in the store (and the model's spill file)."""
 SUMMARY_CAP = 120
-FLUSH_S = 0.05
-UIMessage = dict[str, Any]
-SUMMARY_KEYS = ("command", "filePath", "pattern", "code", "name", "description", "path", "action")
+FLUSH_INTERVAL_S = 0.05
+WARN_PERCENT, HIGH_PERCENT = 70, 90
+# The argument that says best what a call does, in order of preference.
+SUMMARY_KEYS = (
+    "command", "filePath", "file_path", "path", "pattern", "code", "url", "query",
+    "name", "description", "prompt", "action",
+)  # fmt: skip
 
 
-def input_summary(tool: str, data: dict[str, Any]) -> str:
+def _one_line(text: str, cap: int = SUMMARY_CAP) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= cap else line[: cap - 1] + "…"
+
+
+def input_summary(data: dict[str, Any]) -> str:
     """One line that says what a call does: the command, the path, the code's first line."""
     for key in SUMMARY_KEYS:
         value = data.get(key)
         if isinstance(value, str) and value.strip():
-            line = value.strip().split("\n")[0]
-            return line if len(line) <= SUMMARY_CAP else line[: SUMMARY_CAP - 1] + "…"
-    text = json.dumps(data)
-    return text if len(text) <= SUMMARY_CAP else text[: SUMMARY_CAP - 1] + "…"
+            return _one_line(value)
+    return _one_line(json.dumps(data, ensure_ascii=False, default=str)) if data else ""
 
 
-def _cap(text: str) -> str:
-    if len(text) <= OUTPUT_CAP:
+def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
+    """At most ``cap`` characters for display, with a note saying how much was left out."""
+    if len(text) <= cap:
         return text
-    return text[:OUTPUT_CAP] + f"\n… ({len(text) - OUTPUT_CAP} more chars)"
+    return text[:cap] + f"\n… ({len(text) - cap:,} more chars)"
 
 
-def part_view(part: AnyPart) -> UIMessage | None:
-    """A display snapshot of a part; None for parts the UI does not show."""
-    base: UIMessage = {"id": part.id, "message_id": part.message_id, "type": part.type}
-    if isinstance(part, (TextPart, ReasoningPart)):
-        if isinstance(part, TextPart) and (part.ignored or part.synthetic):
-            return None
-        return {**base, "text": part.text}
-    if isinstance(part, ToolPart):
-        state = part.state
-        view = {
-            **base,
-            "tool": part.tool,
-            "status": state.status,
-            "input": input_summary(part.tool, state.input),
-        }
-        if isinstance(state, ToolStateRunning):
-            view["title"] = state.title or ""
-            live = state.metadata.get("output")
-            if isinstance(live, str):
-                view["output"] = _cap(live)
-        elif isinstance(state, ToolStateCompleted):
-            view.update(
-                title=state.title,
-                output=_cap(state.output),
-                attachments=[
-                    {"mime": a.mime, "url": a.url} for a in state.attachments if a.mime.startswith("image/")
-                ],
-            )
-        elif isinstance(state, ToolStateError):
-            view.update(error=state.error, interrupted=bool(state.metadata.get("interrupted")))
-        return view
-    if isinstance(part, RetryPart):
-        return {**base, "attempt": part.attempt, "error": part.error.message, "next": part.next}
-    if isinstance(part, CompactionPart):
-        return {**base, "auto": part.auto}
-    if isinstance(part, FilePart) and part.mime.startswith("image/"):
-        return {**base, "mime": part.mime, "url": part.url}
-    return None
-
-
-def gauge_message(tokens: int, percent: int | None) -> UIMessage:
+def gauge_message(tokens: int, percent: int | None) -> GaugeMsg:
+    """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``."""
     text = f"{tokens:,} tokens" + (f" · {percent}% used" if percent is not None else "")
-    level = "ok" if percent is None or percent < 70 else "warn" if percent < 90 else "high"
-    return {"kind": "gauge", "tokens": tokens, "percent": percent, "text": text, "level": level}
+    level = (
+        "ok" if percent is None or percent < WARN_PERCENT
+        else "warn" if percent < HIGH_PERCENT
+        else "high"
+    )  # fmt: skip
+    return GaugeMsg(tokens=tokens, percent=percent, text=text, level=level)
+
+
+def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
+    state = part.state
+    view = PartView(**base, tool=part.tool, status=state.status, input=input_summary(state.input))
+    if isinstance(state, ToolStateRunning):
+        live = state.metadata.get("output")
+        view.title = state.title or None
+        view.output = cap_output(live) if isinstance(live, str) and live else None
+    elif isinstance(state, ToolStateCompleted):
+        view.title = state.title or None
+        view.output = cap_output(state.output)
+        view.attachments = [
+            AttachmentView(mime=a.mime, url=a.url, filename=a.filename) for a in state.attachments
+        ]
+        view.pruned = state.time.compacted is not None or None
+    elif isinstance(state, ToolStateError):
+        view.error = cap_output(state.error)
+        view.interrupted = bool(state.metadata.get("interrupted")) or None
+    return view
+
+
+def part_view(part: AnyPart) -> PartView | None:
+    """A display snapshot of a part; None for parts the UI does not show."""
+    base: dict[str, Any] = {"id": part.id, "message_id": part.message_id, "type": part.type}
+    if isinstance(part, TextPart):
+        return None if part.synthetic or part.ignored else PartView(**base, text=part.text)
+    if isinstance(part, ReasoningPart):
+        return PartView(**base, text=part.text)
+    if isinstance(part, ToolPart):
+        return _tool_view(part, base)
+    if isinstance(part, RetryPart):
+        return PartView(**base, attempt=part.attempt, error=part.error.message, next=part.next)
+    if isinstance(part, CompactionPart):
+        return PartView(**base, auto=part.auto, overflow=part.overflow)
+    if isinstance(part, FilePart):
+        return PartView(**base, mime=part.mime, url=part.url, filename=part.filename)
+    if isinstance(part, SubtaskPart):
+        return PartView(**base, agent=part.agent, title=part.description)
+    return None  # step-start, step-finish, patch: bookkeeping, not shown
 
 
 class Renderer:
-    """Turns events into UI messages, remembering what each part already showed."""
+    """Turns events into UI messages, remembering what each part already showed.
+
+    Text parts: the first event sends a ``part`` snapshot, later ones only ``delta``s
+    (or a fresh snapshot when the text no longer matches what was sent). Other parts
+    are re-sent only when what the user sees changed.
+    """
 
     def __init__(self) -> None:
-        self._shown: dict[str, tuple[str, str]] = {}
-        self._users: set[str] = set()
-        """Ids of user messages: their text is shown as the prompt, not as an answer."""
+        self._text_sent: dict[str, int] = {}
+        self._views: dict[str, PartView] = {}
+        self._compacting = False
+
+    def part(self, part: AnyPart, delta: str | None = None) -> list[UIMessage]:
+        view = part_view(part)
+        if view is None:
+            return []
+        if view.text is not None:
+            sent = self._text_sent.get(part.id)
+            self._text_sent[part.id] = len(view.text)
+            if sent is None or sent + len(delta or "") != len(view.text):
+                return [PartMsg(part=view)]
+            return [DeltaMsg(part_id=part.id, text=delta)] if delta else []
+        if self._views.get(part.id) == view:
+            return []
+        self._views[part.id] = view
+        return [PartMsg(part=view)]
+
+    def history(self, messages: Iterable[MessageWithParts]) -> list[UIMessage]:
+        """Snapshots of stored messages (a re-displayed widget shows the past turns)."""
+        out: list[UIMessage] = []
+        for entry in messages:
+            out.append(message_message(entry.info))
+            for part in entry.parts:
+                out.extend(self.part(part))
+        return out
 
     def render(self, event: AnyEvent) -> list[UIMessage]:
         if isinstance(event, PartUpdated):
-            part = event.part
-            view = part_view(part)
-            if view is None:
-                return []
-            key = (view.get("status", ""), view.get("title", "") or "")
-            if event.delta and part.id in self._shown and "text" in view:
-                return [{"kind": "delta", "id": part.id, "text": event.delta}]
-            if isinstance(part, (TextPart, ReasoningPart)) and part.id in self._shown and not event.delta:
-                return []  # a final write of text already streamed
-            if (
-                isinstance(part, ToolPart)
-                and self._shown.get(part.id) == key
-                and part.state.status != "running"
-            ):
-                return []
-            self._shown[part.id] = key
-            if part.message_id in self._users:
-                view["role"] = "user"
-            return [{"kind": "part", "part": view}]
+            return self.part(event.part, event.delta)
         if isinstance(event, MessageUpdated):
-            info = event.message
-            if info.role == "user":
-                self._users.add(info.id)
-            shown: UIMessage = {"id": info.id, "role": info.role, "agent": info.agent}
-            if isinstance(info, AssistantMessage):
-                shown.update(
-                    summary=info.summary,
-                    finish=info.finish,
-                    error=info.error.message if info.error else None,
-                    error_name=info.error.name if info.error else None,
-                )
-            return [{"kind": "message", "message": shown}]
-        if isinstance(event, (PartRemoved, MessageRemoved)):
-            target = event.part_id if isinstance(event, PartRemoved) else event.message_id
-            return [{"kind": "removed", "id": target}]
+            return [message_message(event.message)]
+        if isinstance(event, PartRemoved):
+            self._forget(event.part_id)
+            return [RemovedMsg(message_id=event.message_id, part_id=event.part_id)]
+        if isinstance(event, MessageRemoved):
+            return [RemovedMsg(message_id=event.message_id)]
         if isinstance(event, PermissionAsked):
             r = event.request
-            return [
-                {
-                    "kind": "permission",
-                    "request": {
-                        "id": r.id,
-                        "permission": r.permission,
-                        "patterns": r.patterns,
-                        "title": r.title,
-                    },
-                }
-            ]
+            view = PermissionView(id=r.id, permission=r.permission, patterns=r.patterns,
+                                  title=r.title)  # fmt: skip
+            return [PermissionMsg(request=view)]
         if isinstance(event, PermissionReplied):
-            return [{"kind": "permission_done", "id": event.request_id, "reply": event.reply}]
+            return [PermissionDoneMsg(request_id=event.request_id, reply=event.reply)]
         if isinstance(event, SessionCompacted):
-            return [{"kind": "compacted"}]
+            return [CompactedMsg()]
         if isinstance(event, SessionErrored):
-            return [{"kind": "notice", "text": event.error.message, "level": "error"}]
+            return [StatusMsg(state="error", text=event.error.message)]
+        if isinstance(event, SessionUpdated):
+            return self._compaction_status(event.session.time.compacting is not None)
+        if isinstance(event, SessionDeleted):
+            return [NoticeMsg(text="This session was deleted.", level="warn")]
         return []
+
+    def _compaction_status(self, compacting: bool) -> list[UIMessage]:
+        if compacting == self._compacting:
+            return []
+        self._compacting = compacting
+        text = "Summarising the history…" if compacting else "Working…"
+        return [StatusMsg(state="busy", text=text)]
+
+    def _forget(self, part_id: str) -> None:
+        self._text_sent.pop(part_id, None)
+        self._views.pop(part_id, None)
+
+
+def message_message(info: AnyMessage) -> MessageMsg:
+    """A message header: role, agent, error, summary flag, finish."""
+    view = MessageView(id=info.id, role=info.role, agent=info.agent)
+    if isinstance(info, AssistantMessage):
+        view.summary = info.summary
+        view.finish = info.finish
+        if info.error is not None:
+            view.error = ErrorView(name=info.error.name, message=info.error.message)
+    return MessageMsg(message=view)
 
 
 class DeltaBuffer:
-    """Coalesces deltas per part; everything else flushes pending deltas first (keeps order)."""
+    """Coalesces deltas per part for ``interval`` seconds; other messages keep their order.
+
+    The first pending delta opens a window; a later push after the window closes, or the
+    owner's timer calling :meth:`flush`, sends one ``delta`` per part. A non-delta
+    message flushes pending deltas first so nothing overtakes the text before it.
+    """
 
     def __init__(
-        self, send: Callable[[UIMessage], None], clock: Callable[[], float] = time.monotonic
+        self,
+        send: Callable[[UIMessage], None],
+        clock: Callable[[], float] = time.monotonic,
+        interval: float = FLUSH_INTERVAL_S,
     ) -> None:
         self._send = send
         self._clock = clock
+        self._interval = interval
         self._pending: dict[str, list[str]] = {}
-        self._order: list[str] = []
-        self._since: float | None = None
+        self._opened: float | None = None
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
 
     def push(self, message: UIMessage) -> bool:
-        """Queue or send ``message``; True when deltas are waiting for a ``flush``."""
-        if message["kind"] != "delta":
+        """Send or queue ``message``; True while deltas wait for a :meth:`flush`."""
+        if not isinstance(message, DeltaMsg):
             self.flush()
             self._send(message)
             return False
-        pid = message["id"]
-        if pid not in self._pending:
-            self._pending[pid] = []
-            self._order.append(pid)
-        self._pending[pid].append(message["text"])
+        self._pending.setdefault(message.part_id, []).append(message.text)
         now = self._clock()
-        if self._since is None:
-            self._since = now
-        elif now - self._since >= FLUSH_S:
+        if self._opened is None:
+            self._opened = now
+        elif now - self._opened >= self._interval:
             self.flush()
-            return False
-        return True
+        return self.pending
 
     def flush(self) -> None:
-        for pid in self._order:
-            self._send({"kind": "delta", "id": pid, "text": "".join(self._pending[pid])})
-        self._pending.clear()
-        self._order.clear()
-        self._since = None
+        pending, self._pending, self._opened = self._pending, {}, None
+        for part_id, chunks in pending.items():
+            self._send(DeltaMsg(part_id=part_id, text="".join(chunks)))

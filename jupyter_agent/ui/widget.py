@@ -1,155 +1,205 @@
-"""The live widget under an ``%agent`` cell: an anywidget fed by the bus, Stop and approvals back.
+"""The live widget under an ``%agent`` cell: an anywidget fed by the bus; Stop, approvals back.
 
-Everything goes through custom messages (never a growing trait: re-sending the whole
-text per token costs O(text²)). A view that renders late (a reopened notebook, a second
-view) says ``ready`` and gets the backlog replayed once.
+Everything goes out as custom messages (never a growing trait: re-sending the whole text
+per token costs O(text²)); deltas are coalesced for ~50 ms with a timer on the kernel's
+own asyncio loop (no threads). A view that renders late says ``ready`` and gets the
+compact state once (``backlog.py``), so traffic stays O(text) per view.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import logging
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anywidget
 import traitlets
 
 from jupyter_agent.core.bus import Bus
-from jupyter_agent.core.events import AnyEvent
+from jupyter_agent.core.events import AnyEvent, PermissionReply
 from jupyter_agent.core.messages import MessageWithParts
-from jupyter_agent.ui.render import DeltaBuffer, Renderer, UIMessage, gauge_message
+from jupyter_agent.ui.backlog import Backlog
+from jupyter_agent.ui.protocol import NoticeMsg, ReplayMsg, StatusMsg, UIMessage, to_wire
+from jupyter_agent.ui.render import (
+    FLUSH_INTERVAL_S,
+    DeltaBuffer,
+    Renderer,
+    gauge_message,
+)
+from jupyter_agent.ui.routing import SessionFilter, message_of
 
+log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
-
-
-def _session_of(event: AnyEvent) -> str | None:
-    for attr in ("session_id",):
-        if hasattr(event, attr):
-            return str(getattr(event, attr))
-    for holder in ("part", "message", "request", "session"):
-        obj = getattr(event, holder, None)
-        if obj is not None:
-            return getattr(obj, "session_id", None) or getattr(obj, "id", None)
-    return None
-
-
-def _message_of(event: AnyEvent) -> str | None:
-    part = getattr(event, "part", None)
-    if part is not None:
-        return str(part.message_id)
-    message = getattr(event, "message", None)
-    if message is not None:
-        return str(message.id)
-    return getattr(event, "message_id", None)
+REPLIES = ("once", "always", "reject")
+NoticeLevel = Literal["info", "warn", "error"]
+StatusState = Literal["idle", "busy", "error"]
 
 
 class AgentWidget(anywidget.AnyWidget):
-    """Shows one session's new activity; ``since_id`` hides what earlier cells showed."""
+    """Shows one session's activity; ``since_id`` hides messages earlier cells showed."""
 
     _esm = (STATIC / "widget.js").read_text(encoding="utf-8")
     _css = (STATIC / "widget.css").read_text(encoding="utf-8")
     session_id = traitlets.Unicode("").tag(sync=True)
+    can_compact = traitlets.Bool(False).tag(sync=True)
+    """Small, fixed-size state only; streamed content never goes through traits."""
 
     def __init__(
         self,
-        bus: Bus,
-        session_id: str,
+        bus: Bus | None = None,
+        session_id: str = "",
         *,
-        since_id: str = "",
         on_stop: Callable[[], Any] | None = None,
-        on_approve: Callable[[str, str], Any] | None = None,
+        on_approve: Callable[[str, PermissionReply], Any] | None = None,
         on_compact: Callable[[], Any] | None = None,
+        since_id: str = "",
+        busy: bool = True,
     ) -> None:
-        super().__init__(session_id=session_id)
-        self.since_id = since_id
+        super().__init__(session_id=session_id, can_compact=on_compact is not None)
         self.on_stop = on_stop
         self.on_approve = on_approve
         self.on_compact = on_compact
-        self.backlog: list[UIMessage] = []
-        self.sent_bytes = 0
+        self.since_id = since_id
+        self.backlog = Backlog()
+        self._lock = threading.RLock()  # the bus may publish from another thread
         self._renderer = Renderer()
+        self._filter = SessionFilter(session_id)
         self._buffer = DeltaBuffer(self._emit)
         self._flush_handle: asyncio.TimerHandle | None = None
-        self._unsubscribe = bus.subscribe(self._on_event)
+        self._flush_loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None
         self.on_msg(self._on_front_end)
-        self.post({"kind": "status", "state": "busy"})
+        if bus is not None:
+            self.attach(bus, session_id)
+        self.post(StatusMsg(state="busy" if busy else "idle"))
 
-    # ------------------------------------------------------------ kernel → browser
+    # ------------------------------------------------------------ bus
 
-    def _emit(self, message: UIMessage) -> None:
-        # a sequence number lets a view skip what it already showed when the backlog replays
-        message = {**message, "seq": len(self.backlog)}
-        self.backlog.append(message)
-        self.send(message)
+    def attach(self, bus: Bus, session_id: str) -> None:
+        """Listen to ``session_id`` on ``bus`` (replacing any earlier subscription)."""
+        self.detach()
+        if session_id != self.session_id:
+            self.session_id = session_id
+            self._filter = SessionFilter(session_id)
+        self._unsubscribe = bus.subscribe(self._on_event)
 
-    def send(self, content: Any, buffers: Any = None) -> None:
-        import json
+    def detach(self) -> None:
+        """Stop listening; what was shown stays (and stays replayable)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
 
-        self.sent_bytes += len(json.dumps(content))
-        super().send(content, buffers)
-
-    def post(self, message: UIMessage) -> None:
-        """Send a UI message, coalescing deltas (flushed within ~50 ms)."""
-        if self._buffer.push(message):
-            self._schedule_flush()
-
-    def _schedule_flush(self) -> None:
-        if self._flush_handle is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._buffer.flush()
-            return
-
-        def flush() -> None:
-            self._flush_handle = None
-            self._buffer.flush()
-
-        self._flush_handle = loop.call_later(0.05, flush)
+    def close(self) -> None:
+        """Stop listening and close the widget's comm."""
+        self.detach()
+        self._cancel_timer()
+        super().close()
 
     def _on_event(self, event: AnyEvent) -> None:
-        if _session_of(event) != self.session_id:
+        if not self._filter.accepts(event):
             return
-        message_id = _message_of(event)
+        message_id = message_of(event)
         if message_id is not None and self.since_id and message_id < self.since_id:
             return
         for message in self._renderer.render(event):
             self.post(message)
 
-    def replay(self, history: list[MessageWithParts]) -> None:
-        """Show stored messages (a resumed session) through the same renderer."""
-        from jupyter_agent.core.events import MessageUpdated, PartUpdated
+    # ------------------------------------------------------------ kernel → browser
 
-        for m in history:
-            self._on_event(MessageUpdated(message=m.info))
-            for p in m.parts:
-                self._on_event(PartUpdated(part=p))
+    def post(self, message: UIMessage) -> None:
+        """Send a UI message now, or within ~50 ms for a text delta (coalesced per part)."""
+        with self._lock:
+            if self._buffer.push(message):
+                self._schedule_flush()
+
+    def flush(self) -> None:
+        """Send pending deltas now."""
+        with self._lock:
+            self._cancel_timer()
+            self._buffer.flush()
+
+    def _emit(self, message: UIMessage) -> None:
+        self.backlog.record(message)
+        self.send(to_wire(message))
+
+    def _schedule_flush(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # headless or another thread: nothing would run a timer
+            self._buffer.flush()
+            return
+        if self._flush_handle is not None and self._flush_loop is loop:
+            return
+        # A timer left on another loop (a finished blocking run's private loop) never fires.
+        self._cancel_timer()
+        self._flush_loop = loop
+        self._flush_handle = loop.call_later(FLUSH_INTERVAL_S, self._on_timer)
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._flush_handle = None
+            self._buffer.flush()
+
+    def _cancel_timer(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+
+    def replay(self, messages: Iterable[MessageWithParts]) -> None:
+        """Show stored messages (a resumed session, a re-displayed widget); ignores since_id."""
+        for message in self._renderer.history(messages):
+            self.post(message)
 
     def set_gauge(self, tokens: int, percent: int | None) -> None:
         self.post(gauge_message(tokens, percent))
 
-    def notice(self, text: str, level: str = "info") -> None:
-        self.post({"kind": "notice", "text": text, "level": level})
+    def notice(self, text: str, level: NoticeLevel = "info") -> None:
+        self.post(NoticeMsg(text=text, level=level))
+
+    def status(self, state: StatusState, text: str = "") -> None:
+        """``busy`` shows Stop; ``idle`` and ``error`` hide it."""
+        self.post(StatusMsg(state=state, text=text))
 
     def done(self) -> None:
-        """The run ended: stop listening, flush, and show the idle state."""
-        self.post({"kind": "status", "state": "idle"})
-        self._buffer.flush()
-        self._unsubscribe()
+        """The run ended: flush, show the idle state, stop listening."""
+        self.flush()
+        self.status("idle")
+        self.detach()
 
     # ------------------------------------------------------------ browser → kernel
 
-    def _on_front_end(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
+    def _on_front_end(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
+        """ipywidgets ``on_msg`` callback: one dict per message from a view."""
+        if not isinstance(content, dict):
+            return
         kind = content.get("type")
         if kind == "ready":
+            self._replay_to(str(content.get("view", "")))
+        elif kind == "stop":
+            self._call(self.on_stop)
+        elif kind == "approve":
+            request_id, reply = content.get("request_id"), content.get("reply")
+            if isinstance(request_id, str) and reply in REPLIES:
+                self._call(self.on_approve, request_id, reply)
+        elif kind == "compact":
+            self._call(self.on_compact)
+
+    def _replay_to(self, view: str) -> None:
+        """One message with the whole compact state; other views ignore it (not theirs)."""
+        with self._lock:
+            self._cancel_timer()
             self._buffer.flush()
-            for message in self.backlog:
-                self.send(message)
-        elif kind == "stop" and self.on_stop is not None:
-            self.on_stop()
-        elif kind == "approve" and self.on_approve is not None:
-            self.on_approve(str(content.get("request_id")), str(content.get("reply")))
-        elif kind == "compact" and self.on_compact is not None:
-            self.on_compact()
+            state = [to_wire(m) for m in self.backlog.replay()]
+            self.send(to_wire(ReplayMsg(view=view, messages=state)))
+
+    @staticmethod
+    def _call(callback: Callable[..., Any] | None, *args: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception:  # a failing handler must not kill the comm
+            log.exception("widget callback failed")

@@ -1,52 +1,211 @@
-"""%agent argument parsing and prompt mentions."""
+"""``%agent`` arguments → commands, and ``@`` mentions in prompts."""
 
 from __future__ import annotations
 
 import pytest
+from pydantic import TypeAdapter
 
-from jupyter_agent.magics.parser import PromptCommand, SubCommand, UsageError, parse, parse_mentions
-from jupyter_agent.magics.transform import protect_agent_lines
+from jupyter_agent.magics.parser import (
+    SUBCOMMANDS,
+    USAGE,
+    AgentCommand,
+    PromptCommand,
+    SubCommand,
+    UsageError,
+    parse,
+    parse_mentions,
+    subtask_prefix,
+)
 
 
-def test_options_then_prompt_kept_as_typed() -> None:
-    cmd = parse('--model openai/x --agent plan --new --wait plot "revenue" by month --not-an-option')
-    assert cmd == PromptCommand(
-        prompt='plot "revenue" by month --not-an-option', model="openai/x", agent="plan", new=True, wait=True
+def prompt(line: str, cell: str | None = None) -> PromptCommand:
+    command = parse(line, cell)
+    assert isinstance(command, PromptCommand)
+    return command
+
+
+# ---------------------------------------------------------------- options
+
+
+def test_plain_prompt_keeps_its_text_as_typed() -> None:
+    c = prompt("why did   this fail? it's odd")
+    assert c == PromptCommand(prompt="why did   this fail? it's odd")
+
+
+def test_every_option() -> None:
+    c = prompt("--model openai/gpt-5 --agent plan --new --session ses_1 --wait  do it")
+    assert (c.model, c.agent, c.new, c.session, c.wait) == (
+        "openai/gpt-5",
+        "plan",
+        True,
+        "ses_1",
+        True,
     )
-    assert parse("--session ses_1 hi").session == "ses_1"  # type: ignore[union-attr]
+    assert c.prompt == "do it"
+    assert prompt("--model=ollama/qwen --agent=explore find x").model == "ollama/qwen"
+    assert prompt('--model "my model" hi').model == "my model"
 
 
-def test_cell_magic_body_is_the_prompt() -> None:
-    assert parse("--agent explore", "find the loader\nplease").prompt == "find the loader\nplease"  # type: ignore[union-attr]
-    with pytest.raises(UsageError, match="first line takes only options"):
-        parse("hello", "body")
+@pytest.mark.parametrize("agent", ["build", "plan", "explore", "general"])
+def test_each_agent(agent: str) -> None:
+    assert prompt(f"--agent {agent} hi").agent == agent
 
 
-def test_subcommands() -> None:
-    assert parse("sessions") == SubCommand(name="sessions")
-    assert parse("rename My analysis") == SubCommand(name="rename", args=["My", "analysis"])
-    assert parse("switch ses_123") == SubCommand(name="switch", args=["ses_123"])
+def test_only_leading_options_are_options() -> None:
+    c = prompt("--new explain --model flags and -- dashes")
+    assert c.new and c.model is None and c.prompt == "explain --model flags and -- dashes"
+    assert prompt("--wait -- --new is part of the prompt").prompt == "--new is part of the prompt"
 
 
-@pytest.mark.parametrize("line", ["--foo hi", "--model", "--agent nope hi", ""])
-def test_usage_errors_show_usage(line: str) -> None:
+def test_a_single_quoted_prompt_is_unquoted() -> None:
+    assert prompt('"explain this"').prompt == "explain this"
+    assert prompt("'it\"s'").prompt == 'it"s'
+    assert prompt('"a" and "b"').prompt == '"a" and "b"'
+
+
+def test_cell_body_is_the_prompt() -> None:
+    c = prompt("--agent plan --wait", "\n  Plan the refactor.\n\nThen stop.\n")
+    assert (c.agent, c.wait, c.prompt) == ("plan", True, "Plan the refactor.\n\nThen stop.")
+    assert prompt("", "sessions").prompt == "sessions"  # a cell never holds a subcommand
+
+
+@pytest.mark.parametrize(
+    ("line", "cell", "problem"),
+    [
+        ("--foo hi", None, "Unknown option --foo."),
+        ("--model", None, "--model needs a value."),
+        ("--model --new hi", None, "--model needs a value."),
+        ("--agent=", None, "--agent needs a value."),
+        ("--agent wizard hi", None, "Unknown agent 'wizard'."),
+        ("--new=yes hi", None, "--new takes no value."),
+        ('--model "unclosed hi', None, "Could not read the options"),
+        ("", None, "No prompt given."),
+        ("--wait", None, "No prompt given."),
+        ("--new", "   \n", "No prompt given."),
+        ("--new then text", "body", "In %%agent the first line takes only options"),
+    ],
+)
+def test_usage_errors_carry_the_full_usage(line: str, cell: str | None, problem: str) -> None:
     with pytest.raises(UsageError) as info:
+        parse(line, cell)
+    text = str(info.value)
+    assert text.startswith(problem)
+    assert text.endswith(USAGE)
+
+
+def test_usage_lists_every_option_and_subcommand() -> None:
+    for option in ("--model M", "--agent NAME", "--new", "--session ID", "--wait"):
+        assert option in USAGE
+    for name in SUBCOMMANDS:
+        assert f"%agent {name}" in USAGE
+
+
+# ---------------------------------------------------------------- subcommands
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("sessions", SubCommand(name="sessions")),
+        ("new", SubCommand(name="new")),
+        ("config", SubCommand(name="config")),
+        ("stop", SubCommand(name="stop")),
+        ("unrevert", SubCommand(name="unrevert")),
+        ("  switch ses_0123abc ", SubCommand(name="switch", args=["ses_0123abc"])),
+        ("rename My  analysis (v2)", SubCommand(name="rename", args=["My  analysis (v2)"])),
+        ('rename "Quoted title"', SubCommand(name="rename", args=["Quoted title"])),
+        ("rename it's mine", SubCommand(name="rename", args=["it's mine"])),
+        ("fork", SubCommand(name="fork")),
+        ("fork msg_0190abcDEF", SubCommand(name="fork", args=["msg_0190abcDEF"])),
+        ("revert", SubCommand(name="revert")),
+        ("revert msg_1", SubCommand(name="revert", args=["msg_1"])),
+        ("export", SubCommand(name="export")),
+        ("export --format md", SubCommand(name="export", args=["md"])),
+        ("export --format=ipynb", SubCommand(name="export", args=["ipynb"])),
+        ("export --format json", SubCommand(name="export", args=["json"])),
+    ],
+)
+def test_subcommands(line: str, expected: SubCommand) -> None:
+    assert parse(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "stop the server from crashing",
+        "new features for the parser please",
+        "sessions are confusing, explain",
+        "fork this repo?",
+        "revert the last change to utils.py",
+        "switch to polars and compare",
+        "export the dataframe to csv",
+        "--new sessions",  # options before the word: a prompt
+    ],
+)
+def test_a_subcommand_word_that_does_not_fit_is_a_prompt(line: str) -> None:
+    assert isinstance(parse(line), PromptCommand)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("switch", "switch needs a session ID"),
+        ("rename", "rename needs a title"),
+        ("export --format xml", "--format must be one of json, md, ipynb"),
+        ("export --format", "--format must be one of"),
+        ("export --as md", "Unknown export option --as."),
+        ("export --format md extra", "Unexpected arguments"),
+    ],
+)
+def test_subcommand_usage_errors(line: str, problem: str) -> None:
+    with pytest.raises(UsageError, match=problem):
         parse(line)
-    assert "Usage:" in str(info.value) and "--model M" in str(info.value)
 
 
-def test_mentions() -> None:
-    found = parse_mentions("@explore look at @df, @cell:3, @cell:a1b2 and @file:data/x.csv. mail a@b.com")
-    assert [(m.kind, m.value) for m in found] == [
-        ("var", "df"),
-        ("cell", "3"),
-        ("cell", "a1b2"),
-        ("file", "data/x.csv"),
+def test_commands_are_a_discriminated_union() -> None:
+    adapter: TypeAdapter[PromptCommand | SubCommand] = TypeAdapter(AgentCommand)
+    for command in (parse("--wait hi"), parse("switch ses_1")):
+        assert adapter.validate_python(command.model_dump()) == command
+
+
+# ---------------------------------------------------------------- mentions
+
+
+def mentions(text: str) -> list[tuple[str, str]]:
+    return [(m.kind, m.value) for m in parse_mentions(text)]
+
+
+def test_mention_kinds() -> None:
+    found = parse_mentions("compare @df with @cell:3, @cell:a1B2-c3_d and @file:data/sales.csv.")
+    assert [(m.kind, m.value, m.text) for m in found] == [
+        ("var", "df", "@df"),
+        ("cell", "3", "@cell:3"),
+        ("cell", "a1B2-c3_d", "@cell:a1B2-c3_d"),
+        ("file", "data/sales.csv", "@file:data/sales.csv"),
     ]
+    assert found[0].start == len("compare ")
 
 
-def test_question_marks_do_not_trigger_ipython_help() -> None:
-    assert protect_agent_lines(["%agent why did it fail?\n"]) == [
-        "get_ipython().run_line_magic('agent', 'why did it fail?')\n"
-    ]
-    assert protect_agent_lines(["%%agent\n", "x?\n"]) == ["%%agent\n", "x?\n"]
+def test_mention_edges() -> None:
+    assert mentions("mail me at a@b.com or x.y@corp.org") == []
+    assert mentions("see https://host.org/@user and C:@x") == []
+    assert mentions("(@df) and @df2's shape, @_private.") == [
+        ("var", "df"), ("var", "df2"), ("var", "_private"),
+    ]  # fmt: skip
+    assert mentions("@df.head() then @my_var") == [("var", "df"), ("var", "my_var")]
+    assert mentions('read @file:"my data.csv" and @file:\'b c.txt\'') == [
+        ("file", "my data.csv"), ("file", "b c.txt"),
+    ]  # fmt: skip
+    assert mentions("in `@dataclass` and\n```\n@decorator\n```\nbut @real") == [("var", "real")]
+    assert mentions("@ alone, @1abc, @@x") == []
+
+
+def test_subtask_prefix_is_not_a_mention() -> None:
+    assert mentions("@explore where is @df built?") == [("var", "df")]
+    assert mentions("  @general summarise @file:a.md") == [("file", "a.md")]
+    assert subtask_prefix("@explore find it") == "explore"
+    assert subtask_prefix("@general x") == "general"
+    assert subtask_prefix("@explorer x") is None
+    assert subtask_prefix("ask @explore later") is None
+    assert mentions("ask @explore later") == [("var", "explore")]  # not at the start
+    assert mentions("@build it") == [("var", "build")]

@@ -1,102 +1,308 @@
-"""Renderer and DeltaBuffer: deltas not snapshots, coalescing, and O(text) traffic."""
+"""Events → UI messages: what is sent as a snapshot, what as a delta, and how big it gets."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from jupyter_agent.core.events import PartUpdated
+from jupyter_agent.core.events import (
+    MessageRemoved,
+    MessageUpdated,
+    PartRemoved,
+    PartUpdated,
+    PermissionAsked,
+    PermissionReplied,
+    PermissionRequest,
+    SessionCompacted,
+    SessionErrored,
+    SessionUpdated,
+)
 from jupyter_agent.core.messages import (
+    AssistantMessage,
+    Attachment,
+    CompactionPart,
+    MessageError,
+    MessageWithParts,
+    ReasoningPart,
+    RetryError,
+    RetryPart,
+    Session,
+    SessionTime,
+    StepStartPart,
     TextPart,
     ToolPart,
+    ToolState,
     ToolStateCompleted,
+    ToolStateError,
+    ToolStatePending,
     ToolStateRunning,
     ToolTimeCompleted,
+    ToolTimeError,
+    UserMessage,
 )
-from jupyter_agent.ui.render import OUTPUT_CAP, DeltaBuffer, Renderer, gauge_message, input_summary
+from jupyter_agent.ui.protocol import (
+    CompactedMsg,
+    DeltaMsg,
+    MessageMsg,
+    PartMsg,
+    PermissionDoneMsg,
+    PermissionMsg,
+    RemovedMsg,
+    StatusMsg,
+    UIMessage,
+    UIMessageAdapter,
+    to_wire,
+)
+from jupyter_agent.ui.render import (
+    OUTPUT_CAP,
+    DeltaBuffer,
+    Renderer,
+    cap_output,
+    gauge_message,
+    input_summary,
+)
+
+IDS = {"session_id": "ses_1", "message_id": "msg_2"}
 
 
-def _text(text: str = "") -> TextPart:
-    return TextPart(id="prt_1", session_id="s", message_id="m", text=text)
+def tool(state: ToolState, name: str = "bash", pid: str = "prt_t") -> ToolPart:
+    return ToolPart(id=pid, call_id="call_1", tool=name, state=state, **IDS)
 
 
-def test_first_event_is_a_part_then_deltas() -> None:
-    r = Renderer()
-    first = r.render(PartUpdated(part=_text()))
-    assert first[0]["kind"] == "part"
-    assert r.render(PartUpdated(part=_text("ab"), delta="ab")) == [
-        {"kind": "delta", "id": "prt_1", "text": "ab"}
-    ]
-    assert r.render(PartUpdated(part=_text("ab"))) == []  # the final write adds nothing new
-
-
-def test_tool_summaries_and_caps() -> None:
-    assert input_summary("bash", {"command": "ls -la\nrm x"}) == "ls -la"
-    assert input_summary("read", {"filePath": "a.py"}) == "a.py"
-    assert len(input_summary("python", {"code": "x" * 500})) == 120
-    r = Renderer()
-    running = ToolPart(
-        id="p",
-        session_id="s",
-        message_id="m",
-        call_id="c",
-        tool="bash",
-        state=ToolStateRunning(input={"command": "make"}),
-    )
-    done = running.model_copy(
-        update={
-            "state": ToolStateCompleted(
-                input={"command": "make"}, output="y" * (OUTPUT_CAP + 10), time=ToolTimeCompleted(start=1)
-            )
-        }
-    )
-    assert r.render(PartUpdated(part=running))[0]["part"]["status"] == "running"
-    view = r.render(PartUpdated(part=done))[0]["part"]
-    assert view["status"] == "completed" and view["output"].endswith("(10 more chars)")
-    assert r.render(PartUpdated(part=done)) == []
-
-
-def test_gauge_levels() -> None:
-    assert gauge_message(45_678, 23) == {
-        "kind": "gauge",
-        "tokens": 45_678,
-        "percent": 23,
-        "text": "45,678 tokens · 23% used",
-        "level": "ok",
-    }
-    assert gauge_message(1, 75)["level"] == "warn" and gauge_message(1, 95)["level"] == "high"
-    assert gauge_message(1, None)["text"] == "1 tokens"
-
-
-def test_delta_buffer_coalesces_within_50ms() -> None:
-    sent: list[dict[str, Any]] = []
-    now = [0.0]
-    buf = DeltaBuffer(sent.append, clock=lambda: now[0])
-    for i in range(100):
-        now[0] = i * 0.0004  # 100 deltas within 40 ms
-        buf.push({"kind": "delta", "id": "p", "text": "x"})
-    assert sent == []
-    buf.push({"kind": "gauge", "text": "g"})  # anything else flushes first, keeping order
-    assert sent == [{"kind": "delta", "id": "p", "text": "x" * 100}, {"kind": "gauge", "text": "g"}]
-
-
-def test_traffic_for_100kb_is_linear() -> None:
-    sent: list[dict[str, Any]] = []
-    now = [0.0]
-    buf = DeltaBuffer(sent.append, clock=lambda: now[0])
-    r = Renderer()
-    part = _text()
-    for m in r.render(PartUpdated(part=part)):
-        buf.push(m)
+def stream_text(renderer: Renderer, chunks: list[str], pid: str = "prt_x") -> list[UIMessage]:
+    out = renderer.render(PartUpdated(part=TextPart(id=pid, **IDS)))
     text = ""
-    for i in range(2_000):
-        chunk = f"w{i:04d} " * 8  # 48 bytes
+    for chunk in chunks:
         text += chunk
-        part = _text(text)
-        now[0] += 0.005
-        for m in r.render(PartUpdated(part=part, delta=chunk)):
-            buf.push(m)
-    buf.flush()
-    total = sum(len(json.dumps(m)) for m in sent)
-    assert "".join(m.get("text", "") for m in sent if m["kind"] == "delta") == text
-    assert total <= 1.5 * len(text)
+        out += renderer.render(PartUpdated(part=TextPart(id=pid, text=text, **IDS), delta=chunk))
+    return out
+
+
+# ---------------------------------------------------------------- renderer
+
+
+def test_first_event_is_a_snapshot_then_only_deltas() -> None:
+    out = stream_text(Renderer(), ["Hel", "lo"])
+    assert isinstance(out[0], PartMsg) and out[0].part.text == ""
+    assert out[1:] == [DeltaMsg(part_id="prt_x", text="Hel"), DeltaMsg(part_id="prt_x", text="lo")]
+
+
+def test_first_event_with_text_carries_it_and_final_write_sends_nothing() -> None:
+    r = Renderer()
+    first = r.render(PartUpdated(part=TextPart(id="p", text="Hi", **IDS), delta="Hi"))
+    assert isinstance(first[0], PartMsg) and first[0].part.text == "Hi"
+    assert r.render(PartUpdated(part=TextPart(id="p", text="Hi", **IDS))) == []
+
+
+def test_text_that_no_longer_matches_is_resent_whole() -> None:
+    r = Renderer()
+    stream_text(r, ["abc"], pid="p")
+    # a delta got lost on the way (e.g. an attempt restarted): the lengths disagree
+    out = r.render(PartUpdated(part=TextPart(id="p", text="abc?!", **IDS), delta="!"))
+    assert isinstance(out[0], PartMsg) and out[0].part.text == "abc?!"
+
+
+def test_reasoning_streams_like_text_and_synthetic_text_is_hidden() -> None:
+    r = Renderer()
+    out = r.render(PartUpdated(part=ReasoningPart(id="r", text="h", **IDS), delta="h"))
+    assert isinstance(out[0], PartMsg) and out[0].part.type == "reasoning"
+    assert isinstance(
+        r.render(PartUpdated(part=ReasoningPart(id="r", text="hm", **IDS), delta="m"))[0], DeltaMsg
+    )
+    hidden = TextPart(id="s", text="Continue if you have next steps", synthetic=True, **IDS)
+    assert r.render(PartUpdated(part=hidden)) == []
+    assert r.render(PartUpdated(part=StepStartPart(id="st", **IDS))) == []
+
+
+def test_tool_part_is_resent_only_when_its_view_changes() -> None:
+    r = Renderer()
+    pending = tool(ToolStatePending(input={"command": "ls -la"}))
+    first = r.render(PartUpdated(part=pending))
+    assert isinstance(first[0], PartMsg)
+    assert first[0].part.status == "pending" and first[0].part.input == "ls -la"
+    assert r.render(PartUpdated(part=pending)) == []
+    running = tool(ToolStateRunning(input={"command": "ls -la"}, title="List"))
+    assert r.render(PartUpdated(part=running))[0].part.status == "running"  # type: ignore[union-attr]
+    live = tool(ToolStateRunning(input={"command": "ls"}, title="List", metadata={"output": "a\n"}))
+    assert r.render(PartUpdated(part=live))[0].part.output == "a\n"  # type: ignore[union-attr]
+    done = tool(
+        ToolStateCompleted(
+            input={"command": "ls"},
+            output="a\nb\n",
+            title="List",
+            time=ToolTimeCompleted(start=1),
+            attachments=[Attachment(mime="image/png", url="data:image/png;base64,AAA")],
+        )
+    )
+    view = r.render(PartUpdated(part=done))[0].part  # type: ignore[union-attr]
+    assert (view.status, view.output, view.title) == ("completed", "a\nb\n", "List")
+    assert view.attachments and view.attachments[0].url == "data:image/png;base64,AAA"
+    failed = tool(
+        ToolStateError(error="boom", metadata={"interrupted": True}, time=ToolTimeError(start=1)),
+        pid="prt_e",
+    )
+    err = r.render(PartUpdated(part=failed))[0].part  # type: ignore[union-attr]
+    assert (err.status, err.error, err.interrupted) == ("error", "boom", True)
+
+
+def test_input_summary_picks_the_telling_argument() -> None:
+    assert input_summary({"command": "git status", "description": "x"}) == "git status"
+    assert input_summary({"filePath": "/a/b.py", "content": "…"}) == "/a/b.py"
+    code = "\n\nimport pandas as pd\ndf = pd.read_csv('x')"
+    assert input_summary({"code": code}) == "import pandas as pd"
+    long = input_summary({"command": "echo " + "x" * 500})
+    assert len(long) == 120 and long.endswith("…")
+    assert input_summary({"a": 1}) == '{"a": 1}'
+    assert input_summary({}) == ""
+
+
+def test_output_is_capped_with_a_note() -> None:
+    text = "x" * (OUTPUT_CAP + 1234)
+    capped = cap_output(text)
+    assert capped.startswith("x" * OUTPUT_CAP) and capped.endswith("… (1,234 more chars)")
+    assert cap_output("short") == "short"
+    done = tool(ToolStateCompleted(output=text, time=ToolTimeCompleted(start=1)))
+    view = Renderer().render(PartUpdated(part=done))[0].part  # type: ignore[union-attr]
+    assert len(view.output or "") < OUTPUT_CAP + 40
+
+
+def test_gauge_text_and_levels() -> None:
+    g = gauge_message(45_678, 23)
+    assert (g.text, g.level, g.tokens, g.percent) == ("45,678 tokens · 23% used", "ok", 45_678, 23)
+    assert gauge_message(1, 69).level == "ok"
+    assert gauge_message(1, 70).level == "warn"
+    assert gauge_message(1, 89).level == "warn"
+    assert gauge_message(1, 90).level == "high"
+    no_limit = gauge_message(1_200, None)
+    assert (no_limit.text, no_limit.level) == ("1,200 tokens", "ok")
+
+
+def test_other_events() -> None:
+    r = Renderer()
+    err = MessageError(name="rate_limit", message="slow down")
+    info = AssistantMessage(id="msg_2", session_id="ses_1", parent_id="msg_1", error=err)
+    msg = r.render(MessageUpdated(message=info))[0]
+    assert isinstance(msg, MessageMsg) and msg.message.error is not None
+    assert (msg.message.role, msg.message.error.name) == ("assistant", "rate_limit")
+    user = r.render(MessageUpdated(message=UserMessage(id="msg_1", session_id="ses_1")))[0]
+    assert to_wire(user) == {
+        "kind": "message",
+        "message": {"id": "msg_1", "role": "user", "agent": "build"},
+    }
+    removed = r.render(PartRemoved(session_id="ses_1", message_id="msg_2", part_id="p"))
+    assert removed == [RemovedMsg(message_id="msg_2", part_id="p")]
+    gone = r.render(MessageRemoved(session_id="ses_1", message_id="msg_2"))
+    assert gone == [RemovedMsg(message_id="msg_2")]
+    request = PermissionRequest(
+        id="per_1", session_id="ses_1", message_id="msg_2", permission="bash",
+        patterns=["git *"], title="git push",
+    )  # fmt: skip
+    asked = r.render(PermissionAsked(request=request))[0]
+    assert isinstance(asked, PermissionMsg) and asked.request.patterns == ["git *"]
+    done = r.render(PermissionReplied(session_id="ses_1", request_id="per_1", reply="always"))
+    assert done == [PermissionDoneMsg(request_id="per_1", reply="always")]
+    assert r.render(SessionCompacted(session_id="ses_1")) == [CompactedMsg()]
+    assert r.render(SessionErrored(session_id="ses_1", error=err)) == [
+        StatusMsg(state="error", text="slow down")
+    ]
+
+
+def test_compaction_and_retry_parts_and_compacting_status() -> None:
+    r = Renderer()
+    comp = r.render(PartUpdated(part=CompactionPart(id="c", auto=True, **IDS)))[0]
+    assert isinstance(comp, PartMsg) and comp.part.auto is True
+    retry = RetryPart(id="rt", attempt=2, error=RetryError(message="429"), next=5, **IDS)
+    view = r.render(PartUpdated(part=retry))[0].part  # type: ignore[union-attr]
+    assert (view.attempt, view.error, view.next) == (2, "429", 5)
+    session = Session(id="ses_1", time=SessionTime(compacting=1))
+    assert r.render(SessionUpdated(session=session))[0].text == "Summarising the history…"  # type: ignore[union-attr]
+    assert r.render(SessionUpdated(session=session)) == []
+    idle = Session(id="ses_1")
+    assert r.render(SessionUpdated(session=idle))[0].text == "Working…"  # type: ignore[union-attr]
+
+
+def test_history_snapshots_carry_whole_text() -> None:
+    user = UserMessage(id="msg_1", session_id="ses_1")
+    entry = MessageWithParts(
+        info=user,
+        parts=[TextPart(id="p", text="hello there", session_id="ses_1", message_id="msg_1")],
+    )
+    out = Renderer().history([entry])
+    assert isinstance(out[0], MessageMsg) and isinstance(out[1], PartMsg)
+    assert out[1].part.text == "hello there"
+
+
+def test_wire_format_round_trips_through_the_adapter() -> None:
+    out = stream_text(Renderer(), ["a"])
+    for message in out:
+        assert UIMessageAdapter.validate_python(to_wire(message)) == message
+    assert to_wire(out[1]) == {"kind": "delta", "part_id": "prt_x", "field": "text", "text": "a"}
+
+
+# ---------------------------------------------------------------- delta buffer
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_hundred_deltas_within_the_window_become_one_message() -> None:
+    sent: list[UIMessage] = []
+    clock = Clock()
+    buffer = DeltaBuffer(sent.append, clock)
+    for i in range(100):
+        clock.now = i * 0.0004
+        assert buffer.push(DeltaMsg(part_id="p", text=str(i % 10)))
+    assert sent == []
+    buffer.flush()
+    assert sent == [DeltaMsg(part_id="p", text="0123456789" * 10)]
+    assert not buffer.pending
+
+
+def test_a_delta_after_the_window_flushes_without_a_timer() -> None:
+    sent: list[UIMessage] = []
+    clock = Clock()
+    buffer = DeltaBuffer(sent.append, clock)
+    buffer.push(DeltaMsg(part_id="p", text="a"))
+    clock.now = 0.06
+    assert buffer.push(DeltaMsg(part_id="p", text="b")) is False
+    assert sent == [DeltaMsg(part_id="p", text="ab")]
+
+
+def test_other_messages_flush_pending_deltas_first() -> None:
+    sent: list[UIMessage] = []
+    buffer = DeltaBuffer(sent.append, Clock())
+    buffer.push(DeltaMsg(part_id="a", text="1"))
+    buffer.push(DeltaMsg(part_id="b", text="x"))
+    buffer.push(DeltaMsg(part_id="a", text="2"))
+    buffer.push(CompactedMsg())
+    assert sent == [
+        DeltaMsg(part_id="a", text="12"),
+        DeltaMsg(part_id="b", text="x"),
+        CompactedMsg(),
+    ]
+
+
+def test_streaming_traffic_is_linear_in_the_text() -> None:
+    """100 KB as 2,000 deltas over ~2 s of streaming: bytes on the wire ≤ 1.5 × text."""
+    sizes: list[int] = []
+    clock = Clock()
+    buffer = DeltaBuffer(lambda m: sizes.append(len(json.dumps(to_wire(m)))), clock)
+    renderer = Renderer()
+    text = ""
+    chunks = [f'w{i:04d} "q"\n' * 5 for i in range(2_000)]  # 50 chars (with escapes) → 100 KB
+    for message in renderer.render(PartUpdated(part=TextPart(id="prt_" + "x" * 26, **IDS))):
+        buffer.push(message)
+    for i, chunk in enumerate(chunks):
+        clock.now = i * 0.001
+        text += chunk
+        part = TextPart(id="prt_" + "x" * 26, text=text, **IDS)
+        for message in renderer.render(PartUpdated(part=part, delta=chunk)):
+            buffer.push(message)
+    buffer.flush()
+    assert len(text) == 100_000
+    assert sum(sizes) <= 1.5 * len(text), sum(sizes)
+    assert len(sizes) < 60  # ~one message per 50 ms, not one per token

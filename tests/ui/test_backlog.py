@@ -1,0 +1,87 @@
+"""The catch-up state for late views: merged, ordered, bounded."""
+
+from __future__ import annotations
+
+from jupyter_agent.ui.backlog import Backlog
+from jupyter_agent.ui.protocol import (
+    DeltaMsg,
+    GaugeMsg,
+    MessageMsg,
+    MessageView,
+    NoticeMsg,
+    PartMsg,
+    PartView,
+    PermissionDoneMsg,
+    PermissionMsg,
+    PermissionView,
+    RemovedMsg,
+    StatusMsg,
+)
+
+
+def text_part(pid: str, text: str = "", message_id: str = "msg_1") -> PartMsg:
+    return PartMsg(part=PartView(id=pid, message_id=message_id, type="text", text=text))
+
+
+def test_deltas_merge_into_their_part_and_snapshots_replace_in_place() -> None:
+    log = Backlog()
+    log.record(MessageMsg(message=MessageView(id="msg_1", role="assistant", agent="build")))
+    log.record(text_part("a"))
+    for chunk in ["Hel", "lo"]:
+        log.record(DeltaMsg(part_id="a", text=chunk))
+    tool = PartView(id="t", message_id="msg_1", type="tool", tool="bash", status="running")
+    log.record(PartMsg(part=tool))
+    log.record(PartMsg(part=tool.model_copy(update={"status": "completed"})))
+    out = log.replay()
+    assert [m.kind for m in out] == ["message", "part", "part"]
+    assert out[1].part.text == "Hello"  # type: ignore[union-attr]
+    assert out[2].part.status == "completed"  # type: ignore[union-attr]
+
+
+def test_singletons_keep_the_latest_and_notices_accumulate() -> None:
+    log = Backlog()
+    log.record(StatusMsg(state="busy"))
+    log.record(GaugeMsg(tokens=1, text="1 tokens", level="ok"))
+    log.record(NoticeMsg(text="one"))
+    log.record(NoticeMsg(text="two"))
+    log.record(GaugeMsg(tokens=2, percent=95, text="2 tokens · 95% used", level="high"))
+    log.record(StatusMsg(state="idle"))
+    out = log.replay()
+    assert [m.kind for m in out] == ["status", "gauge", "notice", "notice"]
+    assert out[0] == StatusMsg(state="idle") and out[1].tokens == 2  # type: ignore[union-attr]
+
+
+def test_removed_drops_a_part_or_a_whole_message() -> None:
+    log = Backlog()
+    log.record(MessageMsg(message=MessageView(id="msg_1", role="assistant", agent="build")))
+    log.record(text_part("a"))
+    log.record(text_part("b"))
+    log.record(text_part("c", message_id="msg_2"))
+    log.record(RemovedMsg(message_id="msg_1", part_id="a"))
+    assert [m.part.id for m in log.replay() if isinstance(m, PartMsg)] == ["b", "c"]
+    log.record(RemovedMsg(message_id="msg_1"))
+    assert [m.kind for m in log.replay()] == ["part"]
+    assert log.size > 0
+
+
+def test_permissions_keep_their_answer() -> None:
+    log = Backlog()
+    log.record(PermissionMsg(request=PermissionView(id="per_1", permission="bash")))
+    log.record(PermissionDoneMsg(request_id="per_1", reply="once"))
+    assert [m.kind for m in log.replay()] == ["permission", "permission_done"]
+
+
+def test_bounded_by_entries_and_size_with_a_note() -> None:
+    log = Backlog(max_entries=3)
+    log.record(StatusMsg(state="busy"))
+    for i in range(5):
+        log.record(NoticeMsg(text=f"n{i}"))
+    out = log.replay()
+    assert len(log) == 3
+    assert out[0] == NoticeMsg(text="(3 earlier items are not shown here.)")
+    assert [m.kind for m in out[1:]] == ["status", "notice", "notice"]
+    small = Backlog(max_chars=2_000)
+    small.record(text_part("a"))
+    small.record(text_part("b"))
+    small.record(DeltaMsg(part_id="b", text="x" * 1_880))
+    assert [m.part.id for m in small.replay() if isinstance(m, PartMsg)] == ["b"]

@@ -1,0 +1,236 @@
+"""The widget's ES module: it parses, its markdown is safe, and its view renders the protocol.
+
+Node checks the syntax and the markdown renderer; a real Chromium (when installed) runs
+``render({model, el})`` with a small in-page model that records what the view sends.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+STATIC = Path(__file__).resolve().parents[2] / "jupyter_agent" / "ui" / "static"
+WIDGET_JS = STATIC / "widget.js"
+NODE = shutil.which("node")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+@needs_node
+def test_widget_js_parses() -> None:
+    result = subprocess.run([NODE or "node", "--check", str(WIDGET_JS)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def markdown(text: str) -> str:
+    script = (
+        f"import {{ markdown }} from {json.dumps(WIDGET_JS.as_uri())};"
+        "let s = ''; process.stdin.on('data', (d) => (s += d));"
+        "process.stdin.on('end', () => process.stdout.write(markdown(s)));"
+    )
+    result = subprocess.run(
+        [NODE or "node", "--input-type=module", "-e", script],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@needs_node
+def test_markdown_blocks_and_inline_forms() -> None:
+    html = markdown("# Title\nSome **bold**, *it*, `a*b*`, my_var_name.\n\n- one\n- two\n\n1. x\n")
+    assert "<h1>Title</h1>" in html
+    assert "<strong>bold</strong>" in html and "<em>it</em>" in html
+    assert "<code>a*b*</code>" in html and "my_var_name" in html
+    assert "<ul><li>one</li><li>two</li></ul>" in html and "<ol><li>x</li></ol>" in html
+    code = markdown("```python\nif a < b:\n    pass\n```\nafter")
+    assert '<pre class="ja-code" data-lang="python"><code>if a &lt; b:\n    pass</code></pre>' in code
+    assert "<p>after</p>" in code
+    assert "<code>still streaming</code></pre>" in markdown("```\nstill streaming")
+
+
+@needs_node
+def test_markdown_escapes_html_and_only_links_web_urls() -> None:
+    html = markdown(
+        "<img src=x onerror=alert(1)> [ok](https://a.org/x_y_z?a=1&b=2) [bad](javascript:alert(1))"
+    )
+    assert "<img" not in html and "&lt;img" in html
+    assert '<a href="https://a.org/x_y_z?a=1&amp;b=2"' in html
+    assert "javascript:" not in html.split("[bad]")[0] and 'href="javascript' not in html
+
+
+# ---------------------------------------------------------------- the view in Chromium
+
+PAGE = """
+<div id="out"></div>
+<script>
+window.sent = [];
+const handlers = new Set();
+window.model = {
+  state: { can_compact: true },
+  get(key) { return this.state[key]; },
+  on(name, fn) { if (name === "msg:custom") handlers.add(fn); },
+  off(name, fn) { handlers.delete(fn); },
+  send(msg) { window.sent.push(msg); },
+};
+window.deliver = (msg) => handlers.forEach((fn) => fn(msg));
+</script>
+"""
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[Any]:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser.new_page()
+        browser.close()
+
+
+def start_view(page: Any) -> str:
+    page.set_content(PAGE)
+    page.add_style_tag(content=(STATIC / "widget.css").read_text())
+    module = WIDGET_JS.read_text() + "\nwindow.jaRender = render;\n"
+    page.add_script_tag(content=module, type="module")
+    page.wait_for_function("window.jaRender !== undefined")
+    # (a bare expression that evaluates to a function would be *called* by playwright)
+    page.evaluate("() => { window.cleanup = window.jaRender({model, el: document.getElementById('out')}); }")
+    ready = page.evaluate("window.sent[0]")
+    assert ready["type"] == "ready" and ready["view"]
+    return str(ready["view"])
+
+
+def deliver(page: Any, *messages: dict[str, Any]) -> None:
+    for message in messages:
+        page.evaluate("(m) => window.deliver(m)", message)
+
+
+def tid(page: Any, name: str) -> Any:
+    return page.locator(f'[data-testid="{name}"]')
+
+
+@pytest.mark.browser
+def test_view_renders_a_replayed_and_streamed_turn(page: Any) -> None:
+    view = start_view(page)
+    deliver(page, {"kind": "notice", "text": "before replay: dropped, the replay has it"})
+    text = {"id": "p1", "message_id": "m1", "type": "text", "text": "Hello "}
+    state = [
+        {"kind": "status", "state": "busy", "text": ""},
+        {"kind": "message", "message": {"id": "m1", "role": "assistant", "agent": "build"}},
+        {"kind": "part", "part": text},
+    ]
+    deliver(page, {"kind": "replay", "view": "someone-else", "messages": []})
+    deliver(page, {"kind": "replay", "view": view, "messages": state})
+    deliver(page, {"kind": "delta", "part_id": "p1", "field": "text", "text": "**world**"})
+    page.wait_for_function("document.querySelector('[data-testid=ja-text] strong') !== null")
+    assert tid(page, "ja-text").inner_text() == "Hello world"
+    assert page.locator(".ja-notice").count() == 0
+    assert tid(page, "ja-stop").is_visible()
+
+    tool = {"id": "t1", "message_id": "m1", "type": "tool", "tool": "bash", "status": "running",
+            "input": "ls -la"}  # fmt: skip
+    deliver(page, {"kind": "part", "part": tool})
+    assert tid(page, "ja-tool-status").inner_text() == "running"
+    assert page.locator(".ja-badge .ja-spinner").count() == 1
+    png = "data:image/png;base64," + PIXEL
+    done = {
+        **tool,
+        "status": "completed",
+        "output": "a\nb",
+        "attachments": [{"mime": "image/png", "url": png}],
+    }
+    deliver(page, {"kind": "part", "part": done})
+    assert tid(page, "ja-tool").count() == 1
+    assert tid(page, "ja-tool-status").inner_text() == "completed"
+    assert page.locator(".ja-tool details.ja-output pre").text_content() == "a\nb"  # collapsed
+    assert page.locator(".ja-tool img").get_attribute("src") == png
+
+    deliver(
+        page,
+        {
+            "kind": "part",
+            "part": {"id": "r1", "message_id": "m1", "type": "reasoning", "text": "hmm"},
+        },
+    )
+    assert tid(page, "ja-reasoning").locator("summary").inner_text() == "Thinking…"
+    gauge = {"tokens": 45678, "percent": 92, "text": "45,678 tokens · 92% used", "level": "high"}
+    deliver(page, {"kind": "gauge", **gauge})
+    assert tid(page, "ja-gauge").inner_text().startswith("45,678 tokens · 92% used")
+    assert tid(page, "ja-gauge").get_attribute("data-level") == "high"
+
+    tid(page, "ja-stop").click()
+    assert page.evaluate("window.sent.at(-1)") == {"type": "stop"}
+    deliver(page, {"kind": "status", "state": "idle", "text": ""})
+    assert not tid(page, "ja-stop").is_visible()
+
+
+@pytest.mark.browser
+def test_view_shows_approvals_errors_retries_and_compaction(page: Any) -> None:
+    view = start_view(page)
+    deliver(page, {"kind": "replay", "view": view, "messages": []})
+    request = {"id": "per_1", "permission": "bash", "patterns": ["git *"], "title": "git push"}
+    deliver(page, {"kind": "permission", "request": request})
+    tid(page, "ja-approve-always").click()
+    assert page.evaluate("window.sent.at(-1)") == {
+        "type": "approve",
+        "request_id": "per_1",
+        "reply": "always",
+    }
+    for name in ("ja-approve-once", "ja-approve-always", "ja-approve-reject"):
+        assert tid(page, name).is_disabled()
+
+    error = {"name": "rate_limit", "message": "slow down"}
+    deliver(
+        page,
+        {
+            "kind": "message",
+            "message": {"id": "m2", "role": "assistant", "agent": "build", "error": error},
+        },
+    )
+    assert tid(page, "ja-error").inner_text() == "Rate limited: slow down"
+
+    retry = {"id": "rt", "message_id": "m2", "type": "retry", "attempt": 2, "error": "429"}
+    page.evaluate("(p) => window.deliver({kind: 'part', part: {...p, next: Date.now() + 5000}})", retry)
+    assert tid(page, "ja-retry").inner_text().startswith("Retrying in 5 s (attempt 2): 429")
+
+    deliver(
+        page,
+        {"kind": "message", "message": {"id": "m3", "role": "user", "agent": "build"}},
+        {
+            "kind": "part",
+            "part": {"id": "c1", "message_id": "m3", "type": "compaction", "auto": True},
+        },
+        {
+            "kind": "message",
+            "message": {"id": "m4", "role": "assistant", "agent": "compaction", "summary": True},
+        },
+        {
+            "kind": "part",
+            "part": {"id": "s1", "message_id": "m4", "type": "text", "text": "## Goal\nx"},
+        },
+        {"kind": "compacted"},
+    )
+    marker = tid(page, "ja-compaction")
+    assert marker.count() == 1
+    assert "history summarised above this point" in marker.inner_text()
+    page.wait_for_function("document.querySelector('.ja-summary-body h2') !== null")
+    assert not page.locator(".ja-summary-body h2").is_visible()  # collapsed until opened
+    marker.locator("summary").click()
+    assert page.locator(".ja-summary-body h2").inner_text() == "Goal"
+
+    deliver(page, {"kind": "removed", "message_id": "m2"})
+    assert tid(page, "ja-error").count() == 0 and tid(page, "ja-retry").count() == 0
+    page.evaluate("window.cleanup()")
