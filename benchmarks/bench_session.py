@@ -97,7 +97,7 @@ def run() -> dict[str, Any]:
     huge = 10_000_000
     baseline = _session(prune=False, context=huge)
     pruned = _session(prune=True, context=huge)
-    compacted = _session(prune=True, context=64_000)
+    compacted = _session(prune=True, context=40_000)
     return {"baseline": baseline, "prune": pruned, "prune+compaction": compacted}
 
 

@@ -1,4 +1,9 @@
-"""Numbered schema migrations; the ``schema_version`` table says which have run."""
+"""Numbered schema migrations; the ``schema_version`` table says which have run.
+
+Add a change as ``m002_…`` appended to ``MIGRATIONS``; never edit a shipped one, because
+databases in the wild already ran it. Migrations must not commit (no ``executescript``):
+:func:`migrate` runs all pending ones in a single transaction, all or nothing.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,11 @@ def _run(conn: sqlite3.Connection, script: str) -> None:
 
 
 def m001_initial(conn: sqlite3.Connection) -> None:
+    """Sessions, messages and parts; each row keeps the pydantic dump in ``data``.
+
+    The id and owner columns exist for ordering, filtering and cascades; ``data`` is the
+    source of truth, so new model fields need no migration.
+    """
     _run(
         conn,
         """
@@ -49,19 +59,45 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = [m001_initial]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(conn: sqlite3.Connection, start: int) -> None:
-    """Run migrations after ``start`` in one transaction (all or nothing)."""
+def current_version(conn: sqlite3.Connection) -> int:
+    """The schema version of the open database; 0 for a new (empty) file.
+
+    Reading ``sqlite_master`` is also what fails first on a file that is not a database.
+    """
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Run the pending migrations in one transaction; returns the version afterwards.
+
+    The version is read again under the write lock: two kernels opening a new file at the
+    same moment must not both run ``m001`` (the second would fail on existing tables).
+    A database newer than this code is left untouched and its version returned.
+    """
+    steps = MIGRATIONS
+    if current_version(conn) >= len(steps):
+        return current_version(conn)
     conn.execute("BEGIN IMMEDIATE")
     try:
+        start = current_version(conn)
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        for number, step in enumerate(MIGRATIONS[start:], start=start + 1):
+        for number, step in enumerate(steps[start:], start=start + 1):
             step(conn)
             conn.execute("INSERT INTO schema_version(version) VALUES (?)", (number,))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
+    return max(start, len(steps))

@@ -8,15 +8,21 @@ DIRNAME = ".jupyter-agent"
 DB_NAME = "sessions.db"
 
 
-def store_dir(folder: Path) -> Path:
-    """The store folder for ``folder``, created with a ``.gitignore`` of ``*`` on first use.
+def store_dir(notebook_dir: Path) -> Path:
+    """The store folder for ``notebook_dir``, created with a ``.gitignore`` of ``*``.
 
     Transcripts can hold data and secrets from the notebook; ignoring the folder by
-    default keeps them out of commits unless someone opts in.
+    default keeps them out of commits unless someone opts in (an edited ``.gitignore``
+    is left as the user wrote it).
     """
-    path = Path(folder) / DIRNAME
+    path = Path(notebook_dir) / DIRNAME
     path.mkdir(parents=True, exist_ok=True)
     ignore = path / ".gitignore"
     if not ignore.exists():
-        ignore.write_text("*\n")
+        ignore.write_text("*\n", encoding="utf-8")
     return path
+
+
+def db_path(notebook_dir: Path) -> Path:
+    """The session database of ``notebook_dir`` (its folder is created on first use)."""
+    return store_dir(notebook_dir) / DB_NAME

@@ -1,4 +1,9 @@
-"""Full text of truncated tool outputs, so the model can grep or page through it later."""
+"""Full text of truncated tool outputs, so the model can grep or page through it later.
+
+Files are named ``tool_<sortable id>`` so a listing is in creation order, and they are
+deleted after ``RETENTION_DAYS`` (SPEC-context "tool-output retention") by mtime, which
+works across kernels without any index to keep in sync.
+"""
 
 from __future__ import annotations
 
@@ -8,31 +13,41 @@ from pathlib import Path
 from jupyter_agent.core import ids
 
 RETENTION_DAYS = 7
+DIRNAME = "tool-output"
 
 
 def output_dir(store_dir: Path) -> Path:
-    path = store_dir / "tool-output"
+    """``<store dir>/tool-output``, created on first use."""
+    path = Path(store_dir) / DIRNAME
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def save_output(store_dir: Path, text: str) -> Path:
-    """Write ``text`` to ``tool-output/tool_<sortable id>`` and return the path."""
+    """Write ``text`` to ``tool-output/tool_<sortable id>`` and return the path.
+
+    Undecodable characters (lone surrogates from odd subprocess output) are replaced
+    rather than failing the tool call that is only trying to keep its output.
+    """
     path = output_dir(store_dir) / ids.ascending("tool")
     path.write_text(text, encoding="utf-8", errors="replace")
     return path
 
 
 def cleanup(store_dir: Path, max_age_days: float = RETENTION_DAYS, now: float | None = None) -> int:
-    """Delete saved outputs older than ``max_age_days``; returns how many were removed."""
-    folder = store_dir / "tool-output"
+    """Delete saved outputs older than ``max_age_days``; returns how many were removed.
+
+    Another kernel may clean the same folder at the same time, so a file that vanished
+    between listing and deleting is simply skipped.
+    """
+    folder = Path(store_dir) / DIRNAME
     if not folder.is_dir():
         return 0
-    cutoff = (now if now is not None else time.time()) - max_age_days * 86_400
+    cutoff = (time.time() if now is None else now) - max_age_days * 86_400
     removed = 0
     for path in folder.glob("tool_*"):
         try:
-            if path.stat().st_mtime < cutoff:
+            if path.is_file() and path.stat().st_mtime < cutoff:
                 path.unlink()
                 removed += 1
         except FileNotFoundError:

@@ -3,19 +3,23 @@
 Every write is one ``BEGIN IMMEDIATE`` transaction in WAL mode, so a killed kernel loses
 at most the unflushed tail of one streaming part, never a completed one. Streaming parts
 are coalesced (≤ 1 write per ``COALESCE_S`` per part, plus the final write) because a
-write per token would cost more than the model call.
+write per token would cost more than the model call (``coalesce.py`` decides when).
+
+The database lock is held for a whole transaction (kernel loop and timer thread share
+one connection); the coalescer's lock is never held during I/O, so a streaming update
+never waits for the disk. Lock order: database, then coalescer.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import difflib
 import sqlite3
-import threading
-import time
-from collections.abc import Callable, Iterable
-from datetime import datetime
+import weakref
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
@@ -28,23 +32,44 @@ from jupyter_agent.core.messages import (
     ToolPart,
     ToolStateCompleted,
 )
-from jupyter_agent.storage import migrations
-from jupyter_agent.storage.paths import DB_NAME, store_dir
+from jupyter_agent.storage.coalesce import Coalescer
+from jupyter_agent.storage.database import Database, StoreBusyError, StoreVersionError
+from jupyter_agent.storage.paths import db_path
 
-COALESCE_S = 0.2
-BUSY_TIMEOUT_MS = 10_000
-T = TypeVar("T")
+__all__ = ["SessionNotFound", "SqliteStore", "StoreBusyError", "StoreVersionError"]
+
+_UPSERT_PART = (
+    "INSERT INTO part(id, message_id, session_id, time_created, time_updated, data)"
+    " VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+    " time_updated=excluded.time_updated, data=excluded.data"
+)
+# Background writes skip parts whose message was deleted meanwhile (maybe by another
+# process): a late timer must not turn a delete into a foreign-key error.
+_UPSERT_OWNED_PART = (
+    "INSERT INTO part(id, message_id, session_id, time_created, time_updated, data)"
+    " SELECT ?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM message WHERE id=?)"
+    " ON CONFLICT(id) DO UPDATE SET time_updated=excluded.time_updated, data=excluded.data"
+)
+_open_stores: weakref.WeakSet[SqliteStore] = weakref.WeakSet()
 
 
-class StoreVersionError(RuntimeError):
-    """The database was written by a newer jupyter-agent; we refuse to touch it."""
+@atexit.register
+def _close_open_stores() -> None:
+    """Daemon timers die with the interpreter: write whatever they still hold."""
+    for store in list(_open_stores):
+        with contextlib.suppress(Exception):
+            store.close()
 
 
 class SessionNotFound(KeyError):
     """An unknown session id; the message lists close matches."""
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # KeyError would show the message in quotes
         return str(self.args[0]) if self.args else "session not found"
+
+
+def _row(part: AnyPart, stamp: int) -> tuple[Any, ...]:
+    return (part.id, part.message_id, part.session_id, stamp, stamp, part.model_dump_json())
 
 
 class SqliteStore:
@@ -52,124 +77,29 @@ class SqliteStore:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.notice: str | None = None
-        """Something the user must be told once (e.g. a corrupt file was moved aside)."""
         self.writes = 0
-        """Part rows written; lets tests and benchmarks see coalescing work."""
-        self._lock = threading.RLock()
-        self._pending: dict[str, AnyPart] = {}
-        self._last_write: dict[str, float] = {}
-        self._timer: threading.Timer | None = None
-        self._conn = self._open()
+        """Part rows written by ``update_part``/``flush``: lets tests see coalescing work."""
+        self._coalescer = Coalescer(lambda: self._write_pending(only_due=True))
+        self._db = Database(self.path)
+        self.notice: str | None = self._db.notice
+        """Something the user must be told once (e.g. a damaged file was moved aside)."""
+        _open_stores.add(self)
 
     @classmethod
     def for_directory(cls, folder: Path) -> SqliteStore:
-        return cls(store_dir(Path(folder)) / DB_NAME)
+        """The store of ``<folder>/.jupyter-agent/sessions.db`` (headless runs, the CLI)."""
+        return cls(db_path(Path(folder)))
 
     @classmethod
     def for_notebook(cls, notebook: Path) -> SqliteStore:
+        """The store next to ``notebook``: sessions travel with the notebook's folder."""
         return cls.for_directory(Path(notebook).resolve().parent)
 
-    # ------------------------------------------------------------ opening
+    def __enter__(self) -> SqliteStore:
+        return self
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
-        )
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys=ON")
-        return conn
-
-    def _open(self) -> sqlite3.Connection:
-        try:
-            conn = self._connect()
-            version = self._retry(lambda: self._prepare(conn))
-        except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise
-            moved = self._move_aside(exc)
-            conn = self._connect()
-            version = self._prepare(conn)
-            self.notice = moved
-        if version > migrations.SCHEMA_VERSION:
-            conn.close()
-            raise StoreVersionError(
-                f"{self.path} was written by a newer jupyter-agent (schema version {version}); "
-                f"this version supports up to {migrations.SCHEMA_VERSION}. Upgrade with "
-                "`pip install -U jupyter-agent`. The file was not changed."
-            )
-        return conn
-
-    def _prepare(self, conn: sqlite3.Connection) -> int:
-        """Check the file is a database, switch to WAL and migrate; returns its version."""
-        conn.execute("PRAGMA schema_version").fetchone()
-        version = self._version_of(conn)
-        if version > migrations.SCHEMA_VERSION:
-            return version
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        if version < migrations.SCHEMA_VERSION:
-            migrations.migrate(conn, version)
-        return migrations.SCHEMA_VERSION
-
-    @staticmethod
-    def _version_of(conn: sqlite3.Connection) -> int:
-        exists = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
-        ).fetchone()
-        if not exists:
-            return 0
-        row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
-        return int(row[0] or 0)
-
-    def _move_aside(self, exc: Exception) -> str:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        self.path.rename(target)
-        for suffix in ("-wal", "-shm"):
-            side = self.path.with_name(self.path.name + suffix)
-            if side.exists():
-                side.rename(target.with_name(target.name + suffix))
-        return (
-            f"The session store {self.path} could not be read ({exc}). It was moved to "
-            f"{target} and a new, empty store was started. Nothing was deleted."
-        )
-
-    # ------------------------------------------------------------ plumbing
-
-    def _retry(self, action: Callable[[], T]) -> T:
-        """Retry on SQLITE_BUSY beyond the busy timeout: never surface "database is locked"."""
-        delay = 0.05
-        for _ in range(50):
-            try:
-                return action()
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-                time.sleep(delay)
-                delay = min(delay * 2, 1.0)
-        return action()
-
-    def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        def run() -> None:
-            with self._lock:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    for sql, params in statements:
-                        self._conn.execute(sql, params)
-                    self._conn.execute("COMMIT")
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
-
-        self._retry(run)
-
-    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        def run() -> list[Any]:
-            with self._lock:
-                return self._conn.execute(sql, params).fetchall()
-
-        return self._retry(run)
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # ------------------------------------------------------------ sessions
 
@@ -177,173 +107,207 @@ class SqliteStore:
         return self.update_session(session)
 
     def update_session(self, session: Session) -> Session:
+        """Insert or replace ``session``; returns it with ``time.updated`` set to now."""
         session = session.model_copy(update={"time": session.time.model_copy(update={"updated": now_ms()})})
-        self._write(
-            [
+        self._db.transaction(
+            lambda conn: conn.execute(
+                "INSERT INTO session(id, parent_id, notebook_path, time_created, time_updated,"
+                " data) VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+                " parent_id=excluded.parent_id, notebook_path=excluded.notebook_path,"
+                " time_updated=excluded.time_updated, data=excluded.data",
                 (
-                    "INSERT INTO session(id, parent_id, notebook_path, time_created, time_updated,"
-                    " data) VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
-                    " parent_id=excluded.parent_id, notebook_path=excluded.notebook_path,"
-                    " time_updated=excluded.time_updated, data=excluded.data",
-                    (
-                        session.id,
-                        session.parent_id,
-                        session.notebook_path,
-                        session.time.created,
-                        session.time.updated,
-                        session.model_dump_json(),
-                    ),
-                )
-            ]
+                    session.id,
+                    session.parent_id,
+                    session.notebook_path,
+                    session.time.created,
+                    session.time.updated,
+                    session.model_dump_json(),
+                ),
+            )
         )
         return session
 
     def get_session(self, session_id: str) -> Session:
-        rows = self._query("SELECT data FROM session WHERE id=?", (session_id,))
-        if not rows:
-            known = [r[0] for r in self._query("SELECT id FROM session")]
+        """The session, or :class:`SessionNotFound` naming the closest known ids."""
+        row = self._db.read(
+            lambda c: c.execute("SELECT data FROM session WHERE id=?", (session_id,)).fetchone()
+        )
+        if row is None:
+            rows = self._db.read(lambda c: c.execute("SELECT id FROM session").fetchall())
+            known = [r[0] for r in rows]
             close = difflib.get_close_matches(session_id, known, n=3, cutoff=0.5)
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             raise SessionNotFound(f"No session '{session_id}' in {self.path}.{hint}")
-        return Session.model_validate_json(rows[0][0])
+        return Session.model_validate_json(row[0])
 
     def list_sessions(self, notebook_path: str | None = None) -> list[Session]:
-        if notebook_path is None:
-            rows = self._query("SELECT data FROM session ORDER BY time_updated DESC")
-        else:
-            rows = self._query(
-                "SELECT data FROM session WHERE notebook_path=? ORDER BY time_updated DESC",
-                (notebook_path,),
-            )
+        """Sessions (of one notebook, or all), most recently active first."""
+        sql = "SELECT data FROM session WHERE ?1 IS NULL OR notebook_path=?1"
+        sql += " ORDER BY time_updated DESC, id DESC"
+        rows = self._db.read(lambda c: c.execute(sql, (notebook_path,)).fetchall())
         return [Session.model_validate_json(r[0]) for r in rows]
 
     def delete_session(self, session_id: str) -> None:
-        with self._lock:
-            for key in [k for k, p in self._pending.items() if p.session_id == session_id]:
-                self._pending.pop(key)
-        self._write([("DELETE FROM session WHERE id=?", (session_id,))])
+        """Delete a session; its messages, parts and child sessions go by cascade."""
+
+        def work(conn: sqlite3.Connection) -> set[str]:
+            tree = conn.execute(
+                "WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s"
+                " JOIN tree ON s.parent_id = tree.id) SELECT id FROM tree",
+                (session_id,),
+            ).fetchall()
+            conn.execute("DELETE FROM session WHERE id=?", (session_id,))
+            return {r[0] for r in tree}
+
+        gone = self._db.transaction(work)
+        self._coalescer.forget(lambda p: p.session_id not in gone)
 
     # ------------------------------------------------------------ messages
 
     def update_message(self, message: AnyMessage) -> AnyMessage:
-        self._write(
-            [
-                (
-                    "INSERT INTO message(id, session_id, time_created, time_updated, data)"
-                    " VALUES (?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
-                    " time_updated=excluded.time_updated, data=excluded.data",
-                    (
-                        message.id,
-                        message.session_id,
-                        message.time.created,
-                        now_ms(),
-                        message.model_dump_json(),
-                    ),
-                ),
-                ("UPDATE session SET time_updated=? WHERE id=?", (now_ms(), message.session_id)),
-            ]
-        )
+        """Insert or replace a message; also marks its session as recently active."""
+        stamp = now_ms()
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO message(id, session_id, time_created, time_updated, data)"
+                " VALUES (?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+                " time_updated=excluded.time_updated, data=excluded.data",
+                (message.id, message.session_id, message.time.created, stamp, message.model_dump_json()),
+            )
+            conn.execute(
+                "UPDATE session SET time_updated=?1, data=json_set(data, '$.time.updated', ?1) WHERE id=?2",
+                (stamp, message.session_id),
+            )
+
+        self._db.transaction(work)
         return message
 
     def remove_message(self, session_id: str, message_id: str) -> None:
-        with self._lock:
-            for key in [k for k, p in self._pending.items() if p.message_id == message_id]:
-                self._pending.pop(key)
-        self._write([("DELETE FROM message WHERE id=? AND session_id=?", (message_id, session_id))])
+        self._db.transaction(
+            lambda c: c.execute("DELETE FROM message WHERE id=? AND session_id=?", (message_id, session_id)),
+            on_commit=lambda: self._coalescer.forget(lambda p: p.message_id != message_id),
+        )
 
     # ------------------------------------------------------------ parts
 
     def update_part(self, part: AnyPart, *, delta: str | None = None, final: bool = True) -> AnyPart:
-        """Store a part; streaming (``final=False``) writes are coalesced per part."""
-        with self._lock:
-            if not final:
-                last = self._last_write.get(part.id, 0.0)
-                if time.monotonic() - last < COALESCE_S:
-                    self._pending[part.id] = part
-                    self._schedule()
-                    return part
-            self._pending.pop(part.id, None)
-            self._write_parts([part])
-            if final:
-                self._last_write.pop(part.id, None)
+        """Store a part; streaming (``final=False``) writes are coalesced per part.
+
+        ``delta`` is not stored: the part already holds the whole text.
+        """
+        if self._db.closed:
+            raise sqlite3.ProgrammingError(f"the session store {self.path} is closed")
+        if not final and self._coalescer.offer(part):
+            return part
+
+        def written() -> None:
+            self._coalescer.written(part, final=final)
+            self.writes += 1
+
+        self._db.transaction(lambda c: c.execute(_UPSERT_PART, _row(part, now_ms())), written)
         return part
 
-    def _write_parts(self, parts: list[AnyPart]) -> None:
-        stamp = now_ms()
-        self._write(
-            [
-                (
-                    "INSERT INTO part(id, message_id, session_id, time_created, time_updated, data)"
-                    " VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
-                    " time_updated=excluded.time_updated, data=excluded.data",
-                    (p.id, p.message_id, p.session_id, stamp, stamp, p.model_dump_json()),
-                )
-                for p in parts
-            ]
+    def remove_part(self, part: AnyPart) -> None:
+        self._db.transaction(
+            lambda c: c.execute("DELETE FROM part WHERE id=?", (part.id,)),
+            on_commit=lambda: self._coalescer.forget(lambda p: p.id != part.id),
         )
-        self.writes += len(parts)
-        now = time.monotonic()
-        for p in parts:
-            self._last_write[p.id] = now
-
-    def _schedule(self) -> None:
-        if self._timer is None:
-            self._timer = threading.Timer(COALESCE_S, self._timer_flush)
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _timer_flush(self) -> None:
-        with self._lock:
-            self._timer = None
-            self.flush()
 
     def flush(self) -> None:
         """Write every coalesced part now (end of step, abort, shutdown)."""
-        with self._lock:
-            pending = list(self._pending.values())
-            self._pending.clear()
-            if pending:
-                self._write_parts(pending)
+        self._write_pending(only_due=False)
 
-    def remove_part(self, part: AnyPart) -> None:
-        with self._lock:
-            self._pending.pop(part.id, None)
-        self._write([("DELETE FROM part WHERE id=?", (part.id,))])
+    def _write_pending(self, *, only_due: bool) -> None:
+        """Write pending parts in one transaction (the timer's and ``flush``'s path)."""
+        with self._db.lock:
+            if self._db.closed or not self._coalescer.has_pending():
+                return
+            taken: dict[str, AnyPart] = {}
+
+            def work(conn: sqlite3.Connection) -> None:
+                taken.clear()  # taken afresh on each attempt: a final write may have won
+                taken.update(self._coalescer.take(only_due=only_due))
+                stamp = now_ms()
+                for part in taken.values():
+                    conn.execute(_UPSERT_OWNED_PART, (*_row(part, stamp), part.message_id))
+
+            def written() -> None:
+                self._coalescer.settle(taken)
+                self.writes += len(taken)
+
+            self._db.transaction(work, written)
+
+    # ------------------------------------------------------------ reads
 
     def messages(self, session_id: str) -> list[MessageWithParts]:
-        """The session's messages with their parts, oldest first, including unflushed parts."""
-        self.flush()
-        msgs = self._query("SELECT id, data FROM message WHERE session_id=? ORDER BY id", (session_id,))
-        parts = self._query("SELECT message_id, data FROM part WHERE session_id=? ORDER BY id", (session_id,))
-        by_message: dict[str, list[Any]] = {}
-        for message_id, data in parts:
-            by_message.setdefault(message_id, []).append(PartAdapter.validate_json(data))
-        return [
-            MessageWithParts(info=MessageAdapter.validate_json(data), parts=by_message.get(mid, []))
-            for mid, data in msgs
-        ]
+        """The session's messages with their parts, ordered by id, unflushed parts included."""
+
+        def work(conn: sqlite3.Connection) -> tuple[list[Any], list[Any], list[AnyPart]]:
+            msgs = conn.execute(
+                "SELECT id, data FROM message WHERE session_id=? ORDER BY id", (session_id,)
+            ).fetchall()
+            rows = conn.execute(
+                "SELECT message_id, id, data FROM part WHERE session_id=? ORDER BY id",
+                (session_id,),
+            ).fetchall()
+            # Under the db lock, so no timer write lands between the rows and this copy.
+            return msgs, rows, self._coalescer.pending(session_id)
+
+        msgs, rows, pending = self._db.read(work)
+        by_message: dict[str, dict[str, AnyPart]] = {}
+        for message_id, part_id, data in rows:
+            by_message.setdefault(message_id, {})[part_id] = PartAdapter.validate_json(data)
+        for part in pending:  # newer than the row, or not written yet
+            by_message.setdefault(part.message_id, {})[part.id] = part
+        result = []
+        for message_id, data in msgs:
+            parts = by_message.get(message_id, {})
+            ordered = [parts[k] for k in sorted(parts)] if pending else list(parts.values())
+            result.append(MessageWithParts(info=MessageAdapter.validate_json(data), parts=ordered))
+        return result
 
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int:
-        """Set ``time.compacted`` on completed tool parts (prune); returns how many changed."""
+        """Set ``time.compacted`` on completed tool parts (prune); returns how many changed.
+
+        Other parts are left alone: only a finished output may be replaced by the
+        placeholder. An already compacted part gets ``at_ms`` too, as the loop's
+        in-memory copy does, and counts only if its time actually changed.
+        """
+        wanted = list(dict.fromkeys(part_ids))
+        if not wanted:
+            return 0
         self.flush()
-        changed: list[AnyPart] = []
-        for pid in part_ids:
-            rows = self._query("SELECT data FROM part WHERE id=?", (pid,))
-            if not rows:
-                continue
-            part = PartAdapter.validate_json(rows[0][0])
-            if isinstance(part, ToolPart) and isinstance(part.state, ToolStateCompleted):
-                time_ = part.state.time.model_copy(update={"compacted": at_ms})
-                state = part.state.model_copy(update={"time": time_})
-                changed.append(part.model_copy(update={"state": state}))
-        if changed:
-            self._write_parts(changed)
-        return len(changed)
+
+        def work(conn: sqlite3.Connection) -> int:
+            changed = 0
+            for pid in wanted:
+                row = conn.execute("SELECT data FROM part WHERE id=?", (pid,)).fetchone()
+                part = PartAdapter.validate_json(row[0]) if row else None
+                if (
+                    not isinstance(part, ToolPart)
+                    or not isinstance(part.state, ToolStateCompleted)
+                    or part.state.time.compacted == at_ms
+                ):
+                    continue
+                state = part.state.model_copy(
+                    update={"time": part.state.time.model_copy(update={"compacted": at_ms})}
+                )
+                data = part.model_copy(update={"state": state}).model_dump_json()
+                conn.execute("UPDATE part SET data=?, time_updated=? WHERE id=?", (data, now_ms(), pid))
+                changed += 1
+            return changed
+
+        return self._db.transaction(work)
 
     def close(self) -> None:
-        with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            self.flush()
-            self._conn.close()
+        """Write pending parts and close; safe to call twice."""
+        with self._db.lock:
+            if self._db.closed:
+                return
+            try:
+                self._write_pending(only_due=False)
+            finally:
+                self._coalescer.stop()
+                self._db.close()
+                _open_stores.discard(self)

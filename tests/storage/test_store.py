@@ -1,25 +1,32 @@
-"""The SQLite store with real files: round trips, cascade, coalescing, bad databases."""
+"""The SQLite store with real files: round trips, cascade, listing, compaction marks."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from jupyter_agent.core.messages import (
+    AnyPart,
     AssistantMessage,
     Attachment,
+    CacheTokens,
     CompactionPart,
     FileChange,
     FilePart,
     MessageError,
+    MessageTime,
+    PartTime,
     PatchPart,
     ReasoningPart,
     RetryError,
     RetryPart,
+    RevertState,
     Session,
+    SessionTime,
     StepFinishPart,
     StepStartPart,
     SubtaskPart,
@@ -32,35 +39,38 @@ from jupyter_agent.core.messages import (
     ToolStateRunning,
     ToolTimeCompleted,
     ToolTimeError,
+    ToolTimeRunning,
     UserMessage,
 )
-from jupyter_agent.storage import migrations
-from jupyter_agent.storage.sqlite_store import SessionNotFound, SqliteStore, StoreVersionError
+from jupyter_agent.storage.paths import db_path
+from jupyter_agent.storage.sqlite_store import SessionNotFound, SqliteStore
 
 
-def _every_part(sid: str, mid: str) -> list[object]:
-    common = {"session_id": sid, "message_id": mid}
+def every_part(sid: str, mid: str) -> list[AnyPart]:
+    """One part of each type (and each tool state), every field away from its default."""
+    c = {"session_id": sid, "message_id": mid}
+    png = "data:image/png;base64,iVBORw0KGgo="
     return [
-        TextPart(id="prt_01", **common, text="hello", synthetic=True),
-        ReasoningPart(id="prt_02", **common, text="thinking"),
-        FilePart(id="prt_03", **common, mime="image/png", url="data:image/png;base64,AA==", filename="p.png"),
+        TextPart(
+            id="prt_01", **c, text="hello ü", synthetic=True, ignored=True, time=PartTime(start=5, end=6)
+        ),
+        ReasoningPart(id="prt_02", **c, text="thinking", time=PartTime(start=7, end=8)),
+        FilePart(id="prt_03", **c, mime="image/png", url=png, filename="plot.png"),
         ToolPart(
-            id="prt_04",
-            **common,
-            call_id="c1",
-            tool="bash",
-            state=ToolStatePending(input={"a": 1}, raw='{"a":1}'),
+            id="prt_04", **c, call_id="c1", tool="bash", state=ToolStatePending(input={"a": 1}, raw='{"a":1')
         ),
         ToolPart(
             id="prt_05",
-            **common,
+            **c,
             call_id="c2",
-            tool="bash",
-            state=ToolStateRunning(input={"command": "ls"}, title="ls", metadata={"output": "x"}),
+            tool="python",
+            state=ToolStateRunning(
+                input={"code": "1+1"}, title="run", metadata={"o": "x"}, time=ToolTimeRunning(start=11)
+            ),
         ),
         ToolPart(
             id="prt_06",
-            **common,
+            **c,
             call_id="c3",
             tool="read",
             state=ToolStateCompleted(
@@ -68,145 +78,175 @@ def _every_part(sid: str, mid: str) -> list[object]:
                 output="out",
                 title="a",
                 metadata={"k": [1, 2]},
-                attachments=[Attachment(mime="image/png", url="data:image/png;base64,AA==")],
+                attachments=[Attachment(mime="image/png", url=png, filename="p.png")],
                 time=ToolTimeCompleted(start=1, end=2, compacted=3),
             ),
         ),
         ToolPart(
             id="prt_07",
-            **common,
+            **c,
             call_id="c4",
             tool="edit",
             state=ToolStateError(
-                input={}, error="boom", metadata={"interrupted": True}, time=ToolTimeError(start=1, end=2)
+                input={"x": None},
+                error="boom",
+                metadata={"interrupted": True},
+                time=ToolTimeError(start=1, end=2),
             ),
         ),
-        StepStartPart(id="prt_08", **common, snapshot="abc"),
+        StepStartPart(id="prt_08", **c, snapshot="abc"),
         StepFinishPart(
-            id="prt_09", **common, reason="tool-calls", tokens=Tokens(input=5, output=6), cost=0.25
+            id="prt_09",
+            **c,
+            reason="tool-calls",
+            cost=0.25,
+            snapshot="def",
+            tokens=Tokens(input=5, output=6, reasoning=7, cache=CacheTokens(read=8, write=9), total=35),
         ),
-        CompactionPart(id="prt_10", **common, auto=True, overflow=True, tail_start_id="msg_x"),
-        SubtaskPart(id="prt_11", **common, prompt="find x", description="find", agent="explore", model="m"),
-        RetryPart(id="prt_12", **common, attempt=2, error=RetryError(message="429", status=429), next=99),
-        PatchPart(id="prt_13", **common, hash="h", files=[FileChange(path="/a", before=None, after="x")]),
+        CompactionPart(id="prt_10", **c, auto=True, overflow=True, tail_start_id="msg_x"),
+        SubtaskPart(id="prt_11", **c, prompt="find x", description="find", agent="explore", model="m"),
+        RetryPart(
+            id="prt_12",
+            **c,
+            attempt=2,
+            error=RetryError(message="429", status=429),
+            time=MessageTime(created=3, completed=4),
+            next=99,
+        ),
+        PatchPart(
+            id="prt_13",
+            **c,
+            hash="h",
+            files=[
+                FileChange(path="/a", before=None, after="x"),
+                FileChange(path="/b.bin", before="AAE=", after=None, binary=True),
+            ],
+        ),
     ]
 
 
-def test_every_shape_round_trips(tmp_path: Path) -> None:
+def _seed(store: SqliteStore, sid: str = "ses_1", parent: str | None = None) -> None:
+    store.create_session(Session(id=sid, parent_id=parent))
+    store.update_message(UserMessage(id=f"msg_{sid}", session_id=sid))
+    store.update_part(TextPart(id=f"prt_{sid}", session_id=sid, message_id=f"msg_{sid}", text="x"))
+
+
+def _count(path: Path, table: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_every_shape_survives_store_and_load(tmp_path: Path) -> None:
     store = SqliteStore.for_directory(tmp_path)
-    session = store.create_session(Session(id="ses_1", notebook_path="/n.ipynb", title="t", parent_id=None))
-    user = UserMessage(id="msg_1", session_id="ses_1", agent="plan", model="m")
+    store.create_session(Session(id="ses_0"))
+    session = Session(
+        id="ses_1",
+        notebook_path="/w/n.ipynb",
+        directory="/w",
+        title="t",
+        parent_id="ses_0",
+        time=SessionTime(created=1, updated=2, compacting=3),
+        revert=RevertState(message_id="msg_1", part_id="prt_01", snapshot="snap"),
+    )
+    store.create_session(session)
+    user = UserMessage(
+        id="msg_1", session_id="ses_1", agent="plan", model="m", time=MessageTime(created=10, completed=11)
+    )
     assistant = AssistantMessage(
         id="msg_2",
         session_id="ses_1",
         parent_id="msg_1",
-        tokens=Tokens(input=1, output=2, reasoning=3),
+        agent="compaction",
+        model="x/y",
+        time=MessageTime(created=12, completed=13),
         cost=1.5,
         finish="stop",
-        error=MessageError(name="api", message="x", status=500),
         summary=True,
+        tokens=Tokens(input=1, output=2, reasoning=3, cache=CacheTokens(read=4, write=5), total=6),
+        error=MessageError(name="api", message="x", status=500, retryable=True, metadata={"a": 1}),
     )
     store.update_message(user)
     store.update_message(assistant)
-    parts = _every_part("ses_1", "msg_2")
-    for part in parts:
-        store.update_part(part)  # type: ignore[arg-type]
+    parts = every_part("ses_1", "msg_2")
+    for part in reversed(parts):  # stored out of order: the store orders by id
+        store.update_part(part)
+    saved = store.update_session(session)
     store.close()
+
     again = SqliteStore.for_directory(tmp_path)
     loaded = again.messages("ses_1")
     assert [m.info for m in loaded] == [user, assistant]
+    assert loaded[0].parts == []
     assert loaded[1].parts == parts
-    assert again.get_session("ses_1").title == session.title
+    assert again.get_session("ses_1") == saved
     again.close()
+    raw = sqlite3.connect(again.path).execute("SELECT data FROM part WHERE id='prt_06'").fetchone()
+    assert raw[0] == parts[5].model_dump_json()
 
 
-def test_folder_gets_gitignore(tmp_path: Path) -> None:
+def test_folder_gets_gitignore_and_keeps_an_edited_one(tmp_path: Path) -> None:
     SqliteStore.for_directory(tmp_path).close()
-    assert (tmp_path / ".jupyter-agent" / ".gitignore").read_text() == "*\n"
+    ignore = tmp_path / ".jupyter-agent" / ".gitignore"
+    assert ignore.read_text() == "*\n"
+    ignore.write_text("*.db\n")
+    SqliteStore.for_notebook(tmp_path / "analysis.ipynb").close()
+    assert ignore.read_text() == "*.db\n"
+    assert (tmp_path / ".jupyter-agent" / "sessions.db").is_file()
 
 
 def test_delete_cascades_to_messages_parts_and_children(tmp_path: Path) -> None:
     store = SqliteStore.for_directory(tmp_path)
-    store.create_session(Session(id="ses_1"))
-    store.create_session(Session(id="ses_2", parent_id="ses_1"))
-    for sid in ("ses_1", "ses_2"):
-        store.update_message(UserMessage(id=f"msg_{sid}", session_id=sid))
-        store.update_part(TextPart(id=f"prt_{sid}", session_id=sid, message_id=f"msg_{sid}", text="x"))
+    _seed(store, "ses_1")
+    _seed(store, "ses_2", parent="ses_1")
+    _seed(store, "ses_3", parent="ses_2")
+    _seed(store, "ses_other")
     store.delete_session("ses_1")
-    conn = sqlite3.connect(store.path)
-    assert conn.execute("SELECT COUNT(*) FROM session").fetchone()[0] == 0
-    assert conn.execute("SELECT COUNT(*) FROM message").fetchone()[0] == 0
-    assert conn.execute("SELECT COUNT(*) FROM part").fetchone()[0] == 0
+    assert [s.id for s in store.list_sessions()] == ["ses_other"]
+    assert (_count(store.path, "message"), _count(store.path, "part")) == (1, 1)
     store.close()
 
 
-def test_streaming_writes_are_coalesced(tmp_path: Path) -> None:
+def test_removing_messages_and_parts(tmp_path: Path) -> None:
     store = SqliteStore.for_directory(tmp_path)
-    store.create_session(Session(id="ses_1"))
-    store.update_message(UserMessage(id="msg_1", session_id="ses_1"))
-    part = TextPart(id="prt_1", session_id="ses_1", message_id="msg_1")
-    for _i in range(1000):
-        part = part.model_copy(update={"text": part.text + "x"})
-        store.update_part(part, delta="x", final=False)
-    assert store.writes < 50
-    store.update_part(part, final=True)
-    raw = sqlite3.connect(store.path).execute("SELECT data FROM part").fetchone()[0]
-    assert TextPart.model_validate_json(raw).text == "x" * 1000
+    _seed(store, "ses_1")
+    extra = TextPart(id="prt_z", session_id="ses_1", message_id="msg_ses_1", text="y")
+    store.update_part(extra)
+    store.remove_part(extra)
+    assert [p.id for p in store.messages("ses_1")[0].parts] == ["prt_ses_1"]
+    store.remove_message("ses_1", "msg_ses_1")
+    assert store.messages("ses_1") == []
+    assert _count(store.path, "part") == 0
     store.close()
-
-
-def test_dirty_part_is_written_by_the_timer(tmp_path: Path) -> None:
-    store = SqliteStore.for_directory(tmp_path)
-    store.create_session(Session(id="ses_1"))
-    store.update_message(UserMessage(id="msg_1", session_id="ses_1"))
-    part = TextPart(id="prt_1", session_id="ses_1", message_id="msg_1", text="a")
-    store.update_part(part, final=False)
-    store.update_part(part.model_copy(update={"text": "ab"}), final=False)  # coalesced, pending
-    deadline = time.monotonic() + 5
-    text = ""
-    while time.monotonic() < deadline:
-        row = sqlite3.connect(store.path).execute("SELECT data FROM part").fetchone()
-        text = TextPart.model_validate_json(row[0]).text
-        if text == "ab":
-            break
-        time.sleep(0.05)
-    assert text == "ab"
-    store.close()
-
-
-def test_corrupt_database_is_moved_aside(tmp_path: Path) -> None:
-    folder = tmp_path / ".jupyter-agent"
-    folder.mkdir()
-    (folder / "sessions.db").write_bytes(b"this is not a database" * 100)
-    store = SqliteStore.for_directory(tmp_path)
-    assert store.notice is not None and "corrupt" in store.notice and "sessions.db" in store.notice
-    moved = list(folder.glob("sessions.db.corrupt-*"))
-    assert len(moved) == 1 and moved[0].read_bytes().startswith(b"this is not")
-    store.create_session(Session(id="ses_1"))
-    assert store.get_session("ses_1").id == "ses_1"
-    store.close()
-
-
-def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
-    store = SqliteStore.for_directory(tmp_path)
-    store.close()
-    conn = sqlite3.connect(store.path)
-    conn.execute("INSERT INTO schema_version(version) VALUES (?)", (migrations.SCHEMA_VERSION + 5,))
-    conn.commit()
-    conn.close()
-    before = store.path.read_bytes()
-    with pytest.raises(StoreVersionError) as info:
-        SqliteStore(store.path)
-    assert str(migrations.SCHEMA_VERSION + 5) in str(info.value) and "Upgrade" in str(info.value)
-    assert store.path.read_bytes() == before
 
 
 def test_unknown_session_lists_close_matches(tmp_path: Path) -> None:
     store = SqliteStore.for_directory(tmp_path)
     store.create_session(Session(id="ses_abcdef"))
-    with pytest.raises(SessionNotFound) as info:
+    with pytest.raises(KeyError) as info:
         store.get_session("ses_abcdxf")
-    assert "ses_abcdef" in str(info.value)
+    assert isinstance(info.value, SessionNotFound)
+    assert "ses_abcdxf" in str(info.value) and "Did you mean: ses_abcdef" in str(info.value)
+    with pytest.raises(SessionNotFound) as far:
+        store.get_session("zzz")
+    assert "Did you mean" not in str(far.value)
+    store.close()
+
+
+def test_list_sessions_by_notebook_most_recent_first(tmp_path: Path) -> None:
+    store = SqliteStore.for_directory(tmp_path)
+    for sid in ("ses_a", "ses_b"):
+        store.create_session(Session(id=sid, notebook_path="/n.ipynb"))
+    store.create_session(Session(id="ses_c", notebook_path="/other.ipynb"))
+    before = store.get_session("ses_a").time.updated
+    time.sleep(0.005)  # a later millisecond than the three creations
+    store.update_message(UserMessage(id="msg_1", session_id="ses_a"))  # ses_a is active again
+    assert [s.id for s in store.list_sessions("/n.ipynb")] == ["ses_a", "ses_b"]
+    assert {s.id for s in store.list_sessions()} == {"ses_a", "ses_b", "ses_c"}
+    assert store.list_sessions("/none.ipynb") == []
+    assert store.get_session("ses_a").time.updated >= before
     store.close()
 
 
@@ -214,9 +254,65 @@ def test_mark_compacted_only_touches_completed_tools(tmp_path: Path) -> None:
     store = SqliteStore.for_directory(tmp_path)
     store.create_session(Session(id="s"))
     store.update_message(AssistantMessage(id="m", session_id="s", parent_id="u"))
-    for part in _every_part("s", "m"):
-        store.update_part(part)  # type: ignore[arg-type]
-    assert store.mark_compacted(["prt_04", "prt_06", "prt_07", "nope"], 42) == 1
-    parts = {p.id: p for p in store.messages("s")[0].parts}
-    assert parts["prt_06"].state.time.compacted == 42  # type: ignore[union-attr]
+    parts = every_part("s", "m")
+    fresh = ToolPart(
+        id="prt_20",
+        session_id="s",
+        message_id="m",
+        call_id="c9",
+        tool="grep",
+        state=ToolStateCompleted(output="o", time=ToolTimeCompleted(start=1)),
+    )
+    for part in [*parts, fresh]:
+        store.update_part(part)
+    ids = ["prt_01", "prt_04", "prt_05", "prt_06", "prt_07", "prt_20", "nope"]
+    assert store.mark_compacted(ids, 42) == 2
+    assert store.mark_compacted(ids, 42) == 0
+    loaded = {p.id: p for p in store.messages("s")[0].parts}
+    for pid in ("prt_06", "prt_20"):
+        part = loaded[pid]
+        assert isinstance(part, ToolPart) and isinstance(part.state, ToolStateCompleted)
+        assert part.state.time.compacted == 42
+        assert part.state.output == "o" if pid == "prt_20" else part.state.output == "out"
+    untouched = [p for p in parts if p.id != "prt_06"]
+    assert [loaded[p.id] for p in untouched] == untouched
     store.close()
+
+
+def test_threads_share_one_store(tmp_path: Path) -> None:
+    store = SqliteStore.for_directory(tmp_path)
+    store.create_session(Session(id="s"))
+    errors: list[BaseException] = []
+
+    def stream(n: int) -> None:
+        try:
+            store.update_message(UserMessage(id=f"msg_{n}", session_id="s"))
+            for k in range(40):
+                part = TextPart(id=f"prt_{n}_{k:03}", session_id="s", message_id=f"msg_{n}")
+                for i in range(5):
+                    store.update_part(part.model_copy(update={"text": str(i)}), final=False)
+                store.update_part(part.model_copy(update={"text": f"done {k}"}))
+                store.messages("s")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=stream, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    loaded = store.messages("s")
+    assert [len(m.parts) for m in loaded] == [40] * 4
+    assert all(p.text == f"done {int(p.id[-3:])}" for m in loaded for p in m.parts)  # type: ignore[union-attr]
+    store.close()
+
+
+def test_closed_store_refuses_writes(tmp_path: Path) -> None:
+    store = SqliteStore(db_path(tmp_path))
+    store.close()
+    store.close()  # twice is fine
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.create_session(Session(id="s"))
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.update_part(TextPart(id="p", session_id="s", message_id="m"), final=False)

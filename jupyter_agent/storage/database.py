@@ -1,0 +1,275 @@
+"""Opening one SQLite file safely: pragmas, busy retries, migrations, corrupt files.
+
+Kept apart from the store's API so the rules for "what may happen to the user's file"
+read in one place: a newer schema is never touched, a damaged file is moved aside
+(never deleted), and "database is locked" is waited out instead of surfacing.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+from jupyter_agent.storage import migrations
+
+BUSY_TIMEOUT_MS = 10_000
+"""SQLite's own wait for a lock held by another connection, per statement."""
+BUSY_GIVE_UP_S = 300.0
+"""After this long of retries we report which file is stuck instead of hanging forever."""
+
+_BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED (extended codes share the low byte)
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_MAGIC = b"SQLite format 3\x00"
+T = TypeVar("T")
+
+
+class StoreVersionError(RuntimeError):
+    """The database was written by a newer jupyter-agent; we refuse to touch it."""
+
+
+class StoreBusyError(RuntimeError):
+    """Another process kept the database locked for minutes (a hung kernel, a held lock)."""
+
+
+def _code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """True for lock contention, which waiting resolves."""
+    code = _code(exc)
+    if code is not None:
+        return code in _BUSY_CODES
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    """True when the file itself is damaged (not a permission or a missing-folder error)."""
+    code = _code(exc)
+    if code is not None:
+        return code in _CORRUPT_CODES
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def retry(action: Callable[[], T], path: Path) -> T:
+    """Run ``action`` again with jittered backoff while the database is busy.
+
+    ``busy_timeout`` covers most waits, but SQLite returns SQLITE_BUSY at once in some
+    cases (WAL recovery, a journal-mode switch racing another opener), so this loop is
+    what guarantees callers never see "database is locked".
+    """
+    deadline = time.monotonic() + BUSY_GIVE_UP_S
+    delay = 0.005
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise StoreBusyError(
+                    f"{path} stayed locked by another process for {BUSY_GIVE_UP_S:.0f} s "
+                    "(another kernel or a `jupyter-agent` command may be stuck); close it "
+                    "and try again."
+                ) from exc
+        time.sleep(delay * (0.5 + random.random()))
+        delay = min(delay * 2, 0.25)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode: the store issues BEGIN/COMMIT itself."""
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
+    )
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def _newer(path: Path, version: int) -> StoreVersionError:
+    return StoreVersionError(
+        f"{path} was written by a newer jupyter-agent (schema version {version}); this "
+        f"jupyter-agent supports schema version {migrations.SCHEMA_VERSION}. Upgrade with "
+        "`pip install -U jupyter-agent` to open it. The file was not changed."
+    )
+
+
+def _probe_version(path: Path) -> int:
+    """The file's schema version, read through a read-only connection.
+
+    A read-write connection could change a newer kernel's file even without writing:
+    closing the last connection checkpoints a leftover WAL into the main file.
+    """
+    if not path.exists():
+        return 0
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
+    try:
+        return migrations.current_version(conn)  # the first read: fails on a bad file
+    finally:
+        conn.close()
+
+
+def _open_once(path: Path) -> sqlite3.Connection:
+    version = _probe_version(path)
+    if version > migrations.SCHEMA_VERSION:
+        raise _newer(path, version)
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a killed process
+        version = migrations.migrate(conn)
+        if version > migrations.SCHEMA_VERSION:  # upgraded by another kernel meanwhile
+            raise _newer(path, version)
+        return conn
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _header_ok(path: Path) -> bool:
+    """False for a non-empty file that does not start like a SQLite database.
+
+    Checked before SQLite opens it: on such a file SQLite itself would delete the
+    ``-wal``/``-shm`` beside it when the connection closes, losing them silently.
+    """
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(_MAGIC))
+    except OSError:  # missing, a folder, no permission: SQLite reports those itself
+        return True
+    return head in (b"", _MAGIC)
+
+
+def _still_corrupt(path: Path) -> bool:
+    """Check again right before moving: another kernel may have replaced the file."""
+    if not path.exists():
+        return False
+    if not _header_ok(path):
+        return True
+    conn = connect(path)
+    try:
+        migrations.current_version(conn)
+    except sqlite3.DatabaseError as exc:
+        return is_corrupt(exc)
+    finally:
+        conn.close()
+    return False
+
+
+def _move_aside(path: Path, reason: str) -> str | None:
+    """Rename the damaged file and its -wal/-shm; returns the notice, None if gone."""
+    if not _still_corrupt(path):
+        return None
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while any(target.with_name(target.name + s).exists() for s in ("", "-wal", "-shm")):
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    try:
+        path.rename(target)
+    except FileNotFoundError:
+        return None
+    sidecars = []
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.rename(target.with_name(target.name + suffix))
+            sidecars.append(suffix)
+    extra = f" (with its {' and '.join(sidecars)} files)" if sidecars else ""
+    return (
+        f"The session database {path} is damaged ({reason}). It was moved to {target}"
+        f"{extra} and a new, empty session store was started. Nothing was deleted: "
+        f"`sqlite3 {target} .recover` may get old sessions back."
+    )
+
+
+def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """Open ``path`` in WAL mode and migrate it; returns the connection and a notice.
+
+    The notice is set when a damaged file had to be moved aside and should be shown
+    to the user once. Raises :class:`StoreVersionError` for a newer schema.
+    """
+    if _header_ok(path):
+        try:
+            return retry(lambda: _open_once(path), path), None
+        except sqlite3.DatabaseError as exc:
+            if not is_corrupt(exc):
+                raise
+            reason = str(exc)
+    else:
+        reason = "file is not a database"
+    notice = _move_aside(path, reason)
+    return retry(lambda: _open_once(path), path), notice
+
+
+class Database:
+    """One connection shared by the kernel loop and the timer thread.
+
+    Every use holds ``lock`` for a whole transaction; SQLite connections are not safe
+    for interleaved use, and ``check_same_thread=False`` only lifts the thread check.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.closed = False
+        self.conn, self.notice = open_database(path)
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise sqlite3.ProgrammingError(f"the session store {self.path} is closed")
+
+    def transaction(
+        self, work: Callable[[sqlite3.Connection], T], on_commit: Callable[[], None] | None = None
+    ) -> T:
+        """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, whole again while busy.
+
+        ``on_commit`` runs under the same lock, so no other write slips in between.
+        """
+
+        def once() -> T:
+            with self.lock:
+                self._check_open()
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(self.conn)
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+                if on_commit is not None:
+                    on_commit()
+                return result
+
+        return retry(once, self.path)
+
+    def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run queries in one read transaction: one consistent snapshot in WAL mode."""
+
+        def once() -> T:
+            with self.lock:
+                self._check_open()
+                self.conn.execute("BEGIN")
+                try:
+                    return work(self.conn)
+                finally:
+                    if self.conn.in_transaction:
+                        self.conn.execute("COMMIT")
+
+        return retry(once, self.path)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self.conn.close()
