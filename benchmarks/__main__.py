@@ -63,6 +63,8 @@ def main() -> None:
         "- Reopening is dominated by validating every stored row into pydantic models (~50 µs a row); "
         "it happens once per kernel start, not per step.",
         "- Prune costs no model call; each compaction costs one.",
+        "- Timings on a shared 2-core machine move by ±20 % between runs (other processes); the "
+        "ratios are medians of repeated runs measured side by side, so both sides see the same load.",
         "",
     ]
     path = ROOT / "docs" / "performance.md"

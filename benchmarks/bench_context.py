@@ -6,6 +6,7 @@ the 10k/1k ratio of the per-step build time is the figure (target ≤ 1.2).
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ from jupyter_agent.core.messages import (
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
 
-STEPS = 30
+STEPS = 100
 
 
 def _turn(recorder: Recorder, sid: str, n: int) -> None:
@@ -82,15 +83,16 @@ def _per_step(messages: int) -> dict[str, Any]:
     loop, recorder = _session(messages)
     agent = get_agent("build")
     loop.build_request(agent, 1, "openai/test")  # warm-up: converts and caches the history
-    total = 0.0
+    times: list[float] = []
     sent = 0
     for n in range(STEPS):
         _turn(recorder, recorder.session.id, messages + n)  # new content arrives
         start = time.perf_counter()
         request = loop.build_request(agent, 2, "openai/test")
-        total += time.perf_counter() - start
+        times.append(time.perf_counter() - start)
         sent = len(request)
-    return {"messages": messages, "per_step_ms": total / STEPS * 1000, "request_messages": sent}
+    # the median resists other processes stealing the CPU for a moment
+    return {"messages": messages, "per_step_ms": statistics.median(times) * 1000, "request_messages": sent}
 
 
 def run() -> dict[str, Any]:

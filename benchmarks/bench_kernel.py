@@ -11,7 +11,7 @@ from typing import Any
 from benchmarks.common import Reply, ScriptedServer
 
 TOKENS = 2_000
-REPEAT = 5
+REPEAT = 7
 BARE = """
 import asyncio, time, litellm
 async def _bare():
