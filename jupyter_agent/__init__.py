@@ -9,14 +9,22 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where JupyterLab finds the prebuilt side panel (``jupyter labextension develop``)."""
+    return [{"src": "labextension", "dest": "jupyter-agent"}]
+
+
 def load_ipython_extension(ipython: object) -> None:
     """``%load_ext jupyter_agent``: register the magics and warm litellm in the background."""
     from jupyter_agent.magics.kernel import warm_litellm
     from jupyter_agent.magics.magics import AgentMagics
     from jupyter_agent.magics.transform import install
+    from jupyter_agent.ui.comm_target import register
 
-    ipython.register_magics(AgentMagics(ipython))  # type: ignore[attr-defined]
+    magics = AgentMagics(ipython)
+    ipython.register_magics(magics)  # type: ignore[attr-defined]
     install(ipython)
+    register(magics.agent)
     warm_litellm()
 
 

@@ -106,6 +106,19 @@ class Kernel:
         )
         self.kc.shell_channel.send(msg)
 
+    def comm_open(self, target: str, data: dict[str, Any]) -> str:
+        """Open a comm to ``target`` as the side panel does; returns its id."""
+        import uuid
+
+        comm_id = uuid.uuid4().hex
+        msg = self.kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": target, "data": data})
+        self.kc.shell_channel.send(msg)
+        return comm_id
+
+    def comm_data(self, comm_id: str, data: dict[str, Any]) -> None:
+        """Send raw comm data (the side panel's requests are not widget messages)."""
+        self.kc.shell_channel.send(self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
+
     def interrupt(self) -> None:
         self.km.interrupt_kernel()
 

@@ -16,6 +16,8 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from jupyter_agent.ui.kernel_loop import running_loop
+
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
 
@@ -35,13 +37,6 @@ def warm_litellm() -> None:
             log.debug("litellm warm-up failed", exc_info=True)
 
     threading.Thread(target=work, name="jupyter-agent-warmup", daemon=True).start()
-
-
-def running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
@@ -74,6 +69,8 @@ class KernelAgent:
         self._runtime: Runtime | None = None
         self.session_id: str | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.panels: list[Any] = []
+        """Open side-panel connections (``ui/panel.py``)."""
 
     # ------------------------------------------------------------ where we are
 

@@ -1,41 +1,31 @@
 """The live widget under an ``%agent`` cell: an anywidget fed by the bus; Stop, approvals back.
 
 Everything goes out as custom messages (never a growing trait: re-sending the whole text
-per token costs O(text²)); deltas are coalesced for ~50 ms with a timer on the kernel's
-own asyncio loop (no threads). A view that renders late says ``ready`` and gets the
-compact state once (``backlog.py``), so traffic stays O(text) per view.
+per token costs O(text²)); the delta coalescing and late-view replay live in
+``stream.py``, shared with the side panel.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anywidget
 import traitlets
 
 from jupyter_agent.core.bus import Bus
-from jupyter_agent.core.events import AnyEvent, PermissionReply
+from jupyter_agent.core.events import PermissionReply
 from jupyter_agent.core.messages import MessageWithParts
 from jupyter_agent.ui.backlog import Backlog
-from jupyter_agent.ui.protocol import NoticeMsg, ReplayMsg, StatusMsg, UIMessage, to_wire
-from jupyter_agent.ui.render import (
-    FLUSH_INTERVAL_S,
-    DeltaBuffer,
-    Renderer,
-    gauge_message,
-)
-from jupyter_agent.ui.routing import SessionFilter, message_of
+from jupyter_agent.ui.kernel_loop import call_on, running_loop
+from jupyter_agent.ui.protocol import StatusMsg, UIMessage
+from jupyter_agent.ui.stream import NoticeLevel, StatusState, ViewStream
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 REPLIES = ("once", "always", "reject")
-NoticeLevel = Literal["info", "warn", "error"]
-StatusState = Literal["idle", "busy", "error"]
 
 
 class AgentWidget(anywidget.AnyWidget):
@@ -62,106 +52,52 @@ class AgentWidget(anywidget.AnyWidget):
         self.on_stop = on_stop
         self.on_approve = on_approve
         self.on_compact = on_compact
-        self.since_id = since_id
-        self.backlog = Backlog()
-        self._lock = threading.RLock()  # the bus may publish from another thread
-        self._renderer = Renderer()
-        self._filter = SessionFilter(session_id)
-        self._buffer = DeltaBuffer(self._emit)
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._flush_loop: asyncio.AbstractEventLoop | None = None
-        self._unsubscribe: Callable[[], None] | None = None
+        self.stream = ViewStream(lambda content: self.send(content), session_id, since_id)
+        self._loop = running_loop()
         self.on_msg(self._on_front_end)
         if bus is not None:
             self.attach(bus, session_id)
         self.post(StatusMsg(state="busy" if busy else "idle"))
 
-    # ------------------------------------------------------------ bus
+    # ------------------------------------------------------------ kernel → browser
+
+    @property
+    def backlog(self) -> Backlog:
+        return self.stream.backlog
 
     def attach(self, bus: Bus, session_id: str) -> None:
         """Listen to ``session_id`` on ``bus`` (replacing any earlier subscription)."""
-        self.detach()
         if session_id != self.session_id:
             self.session_id = session_id
-            self._filter = SessionFilter(session_id)
-        self._unsubscribe = bus.subscribe(self._on_event)
+        self.stream.attach(bus, session_id)
 
     def detach(self) -> None:
         """Stop listening; what was shown stays (and stays replayable)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        self.stream.detach()
 
     def close(self) -> None:
         """Stop listening and close the widget's comm."""
-        self.detach()
-        self._cancel_timer()
+        self.stream.close()
         super().close()
 
-    def _on_event(self, event: AnyEvent) -> None:
-        if not self._filter.accepts(event):
-            return
-        message_id = message_of(event)
-        if message_id is not None and self.since_id and message_id < self.since_id:
-            return
-        for message in self._renderer.render(event):
-            self.post(message)
-
-    # ------------------------------------------------------------ kernel → browser
-
     def post(self, message: UIMessage) -> None:
-        """Send a UI message now, or within ~50 ms for a text delta (coalesced per part)."""
-        with self._lock:
-            if self._buffer.push(message):
-                self._schedule_flush()
+        self.stream.post(message)
 
     def flush(self) -> None:
-        """Send pending deltas now."""
-        with self._lock:
-            self._cancel_timer()
-            self._buffer.flush()
-
-    def _emit(self, message: UIMessage) -> None:
-        self.backlog.record(message)
-        self.send(to_wire(message))
-
-    def _schedule_flush(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # headless or another thread: nothing would run a timer
-            self._buffer.flush()
-            return
-        if self._flush_handle is not None and self._flush_loop is loop:
-            return
-        # A timer left on another loop (a finished blocking run's private loop) never fires.
-        self._cancel_timer()
-        self._flush_loop = loop
-        self._flush_handle = loop.call_later(FLUSH_INTERVAL_S, self._on_timer)
-
-    def _on_timer(self) -> None:
-        with self._lock:
-            self._flush_handle = None
-            self._buffer.flush()
-
-    def _cancel_timer(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
+        self.stream.flush()
 
     def replay(self, messages: Iterable[MessageWithParts]) -> None:
-        """Show stored messages (a resumed session, a re-displayed widget); ignores since_id."""
-        for message in self._renderer.history(messages):
-            self.post(message)
+        self.stream.replay(messages)
 
     def set_gauge(self, tokens: int, percent: int | None) -> None:
-        self.post(gauge_message(tokens, percent))
+        self.stream.set_gauge(tokens, percent)
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
-        self.post(NoticeMsg(text=text, level=level))
+        self.stream.notice(text, level)
 
     def status(self, state: StatusState, text: str = "") -> None:
         """``busy`` shows Stop; ``idle`` and ``error`` hide it."""
-        self.post(StatusMsg(state=state, text=text))
+        self.stream.status(state, text)
 
     def done(self) -> None:
         """The run ended: flush, show the idle state, stop listening."""
@@ -173,11 +109,14 @@ class AgentWidget(anywidget.AnyWidget):
 
     def _on_front_end(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
         """ipywidgets ``on_msg`` callback: one dict per message from a view."""
+        call_on(self._loop, self._handle_front_end, content)
+
+    def _handle_front_end(self, content: Any) -> None:
         if not isinstance(content, dict):
             return
         kind = content.get("type")
         if kind == "ready":
-            self._replay_to(str(content.get("view", "")))
+            self.stream.replay_to(str(content.get("view", "")))
         elif kind == "stop":
             self._call(self.on_stop)
         elif kind == "approve":
@@ -186,14 +125,6 @@ class AgentWidget(anywidget.AnyWidget):
                 self._call(self.on_approve, request_id, reply)
         elif kind == "compact":
             self._call(self.on_compact)
-
-    def _replay_to(self, view: str) -> None:
-        """One message with the whole compact state; other views ignore it (not theirs)."""
-        with self._lock:
-            self._cancel_timer()
-            self._buffer.flush()
-            state = [to_wire(m) for m in self.backlog.replay()]
-            self.send(to_wire(ReplayMsg(view=view, messages=state)))
 
     @staticmethod
     def _call(callback: Callable[..., Any] | None, *args: Any) -> None:

@@ -1,0 +1,196 @@
+"""The side panel's wire protocol over the ``jupyter_agent`` comm (pydantic, one source).
+
+Panel → kernel: :data:`PanelRequest` (discriminated on ``type``), including the widget's
+own ``ready`` / ``stop`` / ``approve`` / ``compact``. Kernel → panel: the widget's
+:data:`~jupyter_agent.ui.protocol.UIMessage` stream (deltas, never whole texts) plus
+:data:`PanelMessage` (discriminated on ``kind``): hello, the session list, completions,
+and notebook operations the kernel asks of the panel (answered with ``nb_reply``).
+``labextension/src/protocol.ts`` is generated from these models (``ui/tsgen.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from jupyter_agent.ui.protocol import UIMessage
+
+TARGET = "jupyter_agent"
+PROTOCOL_VERSION = 1
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+# ---------------------------------------------------------------- panel → kernel
+
+
+class HelloRequest(_Wire):
+    """Sent as the comm's open data (and again after a reconnect)."""
+
+    type: Literal["hello"] = "hello"
+    notebook_path: str | None = None
+    """The notebook's path relative to the server root, as JupyterLab knows it."""
+
+
+class ReadyRequest(_Wire):
+    type: Literal["ready"] = "ready"
+    view: str = ""
+
+
+class PromptRequest(_Wire):
+    type: Literal["prompt"] = "prompt"
+    text: str
+
+
+class StopRequest(_Wire):
+    type: Literal["stop"] = "stop"
+
+
+class CompactRequest(_Wire):
+    type: Literal["compact"] = "compact"
+
+
+class ApproveRequest(_Wire):
+    type: Literal["approve"] = "approve"
+    request_id: str
+    reply: Literal["once", "always", "reject"]
+
+
+class SessionsRequest(_Wire):
+    type: Literal["sessions"] = "sessions"
+
+
+class NewSessionRequest(_Wire):
+    type: Literal["new_session"] = "new_session"
+
+
+class SwitchSessionRequest(_Wire):
+    type: Literal["switch_session"] = "switch_session"
+    session_id: str
+
+
+class RenameSessionRequest(_Wire):
+    type: Literal["rename_session"] = "rename_session"
+    session_id: str
+    title: str
+
+
+class CompleteRequest(_Wire):
+    """``@`` completion: ``query`` is what follows the ``@`` (``df``, ``cell:``, ``file:da``)."""
+
+    type: Literal["complete"] = "complete"
+    request_id: str
+    query: str = ""
+
+
+class NotebookReply(_Wire):
+    """The panel's answer to a :class:`NotebookOpMsg`."""
+
+    type: Literal["nb_reply"] = "nb_reply"
+    op_id: str
+    ok: bool
+    error: str | None = None
+    cells: list[dict[str, Any]] | None = None
+    """``read``: nbformat v4 cells (with ids and outputs)."""
+    cell_id: str | None = None
+    """``insert``: the new cell's id."""
+    outputs: list[dict[str, Any]] | None = None
+    """``run``: the cell's outputs once it finished."""
+
+
+PanelRequest = (
+    HelloRequest
+    | ReadyRequest
+    | PromptRequest
+    | StopRequest
+    | CompactRequest
+    | ApproveRequest
+    | SessionsRequest
+    | NewSessionRequest
+    | SwitchSessionRequest
+    | RenameSessionRequest
+    | CompleteRequest
+    | NotebookReply
+)
+PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
+    Annotated[PanelRequest, Field(discriminator="type")]
+)
+
+
+# ---------------------------------------------------------------- kernel → panel
+
+
+class SessionInfo(_Wire):
+    id: str
+    title: str
+    updated: int
+    """ms since epoch."""
+    busy: bool = False
+
+
+class HelloMsg(_Wire):
+    kind: Literal["hello"] = "hello"
+    version: int = PROTOCOL_VERSION
+    session_id: str
+    sessions: list[SessionInfo]
+    busy: bool
+    model: str | None = None
+    problem: str | None = None
+    """Why a prompt would fail now (no model configured, missing key), shown up front."""
+
+
+class SessionsMsg(_Wire):
+    kind: Literal["sessions"] = "sessions"
+    session_id: str
+    sessions: list[SessionInfo]
+
+
+class ResetMsg(_Wire):
+    """The panel shows another session: clear the stream; its history follows."""
+
+    kind: Literal["reset"] = "reset"
+    session_id: str
+
+
+class Completion(_Wire):
+    label: str
+    """What replaces the query after ``@`` (``df``, ``cell:3``, ``file:data/x.csv``)."""
+    detail: str = ""
+
+
+class CompletionsMsg(_Wire):
+    kind: Literal["completions"] = "completions"
+    request_id: str
+    items: list[Completion]
+
+
+class NotebookOpMsg(_Wire):
+    """A notebook operation the kernel asks of the panel (the ``notebook_edit`` tool)."""
+
+    kind: Literal["nb_op"] = "nb_op"
+    op_id: str
+    op: Literal["read", "insert", "replace", "delete", "run"]
+    index: int | None = None
+    cell_id: str | None = None
+    source: str | None = None
+    cell_type: Literal["code", "markdown", "raw"] | None = None
+
+
+PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg
+
+
+def wire(message: PanelMessage) -> dict[str, Any]:
+    return message.model_dump(mode="json", exclude_none=True)
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of both directions (what ``protocol.ts`` is generated from)."""
+    requests = TypeAdapter(Annotated[PanelRequest, Field(discriminator="type")])
+    to_panel = TypeAdapter(Annotated[PanelMessage | UIMessage, Field(discriminator="kind")])
+    return {
+        "PanelRequest": requests.json_schema(mode="serialization"),
+        "KernelMessage": to_panel.json_schema(mode="serialization"),
+    }

@@ -1,0 +1,49 @@
+"""Registers the ``jupyter_agent`` comm target at ``%load_ext`` (cheap: no pydantic yet).
+
+The side panel opens a comm to this target; a kernel without the extension loaded
+closes it at once, which tells the panel to offer ``%load_ext jupyter_agent``. Loading
+the extension (from a cell or the panel) announces it, and the panel connects.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jupyter_agent.magics.kernel import KernelAgent
+
+log = logging.getLogger(__name__)
+TARGET = "jupyter_agent"
+
+
+def register(agent: KernelAgent) -> None:
+    """Accept side-panel comms in this kernel (no-op outside a kernel)."""
+    if getattr(agent.shell, "kernel", None) is None:
+        return
+    from comm import get_comm_manager
+
+    def opened(comm: Any, msg: dict[str, Any]) -> None:
+        from jupyter_agent.ui.comm import HelloRequest
+        from jupyter_agent.ui.panel import PanelConnection
+
+        connection = PanelConnection(comm, agent)
+        data = msg.get("content", {}).get("data") or {}
+        connection.open(HelloRequest.model_validate(data))
+
+    get_comm_manager().register_target(TARGET, opened)
+    _announce()
+
+
+def _announce() -> None:
+    """Tell an open side panel that the extension is now loaded, so it connects by itself.
+
+    A kernel→frontend comm to the same target name, closed at once; frontends without
+    the panel close it themselves.
+    """
+    try:
+        from comm import create_comm
+
+        create_comm(target_name=TARGET, data={"kind": "announce"}).close()
+    except Exception:
+        log.debug("could not announce jupyter-agent to the frontend", exc_info=True)

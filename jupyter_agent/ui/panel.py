@@ -1,0 +1,235 @@
+"""The kernel's end of one side-panel connection (a ``jupyter_agent`` comm).
+
+The panel shows the notebook's current session through a :class:`ViewStream` (the same
+messages the cell widget gets), sends prompts / Stop / Compact / approvals / session
+changes, and answers the notebook operations ``notebook_edit`` asks of it. Runs started
+here go on the kernel's loop in the background, exactly like a ``%agent`` cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
+from jupyter_agent.ui import comm as wire
+from jupyter_agent.ui.kernel_loop import call_on, running_loop
+from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.stream import ViewStream
+
+if TYPE_CHECKING:
+    from jupyter_agent.magics.kernel import KernelAgent
+
+log = logging.getLogger(__name__)
+
+
+class PanelConnection:
+    def __init__(self, comm: Any, agent: KernelAgent) -> None:
+        self.comm = comm
+        self.agent = agent
+        self.stream = ViewStream(self._send_dict)
+        self.loop = running_loop()
+        self.bridge = PanelNotebookBridge(self._send_op, self.loop)
+        self._unsubscribe: list[Any] = []
+        self._task: asyncio.Task[Any] | None = None
+        comm.on_msg(self._on_msg)
+        comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
+        agent.panels.append(self)
+
+    # ------------------------------------------------------------ lifecycle
+
+    def open(self, hello: wire.HelloRequest) -> None:
+        """Greet the panel with the session list and show the current session's history."""
+        from jupyter_agent.agent.runtime import ConfigurationError
+        from jupyter_agent.config import ConfigError
+        from jupyter_agent.storage.sqlite_store import StoreVersionError
+
+        try:
+            runtime = self.agent.runtime
+            session_id = self.agent.current_session()
+        except (ConfigurationError, ConfigError, StoreVersionError) as exc:
+            self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
+            return
+        runtime.extra["notebook_bridge"] = self.bridge
+        model = runtime.model_for(None)
+        self._send(
+            wire.HelloMsg(
+                session_id=session_id,
+                sessions=self._sessions(),
+                busy=runtime.busy(session_id),
+                model=model or None,
+                problem=runtime.preflight(model),
+            )
+        )
+        self._unsubscribe.append(runtime.bus.subscribe(self._follow))
+        self.show(session_id)
+        for notice in runtime.notices:
+            self.stream.notice(notice)
+        runtime.notices.clear()
+
+    def show(self, session_id: str) -> None:
+        """Point the view at ``session_id``: reset, then the stored history and the gauge."""
+        runtime = self.agent.runtime
+        self._send(wire.ResetMsg(session_id=session_id))
+        self.stream.reset(session_id)
+        self.stream.attach(runtime.bus, session_id)
+        self.stream.replay(runtime.store.messages(session_id))
+        self.stream.status("busy" if runtime.busy(session_id) else "idle")
+        while len(self._unsubscribe) > 1:  # the gauge listener of the previous session
+            self._unsubscribe.pop()()
+        limit = runtime.settings(runtime.model_for(None)).context_limit
+        listener = self.agent.gauge_listener(self.stream, session_id, limit)
+        self._unsubscribe.append(runtime.bus.subscribe(listener))
+
+    def _on_close(self, _msg: Any = None) -> None:
+        if self in self.agent.panels:
+            self.agent.panels.remove(self)
+        self.stream.close()
+        self.bridge.close()
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        extra = self.agent.runtime.extra
+        if extra.get("notebook_bridge") is self.bridge:
+            extra.pop("notebook_bridge")
+
+    def _follow(self, event: AnyEvent) -> None:
+        """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
+        current = self.agent.session_id
+        if current is None or current == self.stream.session_id:
+            return
+        if isinstance(event, MessageUpdated) and event.message.session_id == current:
+            self.show(current)
+        elif isinstance(event, SessionCreated) and event.session.id == current:
+            self.show(current)
+            self._send(wire.SessionsMsg(session_id=current, sessions=self._sessions()))
+
+    # ------------------------------------------------------------ panel → kernel
+
+    def _on_msg(self, msg: dict[str, Any]) -> None:
+        call_on(self.loop, self._receive, msg)
+
+    def _receive(self, msg: dict[str, Any]) -> None:
+        data = msg.get("content", {}).get("data", {})
+        try:
+            request = wire.PanelRequestAdapter.validate_python(data)
+        except ValidationError as exc:
+            self.stream.notice(
+                f"The side panel sent a request this kernel does not understand: {exc}", "error"
+            )
+            return
+        try:
+            self.handle(request)
+        except Exception as exc:  # a failing request must not kill the comm
+            log.exception("side panel request failed")
+            self.stream.notice(f"{type(exc).__name__}: {exc}", "error")
+
+    def handle(self, request: wire.PanelRequest) -> None:
+        runtime = self.agent.runtime
+        sid = self.stream.session_id
+        if isinstance(request, wire.NotebookReply):
+            self.bridge.resolve(request)
+        elif isinstance(request, wire.ReadyRequest):
+            self.stream.replay_to(request.view)
+        elif isinstance(request, wire.HelloRequest):
+            self.open(request)
+        elif isinstance(request, wire.PromptRequest):
+            self.prompt(request.text)
+        elif isinstance(request, wire.StopRequest):
+            if not runtime.stop(sid):
+                self.stream.status("idle")
+        elif isinstance(request, wire.ApproveRequest):
+            runtime.permissions.reply(request.request_id, request.reply)
+        elif isinstance(request, wire.CompactRequest):
+            self._start(runtime.compact(sid), sid)
+        elif isinstance(request, wire.SessionsRequest):
+            self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
+        elif isinstance(request, wire.NewSessionRequest):
+            self._switch(self.agent.current_session(new=True))
+        elif isinstance(request, wire.SwitchSessionRequest):
+            self._switch(self.agent.current_session(session_id=request.session_id))
+        elif isinstance(request, wire.RenameSessionRequest):
+            session = runtime.store.get_session(request.session_id)
+            runtime.store.update_session(session.model_copy(update={"title": request.title.strip()}))
+            self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
+        elif isinstance(request, wire.CompleteRequest):
+            self._complete(request)
+
+    def prompt(self, text: str) -> None:
+        from jupyter_agent.magics.mentions import expand_mentions
+
+        runtime = self.agent.runtime
+        model = runtime.model_for(None)
+        problem = runtime.preflight(model)
+        if problem is not None:
+            self.stream.notice(problem, "error")
+            return
+        sid = self.agent.current_session()
+        if sid != self.stream.session_id:
+            self.show(sid)
+        runtime.permissions.interactive = True
+        self._start(runtime.prompt(expand_mentions(text, self.agent), session_id=sid, model=model), sid)
+
+    def _start(self, work: Any, session_id: str) -> None:
+        """Run ``work`` on the kernel's loop in the background; the view shows busy until it ends."""
+        self.stream.status("busy")
+
+        async def go() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                self.stream.notice("Stopped.")
+            except Exception as exc:
+                log.exception("agent run from the side panel failed")
+                self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
+            finally:
+                if self.stream.session_id == session_id:
+                    self.stream.flush()
+                    self.stream.status("idle")
+                self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+
+        loop = self.loop or running_loop()
+        if loop is None:  # no kernel loop (plain IPython): nothing could answer the panel anyway
+            work.close()
+            self.stream.notice("This kernel has no running event loop; use %agent in a cell.", "error")
+            self.stream.status("idle")
+            return
+        task = loop.create_task(go())
+        self.agent.tasks.add(task)
+        task.add_done_callback(self.agent.tasks.discard)
+
+    def _switch(self, session_id: str) -> None:
+        self.show(session_id)
+        self._send(wire.SessionsMsg(session_id=session_id, sessions=self._sessions()))
+
+    def _complete(self, request: wire.CompleteRequest) -> None:
+        from jupyter_agent.magics.completions import complete
+
+        found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
+        items = [wire.Completion(label=label, detail=detail) for label, detail in found]
+        self._send(wire.CompletionsMsg(request_id=request.request_id, items=items))
+
+    # ------------------------------------------------------------ kernel → panel
+
+    def _sessions(self) -> list[wire.SessionInfo]:
+        runtime = self.agent.runtime
+        ordered = sorted(runtime.sessions(), key=lambda s: s.time.updated, reverse=True)
+        return [
+            wire.SessionInfo(id=s.id, title=s.title, updated=s.time.updated, busy=runtime.busy(s.id))
+            for s in ordered
+        ]
+
+    def _send(self, message: wire.PanelMessage) -> None:
+        self._send_dict(wire.wire(message))
+
+    def _send_op(self, message: wire.NotebookOpMsg) -> None:
+        self._send(message)
+
+    def _send_dict(self, data: dict[str, Any]) -> None:
+        try:
+            self.comm.send(data)
+        except Exception:  # the panel went away mid-send; its close handler cleans up
+            log.debug("side panel send failed", exc_info=True)

@@ -1,0 +1,27 @@
+import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import { AgentPanel } from './panel';
+
+const COMMAND = 'jupyter-agent:open-panel';
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-agent:panel',
+  description: 'A side panel to chat with the jupyter-agent running in the notebook kernel.',
+  autoStart: true,
+  requires: [INotebookTracker, ILabShell],
+  optional: [ICommandPalette],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, shell: ILabShell, palette: ICommandPalette | null) => {
+    const panel = new AgentPanel();
+    shell.add(panel, 'right', { rank: 200 });
+    tracker.currentChanged.connect((_, notebook) => panel.setNotebook(notebook));
+    panel.setNotebook(tracker.currentWidget);
+    app.commands.addCommand(COMMAND, {
+      label: 'Open the Agent panel',
+      execute: () => shell.activateById(panel.id)
+    });
+    palette?.addItem({ command: COMMAND, category: 'Agent' });
+  }
+};
+
+export default plugin;

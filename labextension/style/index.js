@@ -1,0 +1,2 @@
+import '../../jupyter_agent/ui/static/widget.css';
+import './base.css';

@@ -1,0 +1,240 @@
+"""The JupyterLab side panel in real Chromium, against a `jupyter lab` started here and the
+scripted model server: prompt, streaming, tool cards, live cell inserts, Stop, Compact,
+approvals, @ completion, loading the extension, and history after the kernel is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from lab_harness import ARTIFACTS, TOKEN, Lab, open_notebook, running_lab, write_notebook
+from scripted_server import Reply, ScriptedServer, ToolCall, Usage
+
+pytestmark = pytest.mark.browser
+PANEL = "#jupyter-agent-panel"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ScriptedServer]:
+    s = ScriptedServer().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, server: ScriptedServer, chromium: Any) -> Iterator[Lab]:
+    with running_lab(tmp_path_factory.mktemp("panel"), server) as running:
+        yield running
+
+
+@pytest.fixture
+def page(chromium: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    page = chromium.new_page(viewport={"width": 1500, "height": 1000})
+    yield page
+    if not page.is_closed():
+        page.screenshot(path=str(ARTIFACTS / f"panel-{request.node.name}.png"))
+        page.close()
+
+
+def open_panel(page: Any, lab: Lab, notebook: str) -> Any:
+    """Open the notebook, then the panel; load the extension from the panel's offer."""
+    if not (lab.root / notebook).exists():
+        write_notebook(lab.root / notebook, "x = 1")
+    open_notebook(page, lab.url(notebook))
+    page.click('.jp-SideBar .lm-TabBar-tab[data-id="jupyter-agent-panel"]')
+    panel = page.locator(PANEL)
+    panel.wait_for(state="visible")
+    page.wait_for_selector(f'{PANEL}[data-state="missing"], {PANEL}[data-state="open"]', timeout=60_000)
+    if panel.get_attribute("data-state") == "missing":
+        assert "not loaded" in panel.locator("[data-testid=ja-panel-banner]").inner_text()
+        panel.locator("[data-testid=ja-load-extension]").click()
+    page.wait_for_selector(f'{PANEL}[data-state="open"]', timeout=60_000)
+    return panel
+
+
+def ask(panel: Any, text: str) -> None:
+    box = panel.locator("[data-testid=ja-prompt]")
+    box.fill(text)
+    box.press("Enter")
+
+
+def panel_text(panel: Any) -> str:
+    return str(panel.locator("[data-testid=ja-panel-view]").inner_text())
+
+
+def wait_text(page: Any, needle: str, timeout: int = 60_000) -> None:
+    page.wait_for_function(
+        "([sel, needle]) => (document.querySelector(sel)?.innerText || '').includes(needle)",
+        arg=[f"{PANEL} [data-testid=ja-panel-view]", needle],
+        timeout=timeout,
+    )
+
+
+def wait_idle(page: Any) -> None:
+    page.wait_for_selector(f'{PANEL} .ja-root[data-state="idle"]', timeout=60_000)
+
+
+def gauge_tokens(panel: Any) -> int:
+    text = panel.locator("[data-testid=ja-gauge]").inner_text()
+    return int(re.search(r"([\d,]+) tokens", text).group(1).replace(",", ""))  # type: ignore[union-attr]
+
+
+def test_prompt_streams_text_and_a_tool_card(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    server.queue(
+        Reply(tool_calls=[ToolCall("list", json.dumps({}))]),
+        Reply(text="The folder holds **notebooks** and `lab.log`.", chunk_size=3, delay_per_chunk=0.01),
+    )
+    panel = open_panel(page, lab, "basic.ipynb")
+    # @ completes files (and variables, cells) from the kernel
+    box = panel.locator("[data-testid=ja-prompt]")
+    box.click()
+    box.type("list @file:bas")
+    panel.locator("[data-testid=ja-completions] li").first.wait_for()
+    assert panel.locator("[data-testid=ja-completions] li").first.get_attribute("data-label") == (
+        "file:basic.ipynb"
+    )
+    box.press("Tab")
+    assert box.input_value() == "list @file:basic.ipynb "
+    box.fill("what is in this folder?")
+    box.press("Enter")
+    wait_text(page, "notebooks and lab.log")
+    wait_idle(page)
+    tool = panel.locator("[data-testid=ja-tool]").first
+    assert tool.get_attribute("data-tool") == "list"
+    assert tool.get_attribute("data-status") == "completed"
+    assert panel.locator(".ja-text strong").first.inner_text() == "notebooks"
+    assert "what is in this folder?" in panel_text(panel)
+    assert gauge_tokens(panel) > 0
+    assert box.input_value() == ""
+
+
+def test_the_agent_inserts_and_runs_a_cell_in_the_open_notebook(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    args = {"action": "insert", "source": "print(6 * 7)", "run": True}
+    server.queue(Reply(tool_calls=[ToolCall("notebook_edit", json.dumps(args))]), Reply(text="Added it."))
+    panel = open_panel(page, lab, "edit.ipynb")
+    ask(panel, "add a cell that prints 6*7 and run it")
+    wait_text(page, "Added it.")
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    assert cells.count() == 2
+    assert "print(6 * 7)" in cells.nth(1).locator(".jp-InputArea").inner_text()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output')]"
+        ".some(e => e.innerText.includes('42'))",
+        timeout=30_000,
+    )
+    card = panel.locator('[data-testid=ja-tool][data-tool="notebook_edit"]')
+    assert card.get_attribute("data-status") == "completed"
+
+
+def test_stop_cancels_a_streaming_answer(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    long = "word " * 3000
+    server.queue(Reply(text=long, chunk_size=2, delay_per_chunk=0.01))
+    panel = open_panel(page, lab, "stop.ipynb")
+    ask(panel, "write a lot")
+    wait_text(page, "word word")
+    panel.locator("[data-testid=ja-stop]").click()
+    wait_text(page, "Stopped", timeout=20_000)
+    wait_idle(page)
+    shown = panel_text(panel).count("word")
+    assert 0 < shown < 3000
+    assert panel.locator("[data-testid=ja-stop]").is_hidden()
+
+
+def test_compact_shows_the_marker_and_the_gauge_drops(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    server.queue(
+        Reply(text="The analysis is done.", usage=Usage(prompt_tokens=20_000, completion_tokens=100))
+    )
+    panel = open_panel(page, lab, "compact.ipynb")
+    ask(panel, "analyse")
+    wait_text(page, "The analysis is done.")
+    wait_idle(page)
+    before = gauge_tokens(panel)
+    assert before >= 20_000
+    server.queue(
+        Reply(text="Summary: the analysis is done.", usage=Usage(prompt_tokens=300, completion_tokens=40))
+    )
+    panel.locator(".ja-compact").click()
+    page.wait_for_selector(f"{PANEL} [data-testid=ja-compaction].ja-done", timeout=60_000)
+    page.wait_for_function(
+        "([sel, before]) => {"
+        " const m = (document.querySelector(sel)?.innerText || '').match(/([\\d,]+) tokens/);"
+        " return m && Number(m[1].replace(/,/g, '')) < before; }",
+        arg=[f"{PANEL} [data-testid=ja-gauge]", before],
+        timeout=30_000,
+    )
+    assert gauge_tokens(panel) < 1_000
+
+
+def test_an_approval_click_unblocks_the_tool(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    folder = lab.root / "guarded"
+    folder.mkdir(exist_ok=True)
+    (folder / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    write_notebook(folder / "approve.ipynb", "x = 1")
+    server.queue(
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo approved-run"}))]),
+        Reply(text="It ran."),
+    )
+    panel = open_panel(page, lab, "guarded/approve.ipynb")
+    ask(panel, "run the command")
+    prompt = panel.locator("[data-testid=ja-permission]")
+    prompt.wait_for(timeout=60_000)
+    assert "bash" in prompt.inner_text()
+    prompt.locator("[data-testid=ja-approve-once]").click()
+    wait_text(page, "It ran.")
+    card = panel.locator('[data-testid=ja-tool][data-tool="bash"]')
+    assert card.get_attribute("data-status") == "completed"
+    assert "approved-run" in card.inner_text()
+
+
+def test_reopening_restores_the_history_from_the_store(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    server.queue(Reply(text="Remember the number 4711."))
+    panel = open_panel(page, lab, "reopen.ipynb")
+    ask(panel, "pick a number")
+    wait_text(page, "Remember the number 4711.")
+    wait_idle(page)
+    page.close()
+    # the kernel goes away entirely: the history must come back from SQLite
+    with urllib.request.urlopen(f"{lab.base}/api/sessions?token={TOKEN}") as r:
+        for s in json.load(r):
+            if s["path"].endswith("reopen.ipynb"):
+                req = urllib.request.Request(
+                    f"{lab.base}/api/sessions/{s['id']}?token={TOKEN}", method="DELETE"
+                )
+                urllib.request.urlopen(req).close()
+    again = page.context.browser.new_page(viewport={"width": 1500, "height": 1000})
+    try:
+        panel = open_panel(again, lab, "reopen.ipynb")
+        wait_text(again, "Remember the number 4711.")
+        assert "pick a number" in panel_text(panel)
+    finally:
+        again.screenshot(path=str(ARTIFACTS / "panel-reopened.png"))
+        again.close()
+
+
+def test_a_cell_that_loads_the_extension_connects_the_panel(page: Any, lab: Lab) -> None:
+    write_notebook(lab.root / "cell-load.ipynb", "%load_ext jupyter_agent")
+    open_notebook(page, lab.url("cell-load.ipynb"))
+    page.click('.jp-SideBar .lm-TabBar-tab[data-id="jupyter-agent-panel"]')
+    page.wait_for_selector(f'{PANEL}[data-state="missing"]', timeout=60_000)
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(f'{PANEL}[data-state="open"]', timeout=60_000)
+
+
+def test_the_panel_is_in_the_wheel_data(lab: Lab) -> None:
+    """`jupyter labextension list` sees the prebuilt panel (what `pip install` ships)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "jupyter", "labextension", "list"], capture_output=True, text=True, check=True
+    )
+    line = next(line for line in (out.stdout + out.stderr).splitlines() if "jupyter-agent" in line)
+    assert "enabled" in line and "OK" in line, line

@@ -1,0 +1,127 @@
+"""A real JupyterLab started on 127.0.0.1 for the browser tests (driven by Debian's Chromium)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+TOKEN = "jupyter-agent-test"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def write_notebook(path: Path, *sources: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+@dataclass
+class Lab:
+    base: str
+    root: Path
+
+    def url(self, notebook: str) -> str:
+        # `reset`: a fresh workspace, so notebooks opened by earlier pages do not come back
+        return f"{self.base}/lab/tree/{notebook}?reset&token={TOKEN}"
+
+
+@contextmanager
+def running_lab(root: Path, server: Any) -> Iterator[Lab]:
+    """``jupyter lab`` on a free port whose kernels talk to the scripted model server."""
+    port = _free_port()
+    settings = root / ".lab-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True, exist_ok=True)
+    # no "fetch Jupyter news?" toast over the sidebar (and no request for news)
+    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+    env = {
+        **os.environ,
+        "JUPYTER_AGENT_MODEL": server.model,
+        "JUPYTER_AGENT_API_BASE": server.base_url,
+        "JUPYTER_AGENT_API_KEY": "sk-test",
+        "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".rt"),
+        "JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"),
+    }
+    log_path = root / "lab.log"
+    log = open(log_path, "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--ServerApp.token={TOKEN}",
+            "--ServerApp.allow_root=True",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("jupyter lab did not start:\n" + log_path.read_text()[-3000:])
+        yield Lab(base, root)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def open_notebook(page: Any, url: str) -> None:
+    """Load a notebook and wait until its kernel is idle."""
+    page.goto(url)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    page.wait_for_function(
+        "() => (document.querySelector('#jp-main-statusbar')?.innerText || '').includes('Idle')",
+        timeout=90_000,
+    )

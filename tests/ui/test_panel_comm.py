@@ -1,0 +1,205 @@
+"""The side panel's comm protocol against a real kernel, driven as the panel drives it.
+
+The browser tests (tests/browser/test_side_panel.py) show the same flows in JupyterLab;
+these pin the wire: hello, streaming, notebook operations, completions, sessions, history.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import kernel_harness
+import pytest
+from scripted_server import Reply, ToolCall
+
+from jupyter_agent.ui.comm import TARGET
+
+pytestmark = pytest.mark.kernel
+
+
+class Panel:
+    """One comm to the ``jupyter_agent`` target, with the messages the kernel sent on it."""
+
+    def __init__(self, kernel: Any, notebook_path: str = "analysis.ipynb") -> None:
+        self.kernel = kernel
+        self.comm_id = kernel.comm_open(TARGET, {"type": "hello", "notebook_path": notebook_path})
+        self.seen: list[dict[str, Any]] = []
+
+    def send(self, **data: Any) -> None:
+        self.kernel.comm_data(self.comm_id, data)
+
+    def _collect(self, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == self.comm_id:
+            self.seen.append(msg["content"]["data"])
+
+    def wait(self, kind: str, predicate: Any = lambda m: True, timeout: float = 30) -> dict[str, Any]:
+        for m in self.seen:
+            if m.get("kind") == kind and predicate(m):
+                return m
+
+        def match(msg: dict[str, Any]) -> bool:
+            self._collect(msg)
+            data = self.seen[-1] if self.seen and msg["msg_type"] == "comm_msg" else {}
+            return msg["msg_type"] == "comm_msg" and data.get("kind") == kind and predicate(data)
+
+        self.kernel.wait_for(match, timeout)
+        return self.seen[-1]
+
+    def kinds(self) -> list[str]:
+        return [m.get("kind", "") for m in self.seen]
+
+    def text(self) -> str:
+        return "".join(m.get("text", "") for m in self.seen if m.get("kind") == "delta")
+
+
+def test_a_kernel_without_the_extension_closes_the_comm(tmp_path: Path, scripted_server: Any) -> None:
+    """The panel learns at once that it must offer %load_ext (no hang, no traceback)."""
+    kernel = kernel_harness.Kernel(tmp_path, {})
+    try:
+        comm_id = kernel.comm_open(TARGET, {"type": "hello"})
+        closed = kernel.wait_for(lambda m: m["msg_type"] == "comm_close", timeout=30)
+        assert closed["content"]["comm_id"] == comm_id
+    finally:
+        kernel.shutdown()
+
+
+def test_prompt_streams_deltas_and_persists(start_kernel: Any, scripted_server: Any) -> None:
+    answer = "The panel talks to the kernel. " * 20
+    scripted_server.queue(Reply(text=answer, chunk_size=4))
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    hello = panel.wait("hello")
+    assert hello["session_id"].startswith("ses") and hello["busy"] is False
+    assert "problem" not in hello
+    panel.wait("reset", lambda m: m["session_id"] == hello["session_id"])
+    panel.send(type="prompt", text="explain the panel")
+    panel.wait("status", lambda m: m["state"] == "idle" and "delta" in panel.kinds(), timeout=60)
+    user = [m["part"]["text"] for m in panel.seen if m.get("kind") == "part" and m["part"].get("text")]
+    assert "explain the panel" in user
+    assert panel.text() + "".join(
+        m["part"].get("text", "")
+        for m in panel.seen
+        if m.get("kind") == "part" and m["part"]["type"] == "text"
+    ).replace("explain the panel", "") in (answer, answer + answer)
+    sent = sum(len(json.dumps(m)) for m in panel.seen if m.get("kind") in ("delta", "part"))
+    assert sent < 3 * len(answer)  # deltas, never the whole text again per chunk
+    stored = kernel.execute(
+        "from jupyter_agent.core.messages import TextPart\n"
+        "_a = get_ipython().find_magic('agent').__self__.agent\n"
+        "print(sum(len(p.text) for m in _a.runtime.store.messages(_a.session_id) for p in m.parts"
+        " if isinstance(p, TextPart) and m.info.role == 'assistant'))"
+    )
+    assert stored.stdout.strip() == str(len(answer))
+
+
+def test_notebook_edit_goes_through_the_panel(start_kernel: Any, scripted_server: Any) -> None:
+    """The agent's notebook_edit asks the panel (read, insert) and the tool completes with its answer."""
+    args = {"action": "insert", "source": "print('from the agent')", "run": False}
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("notebook_edit", json.dumps(args))]),
+        Reply(text="Inserted the cell."),
+    )
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    panel.wait("hello")
+    panel.send(type="prompt", text="add a cell")
+    cells = [{"id": "c1", "cell_type": "code", "source": "x = 1", "outputs": [], "execution_count": 1}]
+    read = panel.wait("nb_op", lambda m: m["op"] == "read", timeout=60)
+    panel.send(type="nb_reply", op_id=read["op_id"], ok=True, cells=cells)
+    insert = panel.wait("nb_op", lambda m: m["op"] == "insert", timeout=60)
+    assert insert["index"] == 1 and insert["source"] == args["source"] and insert["cell_type"] == "code"
+    panel.send(type="nb_reply", op_id=insert["op_id"], ok=True, cell_id="new-cell-id")
+    tool = panel.wait(
+        "part", lambda m: m["part"].get("tool") == "notebook_edit" and m["part"]["status"] == "completed"
+    )
+    assert "new-cell-id" in tool["part"]["output"]
+    panel.wait("status", lambda m: m["state"] == "idle" and "Inserted the cell" in panel.text(), timeout=60)
+
+
+def test_a_failed_notebook_operation_is_a_tool_error(start_kernel: Any, scripted_server: Any) -> None:
+    args = {"action": "delete", "cell_id": "gone"}
+    scripted_server.queue(Reply(tool_calls=[ToolCall("notebook_edit", json.dumps(args))]), Reply(text="ok"))
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    panel.wait("hello")
+    panel.send(type="prompt", text="delete it")
+    read = panel.wait("nb_op", lambda m: m["op"] == "read", timeout=60)
+    panel.send(type="nb_reply", op_id=read["op_id"], ok=True, cells=[])
+    delete = panel.wait("nb_op", lambda m: m["op"] == "delete", timeout=60)
+    panel.send(type="nb_reply", op_id=delete["op_id"], ok=False, error="No cell with id gone")
+    tool = panel.wait(
+        "part", lambda m: m["part"].get("tool") == "notebook_edit" and m["part"]["status"] == "error"
+    )
+    assert "No cell with id gone" in tool["part"]["error"]
+
+
+def test_completions_sessions_and_rename(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "sales.csv").write_text("a,b\n1,2\n")
+    kernel = start_kernel(frontend=True)
+    kernel.execute("sales_df = [1, 2, 3]\nsalary = 10")
+    panel = Panel(kernel)
+    hello = panel.wait("hello")
+    panel.send(type="complete", request_id="1", query="sal")
+    items = panel.wait("completions", lambda m: m["request_id"] == "1")["items"]
+    assert [i["label"] for i in items] == ["salary", "sales_df"]
+    assert items[1]["detail"] == "list"
+    panel.send(type="complete", request_id="2", query="file:data/s")
+    items = panel.wait("completions", lambda m: m["request_id"] == "2")["items"]
+    assert [i["label"] for i in items] == ["file:data/sales.csv"]
+
+    panel.send(type="new_session")
+    second = panel.wait("sessions", lambda m: m["session_id"] != hello["session_id"])
+    assert {s["id"] for s in second["sessions"]} >= {hello["session_id"], second["session_id"]}
+    panel.send(type="rename_session", session_id=second["session_id"], title="Sales questions")
+    renamed = panel.wait("sessions", lambda m: any(s["title"] == "Sales questions" for s in m["sessions"]))
+    assert renamed["session_id"] == second["session_id"]
+    panel.send(type="switch_session", session_id=hello["session_id"])
+    panel.wait("reset", lambda m: m["session_id"] == hello["session_id"])
+    # the magics share the panel's current session
+    assert (
+        hello["session_id"]
+        in kernel.execute("print(get_ipython().find_magic('agent').__self__.agent.session_id)").stdout
+    )
+
+
+def test_history_is_restored_after_a_kernel_restart(start_kernel: Any, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(text="Remember the number 4711."))
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    panel.wait("hello")
+    panel.send(type="prompt", text="what number?")
+    panel.wait("status", lambda m: m["state"] == "idle" and "4711" in panel.text(), timeout=60)
+    kernel.restart()
+    assert kernel.execute("%load_ext jupyter_agent").status == "ok"
+    reopened = Panel(kernel)
+    reopened.wait("hello")
+    reopened.send(type="ready", view="v1")
+    replay = reopened.wait("replay", lambda m: m["view"] == "v1")
+    texts = [m["part"].get("text", "") for m in replay["messages"] if m.get("kind") == "part"]
+    assert "what number?" in texts and "Remember the number 4711." in texts
+
+
+def test_stop_and_compact_from_the_panel(start_kernel: Any, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(text="slow " * 400, chunk_size=2, delay_per_chunk=0.02))
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    panel.wait("hello")
+    panel.send(type="prompt", text="go slowly")
+    panel.wait("delta", timeout=60)
+    stopped_at = time.monotonic()
+    panel.send(type="stop")
+    panel.wait("status", lambda m: m["state"] == "idle", timeout=20)
+    assert time.monotonic() - stopped_at < 5
+    streamed = panel.text()
+    assert 0 < len(streamed) < len("slow " * 400)
+
+    scripted_server.queue(Reply(text="Summary: the user asked to go slowly."))
+    before = len(panel.seen)
+    panel.send(type="compact")
+    panel.wait("compacted", timeout=60)
+    gauge = [m for m in panel.seen[before:] if m.get("kind") == "gauge"]
+    assert gauge, "the gauge is updated after compaction"
