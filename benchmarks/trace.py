@@ -1,10 +1,10 @@
-"""``python -m benchmarks.trace``: a real long session, turn by turn, as docs/context-management.md shows it.
+"""``python -m benchmarks.trace``: a long session turn by turn, as docs/context-management.md shows it.
 
 A scripted data session against the same local scripted server as the benchmarks: each
 turn the model reads an 800-row CSV (~21 KB as ``read`` returns it) and writes a ~7 KB
-report. The model has a 64,000-token window (4,096 output). The same script runs twice: with the defaults (prune
-and automatic compaction) and with both off. Token counts are what the scripted server
-reports (request characters / 4), so the gauge reads as it would against a provider.
+report. The model has a 64,000-token window (4,096 output). The same script runs twice:
+with the defaults (prune and automatic compaction) and with both off. Token counts are
+what the scripted server reports (request characters / 4), as a provider would report them.
 Prints markdown: the per-turn table, then what the compaction sent and what came after.
 """
 
