@@ -16,6 +16,7 @@ from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
+from jupyter_agent.agent.secrets import redact
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
 from jupyter_agent.context.overflow import is_overflow
 from jupyter_agent.context.prune import select_prune
@@ -268,7 +269,7 @@ class AgentLoop:
                     session_id=message.session_id,
                     message_id=message.id,
                     attempt=attempt,
-                    error=RetryError(message=str(error), status=getattr(error, "status", None)),
+                    error=RetryError(message=redact(str(error)), status=getattr(error, "status", None)),
                     next=now_ms() + next_ms,
                 )
             )

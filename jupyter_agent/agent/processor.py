@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.secrets import redact, redact_value
 from jupyter_agent.agent.tool_runner import ToolRunner, abort_unfinished
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
@@ -270,6 +271,10 @@ class StepProcessor:
         self.recorder.message(self.message)
 
     def _fail(self, error: MessageError) -> None:
+        # a proxy may echo the key in its error text: never store it
+        error = error.model_copy(
+            update={"message": redact(error.message), "metadata": redact_value(error.metadata)}
+        )
         abort_unfinished(self.recorder, self.message.id)
         self.message = self.message.model_copy(update={"error": error})
         self._complete()

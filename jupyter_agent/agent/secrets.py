@@ -1,13 +1,15 @@
 """Keep API keys out of everything we store: tool outputs are scrubbed before they are saved.
 
 A model that runs ``env`` or prints a config file would otherwise copy a key into the
-session store, the saved tool outputs and the next request.
+session store, the saved tool outputs and the next request. Tool metadata (a ``python``
+error's message) and provider error texts (a proxy echoing the key) are scrubbed too.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 MIN_SECRET = 8
 SECRET_SUFFIXES = ("_API_KEY", "_SECRET_KEY", "_ACCESS_KEY", "_TOKEN", "_SECRET")
@@ -29,3 +31,15 @@ def redact(text: str, secrets: Mapping[str, str] | None = None) -> str:
         if value in text:
             text = text.replace(value, f"[REDACTED:{name}]")
     return text
+
+
+def redact_value(value: Any, secrets: Mapping[str, str] | None = None) -> Any:
+    """``redact`` every string inside nested dicts and lists (tool metadata, error details)."""
+    found = secret_values() if secrets is None else secrets
+    if isinstance(value, str):
+        return redact(value, found)
+    if isinstance(value, dict):
+        return {k: redact_value(v, found) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v, found) for v in value]
+    return value

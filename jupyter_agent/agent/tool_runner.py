@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.agent.secrets import redact
+from jupyter_agent.agent.secrets import redact, redact_value
 from jupyter_agent.context.truncate import truncate_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
@@ -112,7 +112,7 @@ class ToolRunner:
         except Exception as exc:
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
         output = redact(result.output)
-        metadata = dict(result.metadata)
+        metadata = redact_value(dict(result.metadata))
         if not metadata.get("truncated"):
             cut = truncate_output(
                 output,
@@ -130,7 +130,7 @@ class ToolRunner:
                 "state": ToolStateCompleted(
                     input=shown,
                     output=output,
-                    title=result.title,
+                    title=redact(result.title),
                     metadata=metadata,
                     attachments=result.attachments,
                     time=ToolTimeCompleted(start=start),
@@ -142,7 +142,7 @@ class ToolRunner:
 
     def _context(self, part: ToolPart) -> ToolContext:
         def on_metadata(title: str | None, metadata: dict[str, Any]) -> None:
-            metadata = {k: redact(v) if isinstance(v, str) else v for k, v in metadata.items()}
+            metadata = redact_value(metadata)
             entry = self.recorder.find(part.message_id)
             current = next((p for p in entry.parts if p.id == part.id), None) if entry else None
             if isinstance(current, ToolPart) and isinstance(current.state, ToolStateRunning):

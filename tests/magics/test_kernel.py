@@ -1,4 +1,7 @@
-"""%agent in a real kernel (jupyter_client) against the scripted server."""
+"""%agent in a real kernel (jupyter_client) against the scripted server.
+
+Stop, interrupts and kernel crashes are in the fault suite, tests/faults/test_kernel_faults.py.
+"""
 
 from __future__ import annotations
 
@@ -75,25 +78,6 @@ def test_background_traffic_is_linear_in_text(start_kernel: Any, scripted_server
     assert sent <= 1.5 * len(answer), sent
 
 
-def test_stop_over_the_comm_cancels(start_kernel: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text="slow " * 400, chunk_size=5, delay_per_chunk=0.05))
-    kernel = start_kernel(frontend=True)
-    kernel.execute("%agent go slowly")
-    first = kernel.wait_for(
-        lambda m: (
-            m["msg_type"] == "comm_msg"
-            and m["content"].get("data", {}).get("content", {}).get("kind") == "delta"
-        )
-    )
-    stopped_at = time.monotonic()
-    kernel.comm_send(first["content"]["comm_id"], {"type": "stop"})
-    _wait_idle(kernel, timeout=20)
-    assert time.monotonic() - stopped_at < 3
-    streamed = "".join(m.get("text", "") for m in _widget_traffic(kernel) if m.get("kind") == "delta")
-    assert len(streamed) < len("slow " * 400)
-    assert kernel.execute("print('kernel still responsive')").stdout.strip() == "kernel still responsive"
-
-
 def test_approval_over_the_comm_unblocks(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
     (tmp_path / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
     scripted_server.queue(
@@ -134,30 +118,6 @@ def test_matplotlib_png_reaches_the_next_request(start_kernel: Any, scripted_ser
     assert attached["content"][1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
 
 
-def test_resume_after_restart_shows_interrupted_tool(start_kernel: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "sleep 60"}))]))
-    kernel = start_kernel(frontend=True)
-    kernel.execute("%agent wait a minute")
-    kernel.wait_for(
-        lambda m: (
-            m["msg_type"] == "comm_msg"
-            and m["content"].get("data", {}).get("content", {}).get("part", {}).get("status") == "running"
-        )
-    )
-    kernel.kill()
-    kernel.restart()
-    scripted_server.queue(Reply(text="resumed"))
-    kernel.execute("%load_ext jupyter_agent")
-    again = kernel.execute("%agent --wait what happened?")
-    assert again.status == "ok", again.error
-    notices = [m.get("text") for m in _widget_traffic(kernel) if m.get("kind") == "notice"]
-    assert len(scripted_server.requests) == 2, (again.stdout, again.stderr, notices)
-    messages = scripted_server.requests[-1]["body"]["messages"]
-    assert [m["content"] for m in messages if m["role"] == "user"][:2] == ["wait a minute", "what happened?"]
-    tool = next(m for m in messages if m["role"] == "tool")
-    assert tool["content"] == "[Tool execution was interrupted]"
-
-
 def test_two_cells_queue_on_one_session(start_kernel: Any, scripted_server: Any) -> None:
     scripted_server.queue(
         Reply(text="first answer " * 30, chunk_size=4, delay_per_chunk=0.01),
@@ -175,27 +135,6 @@ def test_two_cells_queue_on_one_session(start_kernel: Any, scripted_server: Any)
     users = [m["content"] for m in second if m["role"] == "user"]
     assert users[0] == "first question" and "second question" in users[-1]
     assert any(m["role"] == "assistant" and "first answer" in (m["content"] or "") for m in second)
-
-
-def test_kernel_interrupt_during_python_tool(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:
-    code = "import time\nprint('working', flush=True)\ntime.sleep(60)"
-    scripted_server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]))
-    kernel = start_kernel(frontend=True)
-    kernel.execute("%agent run the slow thing")
-    kernel.wait_for(
-        lambda m: (
-            m["msg_type"] == "comm_msg"
-            and m["content"].get("data", {}).get("content", {}).get("part", {}).get("status") == "running"
-        )
-    )
-    time.sleep(0.5)
-    kernel.interrupt()
-    _wait_idle(kernel, timeout=30)
-    assert kernel.execute("print('alive')").stdout.strip() == "alive"
-    db = tmp_path / ".jupyter-agent" / "sessions.db"
-    rows = [json.loads(r[0]) for r in sqlite3.connect(db).execute("SELECT data FROM part")]
-    tool = next(r for r in rows if r["type"] == "tool")
-    assert tool["state"]["status"] == "error" and tool["state"]["metadata"].get("interrupted") is True
 
 
 def test_session_subcommands(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:

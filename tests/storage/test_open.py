@@ -1,4 +1,7 @@
-"""Opening databases: damaged files, newer and older schemas, racing openers, locks."""
+"""Opening databases: older schemas migrated, racing openers, locks.
+
+Damaged and newer-schema files are in the fault suite, tests/faults/test_storage_faults.py.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import pytest
 from jupyter_agent.core.messages import Session, TextPart, UserMessage
 from jupyter_agent.storage import database, migrations
 from jupyter_agent.storage.paths import db_path
-from jupyter_agent.storage.sqlite_store import SqliteStore, StoreVersionError
+from jupyter_agent.storage.sqlite_store import SqliteStore
 
 
 def _filled_db(folder: Path) -> Path:
@@ -27,89 +30,6 @@ def _version(path: Path) -> int:
         return migrations.current_version(conn)
     finally:
         conn.close()
-
-
-def test_garbage_file_is_moved_aside_with_its_sidecars(tmp_path: Path) -> None:
-    db = db_path(tmp_path)
-    db.write_bytes(b"this is not a database" * 100)
-    (db.parent / "sessions.db-wal").write_bytes(b"wal bytes")
-    (db.parent / "sessions.db-shm").write_bytes(b"shm bytes")
-    store = SqliteStore(db)
-    [moved] = list(db.parent.glob("sessions.db.corrupt-*[0-9]"))
-    assert moved.read_bytes() == b"this is not a database" * 100
-    assert Path(f"{moved}-wal").read_bytes() == b"wal bytes"
-    assert Path(f"{moved}-shm").read_bytes() == b"shm bytes"
-    assert store.notice is not None
-    assert str(db) in store.notice and str(moved) in store.notice
-    assert "Nothing was deleted" in store.notice
-    store.create_session(Session(id="ses_1"))
-    assert store.get_session("ses_1").id == "ses_1"
-    store.close()
-    with SqliteStore(db) as again:  # the fresh store opens cleanly: no second notice
-        assert again.notice is None
-
-
-def test_malformed_database_is_moved_aside(tmp_path: Path) -> None:
-    db = _filled_db(tmp_path)
-    data = bytearray(db.read_bytes())
-    data[100:2000] = b"\xff" * 1900  # keep the header, wreck the schema page
-    db.write_bytes(bytes(data))
-    with SqliteStore(db) as store:
-        assert store.notice is not None and "malformed" in store.notice
-        assert store.list_sessions() == []
-    [moved] = list(db.parent.glob("sessions.db.corrupt-*"))
-    assert moved.read_bytes() == bytes(data)
-
-
-def test_two_corruptions_in_one_second_keep_both_files(tmp_path: Path) -> None:
-    db = db_path(tmp_path)
-    for n in range(2):
-        db.write_bytes(b"garbage %d" % n * 50)
-        SqliteStore(db).close()
-    kept = sorted(p.read_bytes()[:9] for p in db.parent.glob("sessions.db.corrupt-*"))
-    assert kept == [b"garbage 0", b"garbage 1"]
-
-
-def test_unopenable_path_is_an_error_not_a_corruption(tmp_path: Path) -> None:
-    db = db_path(tmp_path)
-    db.mkdir()  # a folder where the file should be
-    with pytest.raises(sqlite3.OperationalError):
-        SqliteStore(db)
-    assert db.is_dir() and not list(db.parent.glob("*.corrupt-*"))
-
-
-def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
-    db = _filled_db(tmp_path)
-    conn = sqlite3.connect(db)
-    conn.execute("INSERT INTO schema_version(version) VALUES (?)", (migrations.SCHEMA_VERSION + 5,))
-    conn.commit()
-    conn.close()
-    before = db.read_bytes()
-    with pytest.raises(StoreVersionError) as info:
-        SqliteStore(db)
-    message = str(info.value)
-    assert str(db) in message and "pip install -U jupyter-agent" in message
-    assert f"schema version {migrations.SCHEMA_VERSION + 5}" in message
-    assert f"supports schema version {migrations.SCHEMA_VERSION}" in message
-    assert db.read_bytes() == before
-
-
-def test_newer_schema_with_a_leftover_wal_is_not_checkpointed(tmp_path: Path) -> None:
-    db = _filled_db(tmp_path)
-    live = sqlite3.connect(db, isolation_level=None)
-    live.execute("PRAGMA wal_autocheckpoint=0")
-    live.execute("INSERT INTO schema_version(version) VALUES (99)")
-    crashed = tmp_path / "crashed"  # the files as a killed newer kernel leaves them
-    crashed.mkdir()
-    for name in ("sessions.db", "sessions.db-wal"):
-        (crashed / name).write_bytes((db.parent / name).read_bytes())
-    live.close()
-    before = {p.name: p.read_bytes() for p in crashed.iterdir()}
-    assert before["sessions.db-wal"]  # the newer version lives only in the WAL
-    with pytest.raises(StoreVersionError, match="schema version 99"):
-        SqliteStore(crashed / "sessions.db")
-    after = {p.name: p.read_bytes() for p in crashed.iterdir() if p.name in before}
-    assert after == before
 
 
 def _m002_labels(conn: sqlite3.Connection) -> None:

@@ -1,0 +1,74 @@
+"""What every fault case checks afterwards: nothing that had finished is gone from the store.
+
+``finished`` reads the store file through a fresh ``SqliteStore`` — what a new kernel
+would see — and returns every settled part: user prompts, the text of answered steps,
+completed or failed tool results. A case takes it before the fault and passes it to
+``assert_kept`` after.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scripted_server import Reply, ToolCall
+
+from jupyter_agent.core.messages import AssistantMessage, TextPart, ToolPart, UserMessage
+from jupyter_agent.storage.sqlite_store import SqliteStore
+
+Settled = dict[str, tuple[str, str]]
+
+
+def finished(db: Path) -> Settled:
+    """Part id → (kind, content) of every settled part in the store file, all sessions."""
+    out: Settled = {}
+    with SqliteStore(db) as store:
+        for session in store.list_sessions(None):
+            for m in store.messages(session.id):
+                info = m.info
+                answered = isinstance(info, UserMessage) or (
+                    isinstance(info, AssistantMessage) and info.finish is not None
+                )
+                for p in m.parts:
+                    if isinstance(p, TextPart) and answered:
+                        out[p.id] = ("text", p.text)
+                    elif isinstance(p, ToolPart) and p.state.status == "completed":
+                        out[p.id] = ("tool", p.state.output)
+                    elif isinstance(p, ToolPart) and p.state.status == "error":
+                        out[p.id] = ("tool-error", p.state.error)
+    return out
+
+
+def assert_kept(db: Path, before: Settled) -> Settled:
+    """Every part settled before the fault is still in the file, unchanged; returns the new state."""
+    after = finished(db)
+    lost = {pid: value for pid, value in before.items() if after.get(pid) != value}
+    assert not lost, f"lost or changed after the fault: {lost}"
+    return after
+
+
+FIRST_TURN = (
+    Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "notes.txt", "content": "kept\n"}))]),
+    Reply(text="Wrote notes.txt."),
+)
+"""A finished turn (a tool result and an answer) to run before the fault."""
+
+
+async def first_turn(runtime: Any, server: Any) -> tuple[str, Settled]:
+    """Run FIRST_TURN headless; return the session id and what it settled."""
+    server.queue(*FIRST_TURN)
+    sid: str = await runtime.prompt("write the notes")
+    runtime.store.flush()
+    before = finished(runtime.store.path)
+    kinds = sorted(kind for kind, _ in before.values())
+    assert kinds == ["text", "text", "tool"], before
+    return sid, before
+
+
+def parts(runtime: Any, sid: str, kind: type | None = None) -> list[Any]:
+    return [p for m in runtime.store.messages(sid) for p in m.parts if kind is None or isinstance(p, kind)]
+
+
+def tool_results(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["body"]["messages"] if m["role"] == "tool"]
