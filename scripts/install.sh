@@ -18,8 +18,11 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.jupyter-agent-installed
-want=$(cat pyproject.toml | sha1sum | cut -d' ' -f1)
+# the side panel is rebuilt (npm, from the registry) when its sources change
+want=$(cat pyproject.toml labextension/package.json labextension/src/* labextension/style/* \
+  jupyter_agent/ui/static/* | sha1sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  rm -rf jupyter_agent/labextension
   # pip's notes about local index folders are noise here; real errors still show
   .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
   .venv/bin/python -m pip install -q -e ".[test,dev]" 2> >(grep -v "is ignored: it is neither" >&2)

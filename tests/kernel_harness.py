@@ -151,3 +151,19 @@ def custom_messages(msgs: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any
         if data.get("method") == "custom":
             found.append((m["content"]["comm_id"], data.get("content", {})))
     return found
+
+
+def widget_traffic(kernel: Kernel) -> list[dict[str, Any]]:
+    """Every widget custom message the kernel has sent so far."""
+    return [content for _, content in custom_messages(kernel.iopub)]
+
+
+def wait_widget_idle(kernel: Kernel, timeout: float = 60) -> None:
+    """Wait until a widget says its run ended (status ``idle``)."""
+    kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("state") == "idle"
+        ),
+        timeout,
+    )

@@ -129,6 +129,11 @@ class KernelAgent:
             self.session_id = latest.id if latest else rt.new_session().id
         return self.session_id
 
+    def notify_panels(self, session_id: str, busy: bool) -> None:
+        """A cell's run started or ended: open side panels show it (and their Stop works)."""
+        for panel in list(self.panels):
+            panel.run_state(session_id, busy)
+
     # ------------------------------------------------------------ gauge
 
     def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:

@@ -107,6 +107,7 @@ class AgentMagics(Magics):
         runtime.notices.clear()
 
         async def go() -> None:
+            agent.notify_panels(session_id, True)
             try:
                 await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
             except asyncio.CancelledError:
@@ -117,6 +118,7 @@ class AgentMagics(Magics):
             finally:
                 widget.done()
                 unsubscribe()
+                agent.notify_panels(session_id, False)
 
         if headless:
             run_blocking(go())

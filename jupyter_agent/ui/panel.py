@@ -84,6 +84,12 @@ class PanelConnection:
         listener = self.agent.gauge_listener(self.stream, session_id, limit)
         self._unsubscribe.append(runtime.bus.subscribe(listener))
 
+    def run_state(self, session_id: str, busy: bool) -> None:
+        """A run started elsewhere (a ``%agent`` cell) in the session this panel shows."""
+        if session_id == self.stream.session_id:
+            self.stream.flush()
+            self.stream.status("busy" if busy else "idle")
+
     def _on_close(self, _msg: Any = None) -> None:
         if self in self.agent.panels:
             self.agent.panels.remove(self)

@@ -11,6 +11,7 @@ export type OpenResult = { state: 'open'; hello: HelloMsg } | { state: 'missing'
 export class AgentComm {
   private comm: Kernel.IComm | null = null;
   private closedByUs = false;
+  private greeted = false;
   onMessage: (msg: Incoming) => void = () => undefined;
   onClose: () => void = () => undefined;
 
@@ -36,13 +37,17 @@ export class AgentComm {
       this.comm = comm;
       comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
         const data = msg.content.data as unknown as Incoming;
-        if (data.kind === 'hello') settle({ state: 'open', hello: data });
+        if (data.kind === 'hello') {
+          this.greeted = true;
+          settle({ state: 'open', hello: data });
+        }
         this.onMessage(data);
       };
       comm.onClose = () => {
         this.comm = null;
         settle({ state: 'missing' });
-        if (!this.closedByUs) this.onClose();
+        // a refused open (no extension) is an answer, not a lost connection
+        if (this.greeted && !this.closedByUs) this.onClose();
       };
       comm.open({ type: 'hello', notebook_path: this.notebookPath });
     });

@@ -163,13 +163,16 @@ export class AgentPanel extends Widget {
         void this.connect();
       }
     };
+    // set before the hello arrives: the view's `ready` is sent while the history streams in
+    this.comm = comm;
     const result = await comm.open();
     if (generation !== this.generation) {
       comm.close();
+      if (this.comm === comm) this.comm = null;
       return;
     }
+    if (result.state !== 'open') this.comm = null;
     if (result.state === 'open') {
-      this.comm = comm;
       this.setState('open');
       if (result.hello.problem) this.setState('open', result.hello.problem);
     } else if (result.state === 'missing') {

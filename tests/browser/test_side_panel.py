@@ -238,3 +238,45 @@ def test_the_panel_is_in_the_wheel_data(lab: Lab) -> None:
     )
     line = next(line for line in (out.stdout + out.stderr).splitlines() if "jupyter-agent" in line)
     assert "enabled" in line and "OK" in line, line
+
+
+def test_sessions_new_switch_and_rename(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    server.queue(Reply(text="First session answer."))
+    panel = open_panel(page, lab, "sessions.ipynb")
+    ask(panel, "hello")
+    wait_text(page, "First session answer.")
+    wait_idle(page)
+    select = panel.locator("[data-testid=ja-session-select]")
+    first = select.input_value()
+    panel.locator("[data-testid=ja-session-new]").click()
+    page.wait_for_function(
+        "([sel, first]) => document.querySelector(sel).value !== first && "
+        "document.querySelector(sel).options.length === 2",
+        arg=[f"{PANEL} [data-testid=ja-session-select]", first],
+        timeout=30_000,
+    )
+    assert "First session answer." not in panel_text(panel)
+    panel.locator("[data-testid=ja-session-rename]").click()
+    dialog = page.locator(".jp-Dialog input")
+    dialog.fill("Second thoughts")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_function(
+        "(sel) => [...document.querySelector(sel).options].some(o => o.textContent === 'Second thoughts')",
+        arg=f"{PANEL} [data-testid=ja-session-select]",
+        timeout=30_000,
+    )
+    select.select_option(first)
+    wait_text(page, "First session answer.")
+
+
+def test_a_kernel_restart_is_shown_and_the_panel_offers_to_load_again(page: Any, lab: Lab) -> None:
+    panel = open_panel(page, lab, "restart.ipynb")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    page.keyboard.press("0")
+    page.keyboard.press("0")  # restart the kernel (command mode 0,0) and confirm
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_selector(f'{PANEL}[data-state="missing"]', timeout=60_000)
+    assert panel.locator("[data-testid=ja-prompt]").is_disabled()
+    panel.locator("[data-testid=ja-load-extension]").click()
+    page.wait_for_selector(f'{PANEL}[data-state="open"]', timeout=60_000)

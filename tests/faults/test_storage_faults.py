@@ -19,6 +19,7 @@ from typing import Any
 import kernel_harness
 import pytest
 from faults_support import assert_kept, finished, first_turn, parts
+from kernel_harness import wait_widget_idle as _wait_idle
 from scripted_server import Reply
 
 from jupyter_agent.core.messages import PartAdapter, Session, TextPart
@@ -252,16 +253,6 @@ async def test_two_sessions_write_one_store_at_once(make_runtime: Any, scripted_
         texts = [p.text for p in parts(rt, session, TextPart)]
         assert texts[-1] == ("concurrent answer " * 40)
     assert_kept(runtime.store.path, before)
-
-
-def _wait_idle(kernel: Any, timeout: float = 60) -> None:
-    kernel.wait_for(
-        lambda m: (
-            m["msg_type"] == "comm_msg"
-            and m["content"].get("data", {}).get("content", {}).get("state") == "idle"
-        ),
-        timeout,
-    )
 
 
 @pytest.mark.kernel

@@ -12,24 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernel_harness import Kernel, custom_messages
+from kernel_harness import Kernel
+from kernel_harness import wait_widget_idle as _wait_idle
+from kernel_harness import widget_traffic as _widget_traffic
 from scripted_server import Reply, ToolCall
 
 pytestmark = pytest.mark.kernel
-
-
-def _widget_traffic(kernel: Kernel) -> list[dict[str, Any]]:
-    return [content for _, content in custom_messages(kernel.iopub)]
-
-
-def _wait_idle(kernel: Kernel, timeout: float = 60) -> None:
-    kernel.wait_for(
-        lambda m: (
-            m["msg_type"] == "comm_msg"
-            and m["content"].get("data", {}).get("content", {}).get("state") == "idle"
-        ),
-        timeout,
-    )
 
 
 def test_blocking_prompt_streams_and_persists(
