@@ -107,6 +107,8 @@ def test_prompt_streams_text_and_a_tool_card(page: Any, lab: Lab, server: Script
     tool = panel.locator("[data-testid=ja-tool]").first
     assert tool.get_attribute("data-tool") == "list"
     assert tool.get_attribute("data-status") == "completed"
+    # the cell widget's stylesheet is bundled into the panel too
+    assert tool.locator(".ja-tool-head").evaluate("e => getComputedStyle(e).display") == "flex"
     assert panel.locator(".ja-text strong").first.inner_text() == "notebooks"
     assert "what is in this folder?" in panel_text(panel)
     assert gauge_tokens(panel) > 0
