@@ -71,6 +71,8 @@ class KernelAgent:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.panels: list[Any] = []
         """Open side-panel connections (``ui/panel.py``)."""
+        self.running: set[str] = set()
+        """Sessions a ``%agent`` cell is running now (shown as busy by panels)."""
 
     # ------------------------------------------------------------ where we are
 
@@ -131,6 +133,10 @@ class KernelAgent:
 
     def notify_panels(self, session_id: str, busy: bool) -> None:
         """A cell's run started or ended: open side panels show it (and their Stop works)."""
+        if busy:
+            self.running.add(session_id)
+        else:
+            self.running.discard(session_id)
         for panel in list(self.panels):
             panel.run_state(session_id, busy)
 

@@ -77,7 +77,8 @@ class PanelConnection:
         self.stream.reset(session_id)
         self.stream.attach(runtime.bus, session_id)
         self.stream.replay(runtime.store.messages(session_id))
-        self.stream.status("busy" if runtime.busy(session_id) else "idle")
+        busy = runtime.busy(session_id) or session_id in self.agent.running
+        self.stream.status("busy" if busy else "idle")
         while len(self._unsubscribe) > 1:  # the gauge listener of the previous session
             self._unsubscribe.pop()()
         limit = runtime.settings(runtime.model_for(None)).context_limit

@@ -26,14 +26,18 @@ class Panel:
     def __init__(self, kernel: Any, notebook_path: str = "analysis.ipynb") -> None:
         self.kernel = kernel
         self.comm_id = kernel.comm_open(TARGET, {"type": "hello", "notebook_path": notebook_path})
-        self.seen: list[dict[str, Any]] = []
+
+    @property
+    def seen(self) -> list[dict[str, Any]]:
+        """Everything on this comm so far (also what ``kernel.execute`` read off iopub)."""
+        return [
+            m["content"]["data"]
+            for m in self.kernel.iopub
+            if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == self.comm_id
+        ]
 
     def send(self, **data: Any) -> None:
         self.kernel.comm_data(self.comm_id, data)
-
-    def _collect(self, msg: dict[str, Any]) -> None:
-        if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == self.comm_id:
-            self.seen.append(msg["content"]["data"])
 
     def wait(self, kind: str, predicate: Any = lambda m: True, timeout: float = 30) -> dict[str, Any]:
         for m in self.seen:
@@ -41,12 +45,12 @@ class Panel:
                 return m
 
         def match(msg: dict[str, Any]) -> bool:
-            self._collect(msg)
-            data = self.seen[-1] if self.seen and msg["msg_type"] == "comm_msg" else {}
-            return msg["msg_type"] == "comm_msg" and data.get("kind") == kind and predicate(data)
+            if msg["msg_type"] != "comm_msg" or msg["content"]["comm_id"] != self.comm_id:
+                return False
+            data = msg["content"]["data"]
+            return bool(data.get("kind") == kind and predicate(data))
 
-        self.kernel.wait_for(match, timeout)
-        return self.seen[-1]
+        return dict(self.kernel.wait_for(match, timeout)["content"]["data"])
 
     def kinds(self) -> list[str]:
         return [m.get("kind", "") for m in self.seen]
@@ -203,3 +207,18 @@ def test_stop_and_compact_from_the_panel(start_kernel: Any, scripted_server: Any
     panel.wait("compacted", timeout=60)
     gauge = [m for m in panel.seen[before:] if m.get("kind") == "gauge"]
     assert gauge, "the gauge is updated after compaction"
+
+
+def test_a_cell_run_streams_into_the_panel_and_shows_busy(start_kernel: Any, scripted_server: Any) -> None:
+    """`%agent` in a cell and the panel share the session: the panel shows the run as it goes."""
+    scripted_server.queue(Reply(text="Answered from a cell. " * 10, chunk_size=4, delay_per_chunk=0.01))
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    panel.wait("hello")
+    assert kernel.execute("%agent --new a question from a cell").status == "ok"
+    panel.wait("status", lambda m: m["state"] == "busy", timeout=30)
+    panel.wait(
+        "status", lambda m: m["state"] == "idle" and "Answered from a cell." in panel.text(), timeout=60
+    )
+    resets = [m["session_id"] for m in panel.seen if m.get("kind") == "reset"]
+    assert len(resets) == 2  # followed the cell into its new session
