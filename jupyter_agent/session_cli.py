@@ -103,7 +103,7 @@ def run_session_command(args: argparse.Namespace) -> int:
             return 0
         session = runtime.store.get_session(args.id)
         if args.action == "rename":
-            runtime.store.update_session(session.model_copy(update={"title": args.title}))
+            runtime.rename_session(session.id, args.title)
             print(f"renamed {session.id}: {args.title}")
         elif args.action == "delete":
             runtime.delete_session(session.id)

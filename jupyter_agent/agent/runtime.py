@@ -110,6 +110,11 @@ class Runtime:
         sessions = self.sessions()
         return max(sessions, key=lambda s: s.time.updated) if sessions else None
 
+    def rename_session(self, session_id: str, title: str) -> Session:
+        session = self.store.get_session(session_id).model_copy(update={"title": title})
+        self.store.update_session(session)
+        return session
+
     def delete_session(self, session_id: str) -> None:
         self.store.delete_session(session_id)
         self.bus.publish(SessionDeleted(session_id=session_id))

@@ -29,12 +29,11 @@ def _variables(shell: Any, prefix: str) -> list[tuple[str, str]]:
 
 def _cells(shell: Any, prefix: str) -> list[tuple[str, str]]:
     inputs = shell.user_ns.get("In") or []
-    items = [
+    return [
         (f"cell:{n}", _first_line(inputs[n]))
         for n in range(len(inputs) - 1, 0, -1)
         if str(n).startswith(prefix) and str(inputs[n]).strip()
     ]
-    return items
 
 
 def _files(root: Path, prefix: str) -> list[tuple[str, str]]:

@@ -50,8 +50,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
             print("Usage: %agent rename NEW TITLE")
             return
         sid = agent.current_session()
-        session = rt.store.get_session(sid)
-        rt.store.update_session(session.model_copy(update={"title": " ".join(args)}))
+        rt.rename_session(sid, " ".join(args))
         print(f"Renamed {sid}: {' '.join(args)}")
     elif cmd.name == "delete":
         if not args:

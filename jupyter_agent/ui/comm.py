@@ -1,5 +1,7 @@
 """The side panel's wire protocol over the ``jupyter_agent`` comm (pydantic, one source).
 
+The comm target's name lives in ``comm_target.py``, which ``%load_ext`` imports cheaply.
+
 Panel → kernel: :data:`PanelRequest` (discriminated on ``type``), including the widget's
 own ``ready`` / ``stop`` / ``approve`` / ``compact``. Kernel → panel: the widget's
 :data:`~jupyter_agent.ui.protocol.UIMessage` stream (deltas, never whole texts) plus
@@ -16,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from jupyter_agent.ui.protocol import UIMessage
 
-TARGET = "jupyter_agent"
 PROTOCOL_VERSION = 1
 
 
@@ -182,15 +183,10 @@ class NotebookOpMsg(_Wire):
 PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg
 
 
-def wire(message: PanelMessage) -> dict[str, Any]:
-    return message.model_dump(mode="json", exclude_none=True)
-
-
 def schema() -> dict[str, Any]:
     """The JSON Schema of both directions (what ``protocol.ts`` is generated from)."""
-    requests = TypeAdapter(Annotated[PanelRequest, Field(discriminator="type")])
     to_panel = TypeAdapter(Annotated[PanelMessage | UIMessage, Field(discriminator="kind")])
     return {
-        "PanelRequest": requests.json_schema(mode="serialization"),
+        "PanelRequest": PanelRequestAdapter.json_schema(mode="serialization"),
         "KernelMessage": to_panel.json_schema(mode="serialization"),
     }

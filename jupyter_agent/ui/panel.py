@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -18,6 +19,7 @@ from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
 from jupyter_agent.ui import comm as wire
 from jupyter_agent.ui.kernel_loop import call_on, running_loop
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.protocol import to_wire
 from jupyter_agent.ui.stream import ViewStream
 
 if TYPE_CHECKING:
@@ -32,9 +34,9 @@ class PanelConnection:
         self.agent = agent
         self.stream = ViewStream(self._send_dict)
         self.loop = running_loop()
-        self.bridge = PanelNotebookBridge(self._send_op, self.loop)
-        self._unsubscribe: list[Any] = []
-        self._task: asyncio.Task[Any] | None = None
+        self.bridge = PanelNotebookBridge(self._send, self.loop)
+        self._follow_off: Callable[[], None] | None = None
+        self._gauge_off: Callable[[], None] | None = None
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
         agent.panels.append(self)
@@ -64,7 +66,8 @@ class PanelConnection:
                 problem=runtime.preflight(model),
             )
         )
-        self._unsubscribe.append(runtime.bus.subscribe(self._follow))
+        if self._follow_off is None:
+            self._follow_off = runtime.bus.subscribe(self._follow)
         self.show(session_id)
         for notice in runtime.notices:
             self.stream.notice(notice)
@@ -79,11 +82,11 @@ class PanelConnection:
         self.stream.replay(runtime.store.messages(session_id))
         busy = runtime.busy(session_id) or session_id in self.agent.running
         self.stream.status("busy" if busy else "idle")
-        while len(self._unsubscribe) > 1:  # the gauge listener of the previous session
-            self._unsubscribe.pop()()
+        if self._gauge_off is not None:  # the previous session's gauge
+            self._gauge_off()
         limit = runtime.settings(runtime.model_for(None)).context_limit
         listener = self.agent.gauge_listener(self.stream, session_id, limit)
-        self._unsubscribe.append(runtime.bus.subscribe(listener))
+        self._gauge_off = runtime.bus.subscribe(listener)
 
     def run_state(self, session_id: str, busy: bool) -> None:
         """A run started elsewhere (a ``%agent`` cell) in the session this panel shows."""
@@ -96,9 +99,10 @@ class PanelConnection:
             self.agent.panels.remove(self)
         self.stream.close()
         self.bridge.close()
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
-        self._unsubscribe.clear()
+        for off in (self._follow_off, self._gauge_off):
+            if off is not None:
+                off()
+        self._follow_off = self._gauge_off = None
         extra = self.agent.runtime.extra
         if extra.get("notebook_bridge") is self.bridge:
             extra.pop("notebook_bridge")
@@ -159,8 +163,7 @@ class PanelConnection:
         elif isinstance(request, wire.SwitchSessionRequest):
             self._switch(self.agent.current_session(session_id=request.session_id))
         elif isinstance(request, wire.RenameSessionRequest):
-            session = runtime.store.get_session(request.session_id)
-            runtime.store.update_session(session.model_copy(update={"title": request.title.strip()}))
+            runtime.rename_session(request.session_id, request.title.strip())
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.CompleteRequest):
             self._complete(request)
@@ -230,10 +233,7 @@ class PanelConnection:
         ]
 
     def _send(self, message: wire.PanelMessage) -> None:
-        self._send_dict(wire.wire(message))
-
-    def _send_op(self, message: wire.NotebookOpMsg) -> None:
-        self._send(message)
+        self._send_dict(to_wire(message))
 
     def _send_dict(self, data: dict[str, Any]) -> None:
         try:

@@ -163,6 +163,6 @@ UIMessage = (
 UIMessageAdapter: TypeAdapter[UIMessage] = TypeAdapter(Annotated[UIMessage, Field(discriminator="kind")])
 
 
-def to_wire(message: UIMessage) -> dict[str, Any]:
-    """The JSON-ready dict sent to the browser (absent means ``None``)."""
+def to_wire(message: BaseModel) -> dict[str, Any]:
+    """The JSON-ready dict sent to the browser (absent means ``None``); panel messages too."""
     return message.model_dump(mode="json", exclude_none=True)

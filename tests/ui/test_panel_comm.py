@@ -15,7 +15,7 @@ import kernel_harness
 import pytest
 from scripted_server import Reply, ToolCall
 
-from jupyter_agent.ui.comm import TARGET
+from jupyter_agent.ui.comm_target import TARGET
 
 pytestmark = pytest.mark.kernel
 
