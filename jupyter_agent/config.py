@@ -44,6 +44,8 @@ class CompactionConfig(_Strict):
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
     reserved: int | None = None
+    model: str | None = None
+    """The model that writes summaries (default: the session's model)."""
 
 
 class ToolOutputConfig(_Strict):
