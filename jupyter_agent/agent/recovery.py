@@ -39,11 +39,17 @@ def close_orphans(store: Any, session_id: str) -> int:
             if isinstance(p.state, ToolStateRunning):
                 metadata = {**p.state.metadata, **metadata}
                 start = p.state.time.start
-            state = ToolStateError(input=p.state.input, error=ABORTED, metadata=metadata, time=ToolTimeError(start=start))
+            state = ToolStateError(
+                input=p.state.input, error=ABORTED, metadata=metadata, time=ToolTimeError(start=start)
+            )
             store.update_part(p.model_copy(update={"state": state}))
             touched = True
             count += 1
-        if isinstance(info, AssistantMessage) and info.time.completed is None and (touched or info.finish is None):
+        if (
+            isinstance(info, AssistantMessage)
+            and info.time.completed is None
+            and (touched or info.finish is None)
+        ):
             error = info.error or MessageError(name="aborted", message=INTERRUPTED)
             time = info.time.model_copy(update={"completed": now_ms()})
             store.update_message(info.model_copy(update={"error": error, "time": time}))

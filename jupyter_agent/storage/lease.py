@@ -131,13 +131,17 @@ class Leases:
 
     def stale(self) -> list[str]:
         """Sessions whose lease is held by nobody alive (a killed run): to clean up."""
-        rows = self._db.read(lambda c: c.execute("SELECT session_id, pid, host, expires FROM session_lease").fetchall())
+        rows = self._db.read(
+            lambda c: c.execute("SELECT session_id, pid, host, expires FROM session_lease").fetchall()
+        )
         now = now_ms()
         return [r[0] for r in rows if not is_live(Holder(int(r[1]), str(r[2]), int(r[3])), now)]
 
     def drop(self, session_id: str) -> None:
         """Remove a stale lease (after its leftovers were closed)."""
-        self._db.transaction(lambda c: c.execute("DELETE FROM session_lease WHERE session_id=?", (session_id,)))
+        self._db.transaction(
+            lambda c: c.execute("DELETE FROM session_lease WHERE session_id=?", (session_id,))
+        )
 
     def _renew(self) -> None:
         while not self._stop.wait(RENEW_S):
@@ -146,11 +150,10 @@ class Leases:
             if not held:
                 continue
             with contextlib.suppress(sqlite3.Error):
-                expires = now_ms() + TTL_MS
+                rows = [(now_ms() + TTL_MS, sid, os.getpid()) for sid in held]
                 self._db.transaction(
-                    lambda c: c.executemany(
-                        "UPDATE session_lease SET expires=? WHERE session_id=? AND pid=?",
-                        [(expires, sid, os.getpid()) for sid in held],
+                    lambda c, rows=rows: c.executemany(  # type: ignore[misc]
+                        "UPDATE session_lease SET expires=? WHERE session_id=? AND pid=?", rows
                     )
                 )
 

@@ -46,7 +46,12 @@ def test_second_writer_is_refused_at_once(tmp_path: Path, scripted_server: Any) 
     """User sees: "error: session busy in process 1234: …" from the second run, in well
     under a second; the first run's history is untouched by it."""
     scripted_server.queue(Reply(text="first answer"))
-    assert run_cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q0"], tmp_path).returncode == 0
+    assert (
+        run_cli(
+            ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q0"], tmp_path
+        ).returncode
+        == 0
+    )
     scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": SLOW}))]))
     first = start_run(scripted_server, tmp_path, "--continue", "Q_A")
     try:
@@ -61,14 +66,17 @@ def test_second_writer_is_refused_at_once(tmp_path: Path, scripted_server: Any) 
         assert "Traceback" not in second.stderr
         assert time.monotonic() - started < 10  # interpreter start-up; no waiting on the lease
         scripted_server.queue(Reply(text="answer A"))
-        out, err = first.communicate(timeout=60)
+        _out, err = first.communicate(timeout=60)
         assert first.returncode == 0, err
     finally:
         first.kill()
     assert _prompts(tmp_path) == ["Q0", "Q_A"]
     # the lease went with the run: the next --continue works
     scripted_server.queue(Reply(text="answer C"))
-    again = run_cli(["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_C"], tmp_path)
+    again = run_cli(
+        ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_C"],
+        tmp_path,
+    )
     assert again.returncode == 0, again.stderr
 
 
@@ -79,7 +87,9 @@ def test_two_sessions_run_side_by_side(tmp_path: Path, scripted_server: Any) -> 
     try:
         wait_for(lambda: (tmp_path / "started").exists(), what="the first run's bash")
         scripted_server.queue(Reply(text="answer B"))
-        second = run_cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_B"], tmp_path)
+        second = run_cli(
+            ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_B"], tmp_path
+        )
         assert second.returncode == 0, second.stderr
         assert "answer B" in second.stdout
         assert first.poll() is None  # B finished while A still ran
@@ -91,7 +101,9 @@ def test_two_sessions_run_side_by_side(tmp_path: Path, scripted_server: Any) -> 
 
 
 def _dead_pid() -> int:
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     return int(proc.stdout)
 
 
@@ -103,7 +115,9 @@ def _plant_lease(folder: Path, session_id: str, pid: int, expires: int) -> None:
     conn.close()
 
 
-async def test_a_dead_or_expired_holder_does_not_hold(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
+async def test_a_dead_or_expired_holder_does_not_hold(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path
+) -> None:
     """User sees: the prompt runs; a lease left by a killed process is not "busy"."""
     runtime = make_runtime()
     session = runtime.new_session()
