@@ -15,8 +15,8 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
 
 
 def load_ipython_extension(ipython: object) -> None:
-    """``%load_ext jupyter_agent``: register the magics and warm litellm in the background."""
-    from jupyter_agent.magics.kernel import warm_litellm
+    """``%load_ext jupyter_agent``: register the magics and warm up in the background."""
+    from jupyter_agent.magics import warmup
     from jupyter_agent.magics.magics import AgentMagics
     from jupyter_agent.magics.transform import install
     from jupyter_agent.ui.comm_target import register
@@ -25,7 +25,7 @@ def load_ipython_extension(ipython: object) -> None:
     ipython.register_magics(magics)  # type: ignore[attr-defined]
     install(ipython)
     register(magics.agent)
-    warm_litellm()
+    warmup.start()
 
 
 def unload_ipython_extension(ipython: object) -> None:

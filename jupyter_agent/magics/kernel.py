@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,20 +22,6 @@ if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-def warm_litellm() -> None:
-    """Import litellm in a background thread so the first prompt does not wait ~2 s."""
-
-    def work() -> None:
-        try:
-            from jupyter_agent.providers import litellm_client
-
-            litellm_client.warm_up()
-        except Exception:
-            log.debug("litellm warm-up failed", exc_info=True)
-
-    threading.Thread(target=work, name="jupyter-agent-warmup", daemon=True).start()
 
 
 def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
@@ -92,6 +77,9 @@ class KernelAgent:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
+            from jupyter_agent.magics import warmup
+
+            warmup.give_way()
             self._runtime = self._build()
         return self._runtime
 

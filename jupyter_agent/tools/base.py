@@ -8,6 +8,8 @@ they get a :class:`ToolContext` that asks permission, reports progress and recor
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,13 +109,8 @@ class Tool(Generic[Args]):
         raise NotImplementedError
 
     def parameters(self) -> dict[str, Any]:
-        """The JSON schema the model sees for the arguments."""
-        schema = self.Args.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
-        return schema
+        """The JSON schema the model sees for the arguments (a copy: callers may edit it)."""
+        return copy.deepcopy(_schema(self.Args))
 
     def spec(self) -> dict[str, Any]:
         """The OpenAI-style function spec litellm forwards to every provider."""
@@ -129,3 +126,14 @@ class Tool(Generic[Args]):
     def permission_patterns(self, args: Any) -> list[str]:
         """What the permission rules match this call against (a command, a path)."""
         return ["*"]
+
+
+@functools.cache
+def _schema(args: type[BaseModel]) -> dict[str, Any]:
+    """pydantic builds a schema in ~50 ms; every request needs every tool's, so build each once."""
+    schema = args.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return schema

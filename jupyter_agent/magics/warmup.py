@@ -1,0 +1,120 @@
+"""Background warm-up after ``%load_ext``: the first prompt should cost what a warm one does.
+
+A cold first prompt spends seconds importing litellm, the widget stack and the agent,
+and loading the tokenizer. A daemon thread does that work right after ``%load_ext``
+returns, in the order the first prompt needs it. A prompt that arrives early waits on
+Python's import lock for exactly the module being imported, never for work done twice.
+Only imports and read-only caches happen here: no store is opened, no session touched,
+so nothing races with the user's first cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import importlib
+import logging
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+MODULES = (
+    "jupyter_agent.providers.litellm_client",
+    "jupyter_agent.providers.models",
+    "jupyter_agent.agent.runtime",
+    "jupyter_agent.agent.recovery",
+    "jupyter_agent.agent.revert",
+    "jupyter_agent.agent.system_prompt",
+    "jupyter_agent.agent.title",
+    "jupyter_agent.context.system",
+    "jupyter_agent.tools.registry",
+    "jupyter_agent.storage.sqlite_store",
+    "jupyter_agent.storage.spill",
+    "jupyter_agent.config",
+    "jupyter_agent.cli",
+    "jupyter_agent.failures",
+    "jupyter_agent.magics.mentions",
+    "jupyter_agent.magics.parser",
+    "jupyter_agent.magics.subcommands",
+    "jupyter_agent.ui.widget",
+    "jupyter_agent.ui.render",
+)
+LITELLM_LATE = ("litellm._service_logger", "litellm.integrations.prometheus_services")
+"""Imported by litellm on the first real request only (a mock call skips them)."""
+_started = threading.Event()
+_yield = threading.Event()
+done = threading.Event()
+"""Set when the warm-up finished or gave way (benchmarks and tests wait on it)."""
+
+
+def _steps() -> list[Callable[[], object]]:
+    """The first prompt's slow work, in the order it needs it."""
+    from jupyter_agent.providers import litellm_client
+
+    steps: list[Callable[[], object]] = [litellm_client.warm_up]  # the long pole: litellm (~2 s)
+    steps += [functools.partial(importlib.import_module, name) for name in MODULES]
+    steps += [_tokenizer, _tool_schemas, lambda: asyncio.run(_mock_stream()), _litellm_late]
+    return steps
+
+
+def _tokenizer() -> None:
+    from jupyter_agent.context import tokens
+
+    tokens.count_tokens("warm")  # loads the tiktoken encoding from litellm's files
+
+
+def _tool_schemas() -> None:
+    from jupyter_agent.tools.registry import default_registry, register_kernel_tools
+
+    registry = default_registry()
+    register_kernel_tools(registry)
+    registry.specs()  # tool schemas are cached per class
+
+
+def _litellm_late() -> None:
+    for name in LITELLM_LATE:
+        with contextlib.suppress(ImportError):  # internal names; a litellm upgrade may move them
+            importlib.import_module(name)
+
+
+def _work() -> None:
+    try:
+        for step in _steps():
+            if _yield.is_set():
+                break
+            step()
+    except Exception:  # a failed warm-up only means the first prompt does the work
+        log.debug("warm-up failed", exc_info=True)
+    finally:
+        done.set()
+
+
+def give_way() -> None:
+    """A prompt started: stop after the current step, so the two threads do not share the GIL
+    on work the prompt does anyway (it waits on the import lock only for the module in hand)."""
+    _yield.set()
+
+
+async def _mock_stream() -> None:
+    """One offline streamed completion: litellm imports most of its call path on first use."""
+    from jupyter_agent.providers.litellm_client import litellm
+
+    response = await litellm().acompletion(
+        model="openai/warm-up",
+        messages=[{"role": "user", "content": "warm up"}],
+        mock_response="ok",
+        stream=True,
+        api_key="warm-up",
+    )
+    async for _ in response:
+        pass
+
+
+def start() -> None:
+    """Start the warm-up thread once per process (``%load_ext`` may run again)."""
+    if _started.is_set():
+        return
+    _started.set()
+    threading.Thread(target=_work, name="jupyter-agent-warmup", daemon=True).start()
