@@ -28,15 +28,61 @@ def model_info(model: str) -> dict[str, Any] | None:
     return dict(info) if info else None
 
 
+def limits_from_litellm(model: str, info: dict[str, Any]) -> ModelLimits | None:
+    """litellm's fields mapped once to OpenCode's ``limit.{context, input, output}``.
+
+    - ``max_output_tokens`` → ``output`` (litellm's legacy ``max_tokens`` only when it is
+      missing; that field means output for most models and input for others).
+    - ``max_input_tokens`` is the whole window for most models (Anthropic, Bedrock,
+      Vertex, Gemini, GPT-4o/4.1, o-series): ``context`` = it, no separate input limit.
+    - GPT-5-family models on OpenAI/Azure have a window larger than their input limit
+      (GPT-5: 400k window, 272k input, 128k output): there ``input`` = ``max_input_tokens``
+      and ``context`` = input + output, as OpenCode's model list has them.
+    """
+    window = info.get("max_input_tokens")
+    output = info.get("max_output_tokens") or None
+    if not window:
+        legacy = info.get("max_tokens")
+        return ModelLimits(context=int(legacy), output=output) if legacy and output is None else None
+    window, output = int(window), (int(output) if output else None)
+    if output and _separate_input_limit(model, info, window, output):
+        return ModelLimits(context=window + output, input=window, output=output)
+    return ModelLimits(context=window, output=output)
+
+
+def _separate_input_limit(model: str, info: dict[str, Any], window: int, output: int) -> bool:
+    provider = str(info.get("litellm_provider") or "")
+    name = model.lower().rsplit("/", 1)[-1]
+    return (
+        provider in ("openai", "azure")
+        and name.startswith("gpt-5")
+        and "chat" not in name
+        and window + output <= GPT5_WINDOW
+    )
+
+
+GPT5_WINDOW = 400_000
+
+
 def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tuple[ModelLimits, str | None]:
-    """Limits for ``model``; explicit config wins over litellm; unknown → default + notice."""
-    configured = {k: v for k, v in (configured or {}).items() if v}
-    info = model_info(model) or {}
-    context = configured.get("context") or info.get("max_input_tokens") or info.get("max_tokens")
-    output = configured.get("output") or info.get("max_output_tokens")
-    input_limit = configured.get("input")
-    if context:
-        return ModelLimits(context=int(context), input=input_limit, output=output), None
+    """Limits for ``model``; explicit config wins over litellm; unknown → default + notice.
+
+    A configured ``context`` replaces litellm's window and input limit together (an
+    input limit larger than the configured window would make no sense).
+    """
+    configured = {k: int(v) for k, v in (configured or {}).items() if v}
+    known = limits_from_litellm(model, model_info(model) or {})
+    if known is not None:
+        context = configured.get("context", known.context)
+        input_limit = (
+            configured.get("input") if "context" in configured else configured.get("input", known.input)
+        )
+        output = configured.get("output", known.output)
+        return ModelLimits(context=context, input=input_limit, output=output), None
+    if "context" in configured:
+        return ModelLimits(
+            context=configured["context"], input=configured.get("input"), output=configured.get("output")
+        ), None
     notice = None
     if model not in _noticed:
         _noticed.add(model)
@@ -45,7 +91,8 @@ def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tupl
             f"{DEFAULT_CONTEXT:,} tokens. Set it in jupyter-agent.json: "
             f'{{"models": {{"{model}": {{"limit": {{"context": N, "output": M}}}}}}}}'
         )
-    return ModelLimits(context=DEFAULT_CONTEXT, input=input_limit, output=output or DEFAULT_OUTPUT), notice
+    output = configured.get("output") or DEFAULT_OUTPUT
+    return ModelLimits(context=DEFAULT_CONTEXT, input=configured.get("input"), output=output), notice
 
 
 def supports_vision(model: str) -> bool:

@@ -232,3 +232,23 @@ def test_doom_loop_refusal_in_a_headless_run_exits_non_zero(tmp_path: Path, scri
     )
     assert result.returncode == 1
     assert "3 times in a row" in result.stderr
+
+
+async def test_summary_cost_is_priced_like_any_step(make_runtime: Any, scripted_server: Any) -> None:
+    """A model litellm prices: the summary's cost is its own call's, at its finish."""
+    import litellm
+
+    scripted_server.model = "openai/gpt-4o-mini"
+    scripted_server.queue(
+        Reply(text="one", usage=Usage(prompt_tokens=100, completion_tokens=10)),
+        Reply(text="## Goal\n- s", usage=Usage(prompt_tokens=20_000, completion_tokens=500)),
+    )
+    runtime = make_runtime(model="openai/gpt-4o-mini")
+    sid = await runtime.prompt("q1")
+    await runtime.compact(sid)
+    summary = next(
+        m.info for m in _history(runtime, sid) if isinstance(m.info, AssistantMessage) and m.info.summary
+    )
+    p, c = litellm.cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=20_000, completion_tokens=500)
+    assert (summary.tokens.input, summary.tokens.output) == (20_000, 500)
+    assert summary.cost == float(p + c) > 0
