@@ -23,11 +23,11 @@ from cli_runner import run_cli
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import TextPart, UserMessage
-from jupyter_agent.storage.lease import SessionBusyError
 from jupyter_agent.storage.paths import db_path
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
-SLOW = "touch started; sleep 3; echo slept"
+SLOW = "touch started; while [ ! -e go ]; do sleep 0.05; done; echo released"
+"""Holds the first run inside bash until the test creates ``go``."""
 
 
 def _prompts(folder: Path) -> list[str]:
@@ -61,6 +61,7 @@ def test_second_writer_is_refused_at_once(tmp_path: Path, scripted_server: Any) 
         assert "Traceback" not in second.stderr
         assert time.monotonic() - started < 10  # interpreter start-up; no waiting on the lease
         scripted_server.queue(Reply(text="answer A"))
+        (tmp_path / "go").touch()
         out, err = first.communicate(timeout=60)
         assert first.returncode == 0, err
     finally:
@@ -84,6 +85,7 @@ def test_two_sessions_run_side_by_side(tmp_path: Path, scripted_server: Any) -> 
         assert "answer B" in second.stdout
         assert first.poll() is None  # B finished while A still ran
         scripted_server.queue(Reply(text="answer A"))
+        (tmp_path / "go").touch()
         first.communicate(timeout=60)
         assert first.returncode == 0
     finally:
@@ -105,6 +107,8 @@ def _plant_lease(folder: Path, session_id: str, pid: int, expires: int) -> None:
 
 async def test_a_dead_or_expired_holder_does_not_hold(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
     """User sees: the prompt runs; a lease left by a killed process is not "busy"."""
+    from jupyter_agent.storage.lease import SessionBusyError
+
     runtime = make_runtime()
     session = runtime.new_session()
     far = int(time.time() * 1000) + 3_600_000
