@@ -170,6 +170,7 @@ class Runtime:
             # local OpenAI-compatible servers rarely need a key, but the client requires one
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
             agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
+            compaction_model=cfg.compaction.model,
         )
 
     def preflight(self, model: str) -> str | None:
