@@ -10,6 +10,7 @@ Claims are counted per process: prompts queued in one kernel share the lease.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import sqlite3
@@ -59,6 +60,14 @@ def is_live(holder: Holder, now: int | None = None) -> bool:
     if holder.host == socket.gethostname():
         return holder.pid == os.getpid() or _pid_alive(holder.pid)
     return True
+
+
+def _extend(held: list[str], conn: sqlite3.Connection) -> None:
+    expires = now_ms() + TTL_MS
+    conn.executemany(
+        "UPDATE session_lease SET expires=? WHERE session_id=? AND pid=?",
+        [(expires, sid, os.getpid()) for sid in held],
+    )
 
 
 class Leases:
@@ -131,13 +140,17 @@ class Leases:
 
     def stale(self) -> list[str]:
         """Sessions whose lease is held by nobody alive (a killed run): to clean up."""
-        rows = self._db.read(lambda c: c.execute("SELECT session_id, pid, host, expires FROM session_lease").fetchall())
+        rows = self._db.read(
+            lambda c: c.execute("SELECT session_id, pid, host, expires FROM session_lease").fetchall()
+        )
         now = now_ms()
         return [r[0] for r in rows if not is_live(Holder(int(r[1]), str(r[2]), int(r[3])), now)]
 
     def drop(self, session_id: str) -> None:
         """Remove a stale lease (after its leftovers were closed)."""
-        self._db.transaction(lambda c: c.execute("DELETE FROM session_lease WHERE session_id=?", (session_id,)))
+        self._db.transaction(
+            lambda c: c.execute("DELETE FROM session_lease WHERE session_id=?", (session_id,))
+        )
 
     def _renew(self) -> None:
         while not self._stop.wait(RENEW_S):
@@ -146,13 +159,7 @@ class Leases:
             if not held:
                 continue
             with contextlib.suppress(sqlite3.Error):
-                expires = now_ms() + TTL_MS
-                self._db.transaction(
-                    lambda c: c.executemany(
-                        "UPDATE session_lease SET expires=? WHERE session_id=? AND pid=?",
-                        [(expires, sid, os.getpid()) for sid in held],
-                    )
-                )
+                self._db.transaction(functools.partial(_extend, held))
 
     def _start_renewing(self) -> None:
         if self._thread is None or not self._thread.is_alive():
