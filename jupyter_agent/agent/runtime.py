@@ -278,9 +278,7 @@ class Runtime:
     async def _run_locked(self, session_id: str, model: str | None) -> None:
         recorder = self.recorder(session_id)
         chosen = self.model_for(model)
-        loop = AgentLoop(
-            recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder)
-        )
+        loop = AgentLoop(recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder))
         self._loops[session_id] = loop
         task = asyncio.current_task()
         if task is not None:

@@ -13,7 +13,9 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_runner import run_cli
+from kernel_harness import Kernel
 from scripted_server import ErrorReply, Reply, ToolCall
 
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -105,3 +107,38 @@ def test_a_prompt_that_pastes_a_key_is_stored_and_sent_redacted(tmp_path: Path, 
     users = [m["content"] for m in scripted_server.requests[0]["body"]["messages"] if m["role"] == "user"]
     assert users == ["why does [REDACTED:ACME_GATEWAY] fail?"]
     assert _files_holding(tmp_path, KEY) == []
+
+
+@pytest.mark.kernel
+def test_mentions_variables_and_python_output_are_redacted(tmp_path: Path, scripted_server: Any) -> None:
+    """User sees: ``%agent … @file:.env @token`` answered; the model, the store and the cell
+    got "[REDACTED:ACME_GATEWAY]" for the key in the file, the variable and a python print."""
+    env = _setup(tmp_path)
+    (tmp_path / ".env").write_text(f"ACME_GATEWAY={KEY}\nDEBUG=1\n")
+    code = "import os\nprint('key is', os.environ['ACME_GATEWAY'])"
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]),
+        Reply(text="checked"),
+    )
+    kernel = Kernel(
+        tmp_path,
+        {
+            **env,
+            "JUPYTER_AGENT_MODEL": "openai/test",
+            "JUPYTER_AGENT_API_BASE": scripted_server.base_url,
+        },
+    )
+    try:
+        assert kernel.execute("%load_ext jupyter_agent").status == "ok"
+        assert kernel.execute("import os; token = os.environ['ACME_GATEWAY']").status == "ok"
+        cell = kernel.execute("%agent --wait is the key in @file:.env the same as @token?")
+        assert cell.status == "ok", cell.error
+        assert KEY not in cell.stdout + cell.stderr
+    finally:
+        kernel.shutdown()  # the store is closed: the WAL is folded in, every byte on disk
+    prompt = next(m for m in scripted_server.requests[0]["body"]["messages"] if m["role"] == "user")
+    assert "ACME_GATEWAY=[REDACTED:ACME_GATEWAY]" in json.dumps(prompt)
+    tool_result = next(m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool")
+    assert "key is [REDACTED:ACME_GATEWAY]" in tool_result["content"]
+    assert KEY not in _sent(scripted_server)
+    assert _files_holding(tmp_path, KEY) == [".env"]
