@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,12 +201,32 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, run, and turn expected failures into one line and an exit code."""
-    from jupyter_agent.failures import debug_enabled, explain
+    from jupyter_agent.failures import debug_enabled
     from jupyter_agent.logs import route_library_logs
 
     args = parser().parse_args(argv)
     debug = debug_enabled(args.debug)
     route_library_logs(debug)
+    with _redacted_output():
+        return _main(args, debug)
+
+
+@contextlib.contextmanager
+def _redacted_output() -> Iterator[None]:
+    """Keys never reach the terminal: answers, tool lines, errors and tracebacks included."""
+    from jupyter_agent.core.redaction import RedactingWriter
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingWriter(sys.stdout), RedactingWriter(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main(args: argparse.Namespace, debug: bool) -> int:
+    from jupyter_agent.failures import explain
+
     try:
         return _dispatch(args)
     except KeyboardInterrupt:

@@ -77,7 +77,7 @@ class Config(_Strict):
     retries: int = Field(default=4, ge=0, le=20)
     """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
     redact: list[str] = Field(default_factory=list)
-    """Extra secret values (or names of environment variables holding them) to redact."""
+    """Extra secrets to redact everywhere: names of environment variables, or literal values."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
     @property
@@ -101,6 +101,9 @@ class Config(_Strict):
         data = self.model_dump(exclude_defaults=False)
         data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
         data["sources"] = self.sources
+        data["redact"] = [
+            e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
+        ]
         return data
 
 

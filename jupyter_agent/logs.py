@@ -5,7 +5,8 @@ and Python prints any unhandled WARNING to stderr when nothing is configured. Th
 records are re-emitted under the ``jupyter_agent.lib.<name>`` loggers instead, where a
 user who configures logging still finds them; ``--debug`` / ``JUPYTER_AGENT_DEBUG=1``
 shows them on stderr. asyncio records are only taken when they come from those libraries,
-so the user's own asyncio errors still show.
+so the user's own asyncio errors still show. Every record is redacted (``core.redaction``)
+before it is re-emitted or printed: a provider's debug line can hold the request's key.
 """
 
 from __future__ import annotations
@@ -19,10 +20,24 @@ _FOREIGN_MARKERS = ("litellm", "httpx", "httpcore", "aiohttp", "openai")
 _state = {"debug": False}
 
 
+class _Redact(logging.Filter):
+    """Replace secrets in the message, its arguments and its traceback text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from jupyter_agent.core.redaction import redact
+
+        record.msg, record.args = redact(record.getMessage()), None
+        if record.exc_info:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
 class _Forward(logging.Handler):
     """Re-emit a library's record under ``jupyter_agent.lib.<library>``."""
 
     def emit(self, record: logging.LogRecord) -> None:
+        _Redact().filter(record)
         target = logging.getLogger(f"{ROOT}.lib.{record.name}")
         if target.isEnabledFor(record.levelno):
             target.handle(record)
@@ -64,6 +79,7 @@ def route_library_logs(debug: bool | None = None) -> None:
         loud = logging.StreamHandler(sys.stderr)
         loud._jupyter_agent = True  # type: ignore[attr-defined]
         loud.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        loud.addFilter(_Redact())
         ours.addHandler(loud)
         ours.setLevel(logging.DEBUG)
     for name in LIBRARIES:

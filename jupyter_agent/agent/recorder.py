@@ -4,9 +4,15 @@ The loop never writes to the store or the bus itself: it hands each new or chang
 message/part here. The recorder writes it (coalesced while streaming), publishes the
 event, and keeps the live history in memory so each step reads what changed instead of
 reloading the whole session from SQLite (per-step work grows with new content only).
+Whatever it records is redacted first (``core.redaction``): a key pasted in a prompt or
+an ``@file:.env`` mention reaches neither the store, nor the bus, nor the next request.
 """
 
 from __future__ import annotations
+
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from jupyter_agent.agent.ports import SessionStore
 from jupyter_agent.core.bus import Bus
@@ -18,6 +24,9 @@ from jupyter_agent.core.events import (
     SessionUpdated,
 )
 from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+from jupyter_agent.core.redaction import contains_secret, redact_value, secret_values
+
+_T = TypeVar("_T", bound=BaseModel)
 
 
 class Recorder:
@@ -66,11 +75,12 @@ class Recorder:
     # ------------------------------------------------------------ writes
 
     def update_session(self, session: Session) -> Session:
-        self.session = self.store.update_session(session)
+        self.session = self.store.update_session(_clean(session))
         self.bus.publish(SessionUpdated(session=self.session))
         return self.session
 
     def message(self, message: AnyMessage) -> AnyMessage:
+        message = _clean(message)
         self.store.update_message(message)
         entry = self._index.get(message.id)
         if entry is None:
@@ -85,6 +95,7 @@ class Recorder:
 
     def part(self, part: AnyPart, *, delta: str | None = None, final: bool = True) -> AnyPart:
         """Store and publish a part; ``final=False`` while it is still streaming."""
+        part = _clean(part)
         self.store.update_part(part, delta=delta, final=final)
         entry = self._index.get(part.message_id)
         if entry is not None:
@@ -135,3 +146,11 @@ class Recorder:
         self._history.append(entry)
         self._history.sort(key=lambda m: m.info.id)
         self.structure += 1
+
+
+def _clean(item: _T) -> _T:
+    """``item`` itself when it holds no secret (the common case: no copy), else a redacted copy."""
+    found = secret_values()
+    if not found or not contains_secret(item.model_dump_json(), found):
+        return item
+    return type(item).model_validate(redact_value(item.model_dump(), found))

@@ -3,15 +3,16 @@
 A run killed with SIGKILL (or a kernel that died) cannot mark its ``bash`` part as
 stopped; the part would show "running" forever. When a session's lease is found
 abandoned, or this process takes a session no live process holds, every pending or
-running tool part becomes the usual abort error (``metadata.interrupted``, partial
-output kept) and the open assistant message gets an "interrupted" error.
+running tool part becomes the error "[Tool execution was interrupted]" (what the model
+is told for a dangling call anyway; ``metadata.interrupted``, partial output kept) and
+the open assistant message gets an "interrupted" error.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from jupyter_agent.agent.tool_runner import ABORTED
+from jupyter_agent.context.to_provider import INTERRUPTED as TOOL_INTERRUPTED
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
@@ -40,7 +41,10 @@ def close_orphans(store: Any, session_id: str) -> int:
                 metadata = {**p.state.metadata, **metadata}
                 start = p.state.time.start
             state = ToolStateError(
-                input=p.state.input, error=ABORTED, metadata=metadata, time=ToolTimeError(start=start)
+                input=p.state.input,
+                error=TOOL_INTERRUPTED,
+                metadata=metadata,
+                time=ToolTimeError(start=start),
             )
             store.update_part(p.model_copy(update={"state": state}))
             touched = True

@@ -64,6 +64,9 @@ class Runtime:
     """Name sessions after the first exchange (one small extra model call)."""
 
     def __post_init__(self) -> None:
+        from jupyter_agent.core.redaction import register
+
+        register([self.config.api_key_env], self.config.redact)  # hidden on every way out
         self.registry: ToolRegistry = self.tools or default_registry(self.project_root)
         if self.client is None:
             from jupyter_agent.providers.litellm_client import LiteLLMClient
@@ -205,9 +208,10 @@ class Runtime:
         store_dir = self.store.path.parent
 
         def save(text: str) -> str:
+            from jupyter_agent.core.redaction import redact
             from jupyter_agent.storage.spill import save_output
 
-            return str(save_output(store_dir, text))
+            return str(save_output(store_dir, redact(text)))
 
         return ToolEnv(
             registry=self.registry,

@@ -2,7 +2,9 @@
 
 The prompt text is kept as typed; what each mention refers to is appended, so the model
 sees both the question and the data without a tool call. Unknown mentions are left
-alone with a note rather than failing the prompt.
+alone with a note rather than failing the prompt. Files are read by bytes and redacted
+like the ``read`` tool's output; variable summaries and cells are redacted when the
+prompt is recorded (``agent.recorder``).
 """
 
 from __future__ import annotations
@@ -56,13 +58,24 @@ def _resolve(kind: str, value: str, agent: Any) -> str | None:
         path = Path(value).expanduser()
         if not path.is_absolute():
             path = agent.runtime.working_dir / path
-        if not path.is_file():
+        if not path.is_file():  # a FIFO or a device is "not found", never opened
             return None
-        text = path.read_text(errors="replace")
-        if len(text) > MAX_FILE_CHARS:
-            text = text[:MAX_FILE_CHARS] + f"\n… ({len(text) - MAX_FILE_CHARS} more chars; use read)"
-        return text
+        return _file_text(path)
     return None
+
+
+def _file_text(path: Path) -> str:
+    """The file's start, read by bytes (a 2 GB log costs ``MAX_FILE_CHARS``), redacted like
+    the ``read`` tool's output."""
+    from jupyter_agent.core.redaction import redact
+
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_FILE_CHARS * 4 + 1)
+        size = max(path.stat().st_size, len(raw))
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) > MAX_FILE_CHARS or size > len(raw):
+        text = text[:MAX_FILE_CHARS] + f"\n… (the file has {size} bytes; use read for the rest)"
+    return redact(text)
 
 
 def expand_mentions(prompt: str, agent: Any) -> str:

@@ -298,10 +298,15 @@ def _request(
     api_key: str | None,
     max_tokens: int | None,
 ) -> dict[str, Any]:
-    """Arguments shared by streamed and one-shot calls; retries are ours, not litellm's."""
+    """Arguments shared by streamed and one-shot calls; retries are ours, not litellm's.
+    The last net for secrets: notebook context or a system prompt could still carry one."""
+    from jupyter_agent.core.redaction import redact_value, secret_values
+
+    found = secret_values()
     kwargs: dict[str, Any] = {
         "model": model,
-        "messages": list(messages),  # the loop reuses its list between steps
+        # a copy either way: the loop reuses its list between steps
+        "messages": redact_value(list(messages), found) if found else list(messages),
         "num_retries": 0,
     }
     if api_base:

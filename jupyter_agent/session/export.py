@@ -1,4 +1,8 @@
-"""Export a session as JSON (round-trips through import), Markdown, or notebook cells."""
+"""Export a session as JSON (round-trips through import), Markdown, or notebook cells.
+
+Every export is redacted (``core.redaction``): a session stored before a key was known to
+be secret still does not carry it into a file that gets shared.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from jupyter_agent.core.messages import (
     ToolStateCompleted,
     ToolStateError,
 )
+from jupyter_agent.core.redaction import redact
 
 FORMAT_VERSION = 1
 
@@ -36,9 +41,9 @@ class SessionExport(BaseModel):
 def export_json_lines(session: Session, history: Iterable[MessageWithParts]) -> Iterator[str]:
     """The JSON export as chunks, message by message (a huge session is never one string)."""
     head = SessionExport(session=session).model_dump(mode="json", exclude={"messages"})
-    yield json.dumps(head)[:-1] + ', "messages": ['
+    yield redact(json.dumps(head)[:-1]) + ', "messages": ['
     for i, m in enumerate(history):
-        yield ("," if i else "") + m.model_dump_json()
+        yield ("," if i else "") + redact(m.model_dump_json())
     yield "]}"
 
 
@@ -76,17 +81,17 @@ def message_markdown(m: MessageWithParts) -> str:
 
 
 def export_markdown_lines(session: Session, history: Iterable[MessageWithParts]) -> Iterator[str]:
-    yield f"# {session.title}\n\n_Session `{session.id}`_\n"
+    yield redact(f"# {session.title}\n\n_Session `{session.id}`_\n")
     for m in history:
         text = message_markdown(m)
         if text.count("\n") or len(text) > len("### Assistant"):
-            yield "\n" + text + "\n"
+            yield "\n" + redact(text) + "\n"
 
 
 def notebook_cells(session: Session, history: Iterable[MessageWithParts]) -> list[dict[str, Any]]:
     """Markdown cells carrying the transcript, for inserting into a notebook."""
     import nbformat
 
-    cells = [nbformat.v4.new_markdown_cell(f"## Agent session: {session.title}\n\n`{session.id}`")]
-    cells += [nbformat.v4.new_markdown_cell(message_markdown(m)) for m in history]
+    cells = [nbformat.v4.new_markdown_cell(redact(f"## Agent session: {session.title}\n\n`{session.id}`"))]
+    cells += [nbformat.v4.new_markdown_cell(redact(message_markdown(m))) for m in history]
     return cells

@@ -10,6 +10,7 @@ Claims are counted per process: prompts queued in one kernel share the lease.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import sqlite3
@@ -59,6 +60,14 @@ def is_live(holder: Holder, now: int | None = None) -> bool:
     if holder.host == socket.gethostname():
         return holder.pid == os.getpid() or _pid_alive(holder.pid)
     return True
+
+
+def _extend(held: list[str], conn: sqlite3.Connection) -> None:
+    expires = now_ms() + TTL_MS
+    conn.executemany(
+        "UPDATE session_lease SET expires=? WHERE session_id=? AND pid=?",
+        [(expires, sid, os.getpid()) for sid in held],
+    )
 
 
 class Leases:
@@ -150,12 +159,7 @@ class Leases:
             if not held:
                 continue
             with contextlib.suppress(sqlite3.Error):
-                rows = [(now_ms() + TTL_MS, sid, os.getpid()) for sid in held]
-                self._db.transaction(
-                    lambda c, rows=rows: c.executemany(  # type: ignore[misc]
-                        "UPDATE session_lease SET expires=? WHERE session_id=? AND pid=?", rows
-                    )
-                )
+                self._db.transaction(functools.partial(_extend, held))
 
     def _start_renewing(self) -> None:
         if self._thread is None or not self._thread.is_alive():

@@ -9,14 +9,20 @@ Rust regex syntax; the Python walk uses ``re``. Matches come newest file first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
 import shutil
+import stat
+import sys
+import sysconfig
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.tools import search_proc
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import (
@@ -27,6 +33,7 @@ from jupyter_agent.tools.paths import (
     relative,
     walk_files,
 )
+from jupyter_agent.tools.search_proc import SearchResult, parse_hit
 
 LIMIT = 100
 MAX_LINE = 500
@@ -73,12 +80,15 @@ def python_grep(base: Path, pattern: str, include: str | None) -> list[Hit]:
     hits: list[Hit] = []
     for file in files:
         try:
-            if file.stat().st_size > MAX_FILE_BYTES or is_binary(file):
+            info = file.stat()
+            # a FIFO, socket or device would block or never end: only regular files
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES or is_binary(file):
                 continue
-            with file.open(encoding="utf-8", errors="replace") as fh:
-                for number, line in enumerate(fh, start=1):
+            with file.open("rb") as fh:
+                for number, raw in enumerate(fh, start=1):
+                    line = raw[: MAX_LINE * 8].decode("utf-8", errors="replace").rstrip("\r\n")
                     if regex.search(line):
-                        hits.append((file, number, line.rstrip("\r\n")))
+                        hits.append((file, number, line))
                         if len(hits) >= COLLECT:
                             return hits
         except OSError:
@@ -88,16 +98,34 @@ def python_grep(base: Path, pattern: str, include: str | None) -> list[Hit]:
 
 def parse_ripgrep(out: bytes) -> list[Hit]:
     """``--null`` output: ``path\\0line:text`` per hit, so colons in paths are safe."""
-    hits: list[Hit] = []
-    for raw in out.decode("utf-8", errors="replace").splitlines():
-        file, sep, rest = raw.partition("\0")
-        number, _, text = rest.partition(":")
-        if sep and number.isdigit():
-            hits.append((Path(file), int(number), text))
-    return hits
+    return [hit for raw in out.splitlines() if (hit := parse_hit(raw)) is not None]
 
 
-async def ripgrep(rg: str, base: Path, pattern: str, include: str | None) -> list[Hit]:
+def find_rg() -> str | None:
+    """The ``rg`` of the ``ripgrep`` wheel next to this Python (a kernel's PATH may not
+    include the environment's bin folder), else one on PATH."""
+    for scheme in (None, f"{os.name}_user"):
+        with contextlib.suppress(KeyError):
+            folder = sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")
+            candidate = Path(folder) / ("rg.exe" if os.name == "nt" else "rg")
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    return shutil.which("rg")
+
+
+def _search_failed(result: SearchResult, what: str) -> ToolError:
+    if result.stopped:
+        return ToolError("The search was stopped.")
+    return ToolError(
+        f"grep stopped after {search_proc.SEARCH_TIMEOUT_S:g} s without finishing ({what}). Search a "
+        "narrower path, add an include filter, or simplify the pattern (nested repeats such as "
+        "(a+)+ take exponential time)."
+    )
+
+
+async def ripgrep(
+    rg: str, base: Path, pattern: str, include: str | None, abort: asyncio.Event | None = None
+) -> list[Hit]:
     cmd = [
         rg,
         "--line-number",
@@ -108,21 +136,42 @@ async def ripgrep(rg: str, base: Path, pattern: str, include: str | None) -> lis
         "--hidden",
         "--no-messages",
         f"--max-filesize={MAX_FILE_BYTES}",
+        f"--max-columns={MAX_LINE * 4}",
+        "--max-columns-preview",
     ]
     for d in sorted(SKIP_DIRS):
         cmd += ["--glob", f"!{d}"]
     for glob in expand_braces(include) if include else []:
         cmd += ["--glob", glob]
-    cmd += ["--regexp", pattern, "--", str(base)]
-    proc = await asyncio.create_subprocess_exec(
-        *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await proc.communicate()
-    hits = parse_ripgrep(out)
+    # rg anchors globs with a slash (``pkg/*.py``) at its working directory: search from base
+    folder = base.is_dir()
+    cmd += ["--regexp", pattern, "--", "." if folder else str(base)]
+    result = await search_proc.run_search(cmd, abort, COLLECT, cwd=base if folder else None)
+    hits = [(base / file, n, text) for file, n, text in result.hits] if folder else result.hits
+    if (result.timed_out or result.stopped) and not hits:
+        raise _search_failed(result, "ripgrep")
     # exit 1 = no match; 2 = an error, which may still come with matches (unreadable files)
-    if proc.returncode == 2 and not hits:
-        raise ToolError(f"grep failed: {err.decode(errors='replace').strip() or 'ripgrep error'}")
-    return hits[:COLLECT]
+    if result.returncode == 2 and not hits:
+        message = result.stderr.decode(errors="replace").strip() or "ripgrep error"
+        raise ToolError(f"grep failed: {message}")
+    return hits
+
+
+async def fallback_grep(
+    base: Path, pattern: str, include: str | None, abort: asyncio.Event | None
+) -> list[Hit]:
+    """``python_grep`` in a child process (``grep_worker``): stoppable and time-bounded."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ToolError(f"Invalid regular expression {pattern!r}: {exc}") from None
+    cmd = [sys.executable, "-m", "jupyter_agent.tools.grep_worker", str(base), pattern, include or ""]
+    result = await search_proc.run_search(cmd, abort, COLLECT)
+    if (result.timed_out or result.stopped) and not result.hits:
+        raise _search_failed(result, "Python regex engine; ripgrep is not installed")
+    if result.returncode not in (0, 1, None) and not result.hits:
+        raise ToolError(f"grep failed: {result.stderr.decode(errors='replace').strip()[-500:]}")
+    return result.hits
 
 
 def format_hits(hits: list[Hit], working_dir: Path) -> str:
@@ -172,11 +221,13 @@ class GrepTool(Tool[GrepArgs]):
         if not base.exists():
             raise ToolError(f"Path not found: {base}")
         await ctx.permit("grep", [args.pattern], f"Grep {args.pattern}")
-        rg = shutil.which("rg") if self.use_ripgrep else None
+        if not base.is_dir() and not stat.S_ISREG(base.stat().st_mode):
+            raise ToolError(f"{base} is a pipe, socket or device, not a file or folder; not searched.")
+        rg = find_rg() if self.use_ripgrep else None
         if rg:
-            hits = await ripgrep(rg, base, args.pattern, args.include)
+            hits = await ripgrep(rg, base, args.pattern, args.include, ctx.abort)
         else:
-            hits = await asyncio.to_thread(python_grep, base, args.pattern, args.include)
+            hits = await fallback_grep(base, args.pattern, args.include, ctx.abort)
         meta: dict[str, Any] = {"matches": len(hits), "backend": "rg" if rg else "python"}
         if not hits:
             return ToolResult(output="No files found", title=args.pattern, metadata=meta)

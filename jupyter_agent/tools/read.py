@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import difflib
+import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +26,8 @@ from jupyter_agent.tools.paths import is_binary, relative
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
+LINE_BYTES = MAX_LINE_CHARS * 4 + 2
+"""Bytes kept of one line: room for ``MAX_LINE_CHARS`` characters of UTF-8 and a newline."""
 MAX_BYTES = 50 * 1024
 WRAPPER_BYTES = 256
 """Room for ``<file>`` and the footer, so a whole page stays under the runner's byte limit."""
@@ -80,22 +84,47 @@ def _media(path: Path, mime: str, title: str) -> ToolResult:
     )
 
 
+def _lines(fh: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """Each line's first ``LINE_BYTES`` bytes and whether more followed: a 600 MB line
+    costs one small buffer, not 600 MB of text (and twice that decoded)."""
+    while True:
+        head = fh.readline(LINE_BYTES)
+        if not head:
+            return
+        long = False
+        if not head.endswith(b"\n") and len(head) == LINE_BYTES:
+            while True:  # skip the rest of the line in bounded chunks
+                rest = fh.readline(1 << 20)
+                long = long or rest not in (b"\n", b"\r\n")
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield head, long
+
+
+def refuse_special(path: Path) -> None:
+    """A FIFO, socket or device would block the kernel (or never end): not read."""
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise ToolError(f"{path} is {kind}, not a regular file: reading it could block forever. Not read.")
+
+
 def read_page(path: Path, offset: int, limit: int) -> tuple[str, dict[str, Any]]:
     """The numbered page and its metadata; streams the file and stops after the page."""
     numbered: list[str] = []
     used = 0
     cut_line = cut_bytes = more = False
     total = 0
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for index, raw in enumerate(fh):
+    with path.open("rb") as fh:
+        for index, (raw, long) in enumerate(_lines(fh)):
             total = index + 1
             if index < offset:
                 continue
             if len(numbered) >= limit:
                 more = True
                 break
-            line = raw.rstrip("\r\n")
-            if len(line) > MAX_LINE_CHARS:
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if long or len(line) > MAX_LINE_CHARS:
                 line, cut_line = line[:MAX_LINE_CHARS] + "...", True
             entry = f"{index + 1:05d}| {line}"
             size = len(entry.encode("utf-8")) + 1
@@ -144,6 +173,7 @@ class ReadTool(Tool[ReadArgs]):
             close = _suggestions(path)
             hint = " Did you mean one of these?\n" + "\n".join(close) if close else ""
             raise ToolError(f"File not found: {path}.{hint}")
+        refuse_special(path)
         mime = MEDIA.get(path.suffix.lower())
         if mime is not None:
             return _media(path, mime, title)

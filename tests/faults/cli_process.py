@@ -24,7 +24,7 @@ def start_run(server: Any, cwd: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def wait_for(check: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
+def wait_for(check: Callable[[], bool], timeout: float = 120, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
-import time
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,11 @@ from cli_process import alive, start_run, wait_for
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import AssistantMessage, ToolPart
+from jupyter_agent.storage.paths import db_path
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
-COMMAND = "echo partial-output; sleep 300 & echo $! > child.pid; wait"
+COMMAND = 'echo "partial-""output"; sleep 300 & echo $! > child.pid; wait'
+"""Prints ``partial-output`` (a string its own input does not contain), then waits on a child."""
 
 
 def _tool(folder: Path) -> tuple[ToolPart, AssistantMessage]:
@@ -32,6 +34,17 @@ def _tool(folder: Path) -> tuple[ToolPart, AssistantMessage]:
                     assert isinstance(m.info, AssistantMessage)
                     return p, m.info
     raise AssertionError("no tool part stored")
+
+
+def _stored(text: str, folder: Path) -> bool:
+    """True once a part row holds ``text`` (read-only, beside the running writer)."""
+    conn = sqlite3.connect(f"file:{db_path(folder)}?mode=ro", uri=True, timeout=30)
+    try:
+        return conn.execute("SELECT 1 FROM part WHERE instr(data, ?) > 0", (text,)).fetchone() is not None
+    except sqlite3.OperationalError:  # not created yet
+        return False
+    finally:
+        conn.close()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
@@ -46,7 +59,7 @@ def test_killed_run_takes_its_children_and_the_part_is_closed(
     try:
         wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", what="the child")
         child = int(pid_file.read_text())
-        time.sleep(0.6)  # let the streamed partial output reach the store
+        wait_for(lambda: _stored("partial-output", tmp_path), what="the partial output in the store")
         run.send_signal(sig)
         run.wait(timeout=20)
         wait_for(lambda: not alive(child), timeout=5, what=f"child {child} to die")

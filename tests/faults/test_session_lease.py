@@ -23,11 +23,15 @@ from cli_runner import run_cli
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import TextPart, UserMessage
-from jupyter_agent.storage.lease import SessionBusyError
 from jupyter_agent.storage.paths import db_path
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
-SLOW = "touch started; sleep 3; echo slept"
+SLOW = "touch started; while [ ! -e go ]; do sleep 0.05; done; echo released"
+"""Holds the first run inside bash until the test creates ``go``."""
+
+
+def _run(folder: Path, server: Any, *args: str) -> Any:
+    return run_cli(["run", "--model", "openai/test", "--api-base", server.base_url, *args], folder)
 
 
 def _prompts(folder: Path) -> list[str]:
@@ -43,40 +47,29 @@ def _prompts(folder: Path) -> list[str]:
 
 
 def test_second_writer_is_refused_at_once(tmp_path: Path, scripted_server: Any) -> None:
-    """User sees: "error: session busy in process 1234: …" from the second run, in well
-    under a second; the first run's history is untouched by it."""
+    """User sees: "error: session busy in process 1234: …" from the second run at once (it
+    does not wait for the first); the first run's history is untouched by it."""
     scripted_server.queue(Reply(text="first answer"))
-    assert (
-        run_cli(
-            ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q0"], tmp_path
-        ).returncode
-        == 0
-    )
+    assert _run(tmp_path, scripted_server, "Q0").returncode == 0
     scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": SLOW}))]))
     first = start_run(scripted_server, tmp_path, "--continue", "Q_A")
     try:
         wait_for(lambda: (tmp_path / "started").exists(), what="the first run's bash")
-        started = time.monotonic()
-        second = run_cli(
-            ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_B"],
-            tmp_path,
-        )
+        second = _run(tmp_path, scripted_server, "--continue", "Q_B")
         assert second.returncode != 0
         assert f"session busy in process {first.pid}" in second.stderr
         assert "Traceback" not in second.stderr
-        assert time.monotonic() - started < 10  # interpreter start-up; no waiting on the lease
+        assert first.poll() is None  # refused while A still held it: nothing waited on the lease
         scripted_server.queue(Reply(text="answer A"))
-        _out, err = first.communicate(timeout=60)
+        (tmp_path / "go").touch()
+        _, err = first.communicate(timeout=120)
         assert first.returncode == 0, err
     finally:
         first.kill()
     assert _prompts(tmp_path) == ["Q0", "Q_A"]
     # the lease went with the run: the next --continue works
     scripted_server.queue(Reply(text="answer C"))
-    again = run_cli(
-        ["run", "--continue", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_C"],
-        tmp_path,
-    )
+    again = _run(tmp_path, scripted_server, "--continue", "Q_C")
     assert again.returncode == 0, again.stderr
 
 
@@ -87,23 +80,21 @@ def test_two_sessions_run_side_by_side(tmp_path: Path, scripted_server: Any) -> 
     try:
         wait_for(lambda: (tmp_path / "started").exists(), what="the first run's bash")
         scripted_server.queue(Reply(text="answer B"))
-        second = run_cli(
-            ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "Q_B"], tmp_path
-        )
+        second = _run(tmp_path, scripted_server, "Q_B")
         assert second.returncode == 0, second.stderr
         assert "answer B" in second.stdout
         assert first.poll() is None  # B finished while A still ran
         scripted_server.queue(Reply(text="answer A"))
-        first.communicate(timeout=60)
+        (tmp_path / "go").touch()
+        first.communicate(timeout=120)
         assert first.returncode == 0
     finally:
         first.kill()
 
 
 def _dead_pid() -> int:
-    proc = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
+    code = "import os; print(os.getpid())"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return int(proc.stdout)
 
 
@@ -119,6 +110,8 @@ async def test_a_dead_or_expired_holder_does_not_hold(
     make_runtime: Any, scripted_server: Any, tmp_path: Path
 ) -> None:
     """User sees: the prompt runs; a lease left by a killed process is not "busy"."""
+    from jupyter_agent.storage.lease import SessionBusyError
+
     runtime = make_runtime()
     session = runtime.new_session()
     far = int(time.time() * 1000) + 3_600_000

@@ -85,7 +85,8 @@ def test_racing_openers_of_a_new_file(tmp_path: Path) -> None:
         t.join()
     assert errors == []
     assert _version(db) == migrations.SCHEMA_VERSION
-    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+    rows = sqlite3.connect(db).execute("SELECT COUNT(*) FROM schema_version").fetchone()[0]
+    assert rows == migrations.SCHEMA_VERSION  # each migration ran once
     for store in stores:
         store.close()
 

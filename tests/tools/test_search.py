@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,13 +10,13 @@ from tools_support import Call
 
 from jupyter_agent.tools.base import ToolError
 from jupyter_agent.tools.glob import GlobTool
-from jupyter_agent.tools.grep import GrepTool, parse_ripgrep
+from jupyter_agent.tools.grep import GrepTool, find_rg, parse_ripgrep
 from jupyter_agent.tools.ls import ListTool
 
 SKIPPED = (".git", "node_modules", ".jupyter-agent", "__pycache__", ".ipynb_checkpoints")
 BACKENDS = [
     pytest.param(False, id="python"),
-    pytest.param(True, id="ripgrep", marks=pytest.mark.skipif(not shutil.which("rg"), reason="no rg")),
+    pytest.param(True, id="ripgrep", marks=pytest.mark.skipif(not find_rg(), reason="no rg")),
 ]
 
 
