@@ -79,7 +79,8 @@ def test_retry_after_streamed_text_is_marked_on_stdout(tmp_path: Path, scripted_
     """User sees: the cut text, then "[retrying: …]" on its own line, then the final answer;
     the store keeps only the final attempt's text."""
     _cut_then_whole(scripted_server)
-    result = run_cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "hi"], tmp_path)
+    args = ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "hi"]
+    result = run_cli(args, tmp_path)
     assert result.returncode == 0, result.stderr
     before, marker, after = result.stdout.partition("\n[retrying: ")
     assert marker, result.stdout
