@@ -95,6 +95,12 @@ class Printer:
             print(f"error: {event.error.message}", file=sys.stderr)
 
 
+def _print_notices(runtime: Any) -> None:
+    for notice in runtime.notices:
+        print(f"note: {notice}", file=sys.stderr)
+    runtime.notices.clear()
+
+
 async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.runtime import ConfigurationError
 
@@ -105,10 +111,13 @@ async def _run(args: argparse.Namespace) -> int:
         session_id = latest.id if latest else None
     runtime.bus.subscribe(Printer(args.json))
     try:
-        problem = runtime.preflight(runtime.model_for(args.model, args.agent))
+        model = runtime.model_for(args.model, args.agent)
+        problem = runtime.preflight(model, cli=True)
         if problem is not None:
             print(problem, file=sys.stderr)
             return EXIT_USAGE
+        runtime.settings(model)  # notices about the model (unknown limits) before the request
+        _print_notices(runtime)
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
         )
@@ -119,8 +128,7 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
     finally:
-        for notice in runtime.notices:
-            print(f"note: {notice}", file=sys.stderr)
+        _print_notices(runtime)
     last = next(
         (
             m.info

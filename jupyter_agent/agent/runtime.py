@@ -169,8 +169,11 @@ class Runtime:
             agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
         )
 
-    def preflight(self, model: str) -> str | None:
-        """Why a prompt cannot start (no API key for a hosted provider), in words a user can act on."""
+    def preflight(self, model: str, *, cli: bool = False) -> str | None:
+        """Why a prompt cannot start (no API key for a hosted provider), in words a user can act on.
+
+        ``cli``: the command has no kernel or ``%env``; it reads the shell's environment.
+        """
         if self.config.api_base or self.config.api_key():
             return None
         from jupyter_agent.providers.models import missing_keys
@@ -179,6 +182,12 @@ class Runtime:
         if not missing:
             return None
         var = missing[0]
+        if cli:
+            return (
+                f"No API key for {model}: set the environment variable {var} (export {var}=...) "
+                "and run again. For a local server set api_base instead (--api-base, "
+                'JUPYTER_AGENT_API_BASE or "api_base" in jupyter-agent.json).'
+            )
         return (
             f"No API key for {model}: set {var} in the kernel's environment "
             f"(for example `%env {var}=...` or export it before starting Jupyter), then run the "

@@ -101,10 +101,15 @@ def _usage(model: str, usage: Any) -> tuple[Tokens, float]:
     return tokens, cost
 
 
-def map_exception(exc: BaseException, model: str) -> E.ProviderError:
+def map_exception(exc: BaseException, model: str, api_base: str | None = None) -> E.ProviderError:
     """litellm's exception zoo → our typed errors, keeping status and retry headers."""
     if isinstance(exc, E.ProviderError):
         return exc
+    from jupyter_agent.providers.local_server import unreachable
+
+    local = unreachable(exc, model, api_base)
+    if local is not None:
+        return local
     lm = litellm()
     status = getattr(exc, "status_code", None)
     headers: dict[str, str] = {}
@@ -162,7 +167,7 @@ class LiteLLMClient:
         try:
             response = await lm.acompletion(**kwargs)
         except Exception as exc:
-            raise map_exception(exc, model) from exc
+            raise map_exception(exc, model, api_base) from exc
         async for event in self._events(response, model, abort):
             yield event
 
@@ -280,7 +285,7 @@ class LiteLLMClient:
         try:
             response = await litellm().acompletion(**kwargs)
         except Exception as exc:
-            raise map_exception(exc, model) from exc
+            raise map_exception(exc, model, api_base) from exc
         return str(response.choices[0].message.content or "")
 
 
