@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,11 @@ class Printer:
                 sys.stdout.flush()
                 self._attempt_text = False
             elif part.type == "retry":
-                print(f"[retry {part.attempt}] {part.error.message}", file=sys.stderr)
+                from jupyter_agent.core.clock import now_ms
+                from jupyter_agent.providers.retry import describe_wait
+
+                wait = describe_wait(max(0, part.next - now_ms()))
+                print(f"[retry {part.attempt} in {wait}] {part.error.message}", file=sys.stderr)
         elif isinstance(event, SessionErrored):
             print(f"error: {event.error.message}", file=sys.stderr)
 
@@ -101,8 +106,20 @@ def _print_notices(runtime: Any) -> None:
     runtime.notices.clear()
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM stops a headless run like Ctrl-C: the step is aborted and recorded, the
+    shell's process group killed (a ``kill -9`` is covered by ``process_guard``)."""
+    import signal
+
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
 async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.storage.lease import SessionBusyError
 
     runtime = build_runtime(args)
     session_id = args.session
@@ -110,6 +127,7 @@ async def _run(args: argparse.Namespace) -> int:
         latest = runtime.latest_session()
         session_id = latest.id if latest else None
     runtime.bus.subscribe(Printer(args.json))
+    _stop_on_sigterm()
     try:
         model = runtime.model_for(args.model, args.agent)
         problem = runtime.preflight(model, cli=True)
@@ -127,6 +145,13 @@ async def _run(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
+    except SessionBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except asyncio.CancelledError:  # SIGTERM (or Ctrl-C): the running tool was stopped
+        runtime.store.flush()
+        print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         _print_notices(runtime)
     last = next(

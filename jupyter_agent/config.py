@@ -44,6 +44,8 @@ class CompactionConfig(_Strict):
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
     reserved: int | None = None
+    model: str | None = None
+    """The model that writes summaries (default: the session's model)."""
 
 
 class ToolOutputConfig(_Strict):
@@ -72,6 +74,10 @@ class Config(_Strict):
     agent: dict[str, AgentConfig] = Field(default_factory=dict)
     steps: int | None = None
     output_token_max: int | None = None
+    retries: int = Field(default=4, ge=0, le=20)
+    """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
+    redact: list[str] = Field(default_factory=list)
+    """Extra secret values (or names of environment variables holding them) to redact."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
     @property

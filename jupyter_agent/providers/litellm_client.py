@@ -16,7 +16,7 @@ from typing import Any
 
 from jupyter_agent.core.messages import CacheTokens, Tokens
 from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.retry import MAX_RETRIES, retry_delay_ms
+from jupyter_agent.providers.retry import MAX_RETRIES, RetryWaitTooLong, retry_delay_ms
 from jupyter_agent.providers.stream_events import (
     AttemptRestart,
     FinishStep,
@@ -264,7 +264,14 @@ class LiteLLMClient:
                 if not exc.retryable or attempt >= self.max_retries or (abort and abort.is_set()):
                     raise
                 attempt += 1
-                delay = retry_delay_ms(attempt, exc.headers)
+                try:
+                    delay = retry_delay_ms(attempt, exc.headers)
+                except RetryWaitTooLong as wait:
+                    raise type(exc)(
+                        f"{exc.message} The provider asked to wait ({wait.wait}), longer than "
+                        "jupyter-agent waits (5 minutes); run the prompt again later.",
+                        status=exc.status,
+                    ) from exc
                 if on_retry is not None:
                     on_retry(attempt, exc, delay)
                 await _sleep(delay / 1000, abort)

@@ -34,9 +34,17 @@ from jupyter_agent.core.messages import (
 )
 from jupyter_agent.storage.coalesce import Coalescer
 from jupyter_agent.storage.database import Database, StoreBusyError, StoreError, StoreVersionError
+from jupyter_agent.storage.lease import Leases, SessionBusyError
 from jupyter_agent.storage.paths import DIRNAME, db_path
 
-__all__ = ["SessionNotFound", "SqliteStore", "StoreBusyError", "StoreError", "StoreVersionError"]
+__all__ = [
+    "SessionBusyError",
+    "SessionNotFound",
+    "SqliteStore",
+    "StoreBusyError",
+    "StoreError",
+    "StoreVersionError",
+]
 
 _UPSERT_PART = (
     "INSERT INTO part(id, message_id, session_id, time_created, time_updated, data)"
@@ -83,6 +91,8 @@ class SqliteStore:
         self._db = Database(self.path)
         self.notice: str | None = self._db.notice
         """Something the user must be told once (e.g. a damaged file was moved aside)."""
+        self.leases = Leases(self._db)
+        """One writer per session across processes (``lease.py``)."""
         _open_stores.add(self)
 
     @classmethod
@@ -313,6 +323,7 @@ class SqliteStore:
             if self._db.closed:
                 return
             try:
+                self.leases.release_all()
                 self._write_pending(only_due=False)
             finally:
                 self._coalescer.stop()
