@@ -31,16 +31,24 @@ def project_root(start: Path) -> Path:
 
 def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any:
     from jupyter_agent.agent.runtime import Runtime
-    from jupyter_agent.config import load_config
+    from jupyter_agent.config import check_url, load_config
+    from jupyter_agent.failures import UsageProblem
     from jupyter_agent.storage.sqlite_store import SqliteStore
 
     notebook = Path(args.notebook).resolve() if getattr(args, "notebook", None) else None
     folder = notebook.parent if notebook else Path.cwd().resolve()
+    if not folder.is_dir():  # a typo must not create folders (and a store) somewhere new
+        raise UsageProblem(f"--notebook {args.notebook}: the folder {folder} does not exist")
+    if getattr(args, "prompt", None) is not None and not args.prompt.strip():
+        raise UsageProblem("the prompt is empty; say what the agent should do")
     overrides: dict[str, Any] = {}
     if getattr(args, "model", None):
         overrides["model"] = args.model
     if getattr(args, "api_base", None):
-        overrides["api_base"] = args.api_base
+        try:
+            overrides["api_base"] = check_url(args.api_base)
+        except ValueError as exc:
+            raise UsageProblem(f"--api-base: {exc}") from None
     config = load_config(folder, overrides)
     store = SqliteStore.for_directory(folder)
     if store.notice:
@@ -140,7 +148,7 @@ async def _run(args: argparse.Namespace) -> int:
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
         )
     except ConfigurationError as exc:
-        print(str(exc), file=sys.stderr)
+        print(f"error: {exc.for_cli}", file=sys.stderr)
         return EXIT_USAGE
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
@@ -220,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:
-        explained = explain(exc)
+        explained = explain(exc, cli=True)
         if debug:
             import traceback
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 PROJECT_FILE = "jupyter-agent.json"
 Action = Literal["allow", "ask", "deny"]
@@ -80,6 +80,12 @@ class Config(_Strict):
     """Extra secret values (or names of environment variables holding them) to redact."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
+    @field_validator("api_base")
+    @classmethod
+    def _api_base_is_a_url(cls, value: str | None) -> str | None:
+        """A typo here would otherwise retry for half a minute against a nonsense address."""
+        return check_url(value) if value else value
+
     @property
     def sources(self) -> list[str]:
         """The files and layers that made this config, lowest first."""
@@ -104,6 +110,18 @@ class Config(_Strict):
         return data
 
 
+def check_url(value: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(
+            f"{value!r} is not a server address; give a URL such as http://localhost:11434 "
+            "(Ollama) or http://localhost:8000/v1"
+        )
+    return value.strip()
+
+
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -123,7 +141,7 @@ def _describe(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
             if close:
@@ -134,7 +152,7 @@ def _describe(exc: ValidationError) -> str:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path}: is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
@@ -178,6 +196,11 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     ):
         if env.get(var):
             data[key] = env[var]
+    if data.get("api_base"):
+        try:
+            check_url(data["api_base"])
+        except ValueError as exc:
+            raise ConfigError(f"JUPYTER_AGENT_API_BASE: {exc}") from None
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_AUTOCOMPACT")):
         data.setdefault("compaction", {})["auto"] = False
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):

@@ -30,7 +30,11 @@ from jupyter_agent.tools.registry import ToolRegistry, default_registry
 
 
 class ConfigurationError(Exception):
-    """No model configured: the message says how to set one."""
+    """No model configured: the message says how to set one (``for_cli`` in a terminal)."""
+
+    def __init__(self, message: str, for_cli: str | None = None) -> None:
+        super().__init__(message)
+        self.for_cli = for_cli or message
 
 
 NO_MODEL = (
@@ -40,6 +44,10 @@ NO_MODEL = (
     "    openai/gpt-5, ollama/qwen2.5-coder) and the provider's API key variable;\n"
     '  - a jupyter-agent.json next to the notebook: {"model": "openai/gpt-5"};\n'
     "  - per call: %agent --model openai/gpt-5 …  (or jupyter-agent run --model …)."
+)
+NO_MODEL_CLI = (
+    "no model is configured: pass --model (e.g. --model openai/gpt-5), set JUPYTER_AGENT_MODEL, "
+    'or put {"model": "openai/gpt-5"} in jupyter-agent.json in this folder'
 )
 
 
@@ -131,7 +139,7 @@ class Runtime:
         overrides = self.config.agent.get(agent)
         chosen = model or (overrides.model if overrides else None) or self.config.model
         if not chosen:
-            raise ConfigurationError(NO_MODEL)
+            raise ConfigurationError(NO_MODEL, NO_MODEL_CLI)
         return chosen
 
     def settings(self, model: str) -> LoopSettings:
