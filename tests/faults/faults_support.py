@@ -72,3 +72,11 @@ def parts(runtime: Any, sid: str, kind: type | None = None) -> list[Any]:
 
 def tool_results(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["body"]["messages"] if m["role"] == "tool"]
+
+
+def one_line(result: Any) -> str:
+    """The single message line on stderr; fails when there is a traceback or more."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]

@@ -31,6 +31,10 @@ BAD_CONFIGS = {
     "unknown key": (b'{"modle": "openai/x"}', "did you mean 'model'?"),
     "top-level array": (b'["openai/x"]', "the top level must be a JSON object"),
     "not utf-8": (b'{"model": "caf\xe9"}', "is not UTF-8 text"),
+    "api_base not a URL": (
+        b'{"api_base": "localhost:11434"}',
+        "api_base: 'localhost:11434' is not a server address",
+    ),
 }
 
 
@@ -70,9 +74,12 @@ def test_compact_without_a_model_explains(tmp_path: Path) -> None:
     """User sees: how to configure a model (as `run` says it), exit 2, no traceback."""
     with SqliteStore.for_directory(tmp_path) as store:
         store.create_session(Session(id="ses_1"))
-    result = run_cli(["compact"], tmp_path)
-    assert result.returncode == 2, result.stderr
-    assert "No model is configured" in result.stderr and "Traceback" not in result.stderr
+    for args in (["compact"], ["run", "hi"]):
+        result = run_cli(args, tmp_path)
+        assert result.returncode == 2, result.stderr
+        line = _one_line(result)
+        assert line.startswith("error: no model is configured: pass --model"), line
+        assert "JUPYTER_AGENT_MODEL" in line and "jupyter-agent.json" in line and "%agent" not in line
 
 
 def test_import_of_a_missing_file(tmp_path: Path) -> None:
