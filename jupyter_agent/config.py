@@ -206,14 +206,19 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):
         data.setdefault("compaction", {})["prune"] = False
     if env.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX"):
-        try:
-            data["output_token_max"] = int(env["JUPYTER_AGENT_OUTPUT_TOKEN_MAX"])
-        except ValueError:
-            raise ConfigError(
-                "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got "
-                f"{env['JUPYTER_AGENT_OUTPUT_TOKEN_MAX']!r}"
-            ) from None
+        data["output_token_max"] = output_token_max_from_env(env)
     return data
+
+
+def output_token_max_from_env(env: Mapping[str, str]) -> int | None:
+    """``JUPYTER_AGENT_OUTPUT_TOKEN_MAX`` as a number; also read per prompt (``%env`` in a kernel)."""
+    value = env.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX", "").strip()
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigError(f"JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got {value!r}") from None
 
 
 def load_config(

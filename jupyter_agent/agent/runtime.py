@@ -157,7 +157,9 @@ class Runtime:
         if notice:
             self.notices.append(notice)
         family = provider_family(model)
-        env_max = os.environ.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX")
+        from jupyter_agent.config import output_token_max_from_env
+
+        env_max = output_token_max_from_env(os.environ)
         return LoopSettings(
             model=model,
             system=lambda agent: self.system_prompt(agent, model),
@@ -167,7 +169,7 @@ class Runtime:
             auto_compact=cfg.compaction.auto,
             prune=cfg.compaction.prune,
             reserved=cfg.compaction.reserved,
-            output_token_max=int(env_max) if env_max else (cfg.output_token_max or 32_000),
+            output_token_max=env_max or (cfg.output_token_max or 32_000),
             tail_turns=cfg.compaction.tail_turns,
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,

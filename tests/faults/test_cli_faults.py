@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from cli_runner import run_cli
+from faults_support import BAD_CONFIGS
 
 from jupyter_agent.core.messages import Session
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -23,19 +24,6 @@ def _one_line(result: Any) -> str:
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     return lines[0]
-
-
-BAD_CONFIGS = {
-    "syntax": (b'{"model": "openai/x",}', "invalid JSON at line 1"),
-    "wrong type": (b'{"steps": "many"}', "steps: Input should be a valid integer"),
-    "unknown key": (b'{"modle": "openai/x"}', "did you mean 'model'?"),
-    "top-level array": (b'["openai/x"]', "the top level must be a JSON object"),
-    "not utf-8": (b'{"model": "caf\xe9"}', "is not UTF-8 text"),
-    "api_base not a URL": (
-        b'{"api_base": "localhost:11434"}',
-        "api_base: 'localhost:11434' is not a server address",
-    ),
-}
 
 
 @pytest.mark.parametrize("case", list(BAD_CONFIGS))
