@@ -32,16 +32,24 @@ def project_root(start: Path) -> Path:
 
 def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any:
     from jupyter_agent.agent.runtime import Runtime
-    from jupyter_agent.config import load_config
+    from jupyter_agent.config import check_url, load_config
+    from jupyter_agent.failures import UsageProblem
     from jupyter_agent.storage.sqlite_store import SqliteStore
 
     notebook = Path(args.notebook).resolve() if getattr(args, "notebook", None) else None
     folder = notebook.parent if notebook else Path.cwd().resolve()
+    if not folder.is_dir():  # a typo must not create folders (and a store) somewhere new
+        raise UsageProblem(f"--notebook {args.notebook}: the folder {folder} does not exist")
+    if getattr(args, "prompt", None) is not None and not args.prompt.strip():
+        raise UsageProblem("the prompt is empty; say what the agent should do")
     overrides: dict[str, Any] = {}
     if getattr(args, "model", None):
         overrides["model"] = args.model
     if getattr(args, "api_base", None):
-        overrides["api_base"] = args.api_base
+        try:
+            overrides["api_base"] = check_url(args.api_base)
+        except ValueError as exc:
+            raise UsageProblem(f"--api-base: {exc}") from None
     config = load_config(folder, overrides)
     store = SqliteStore.for_directory(folder)
     if store.notice:
@@ -101,6 +109,12 @@ class Printer:
             print(f"error: {event.error.message}", file=sys.stderr)
 
 
+def _print_notices(runtime: Any) -> None:
+    for notice in runtime.notices:
+        print(f"note: {notice}", file=sys.stderr)
+    runtime.notices.clear()
+
+
 def _stop_on_sigterm() -> None:
     """SIGTERM stops a headless run like Ctrl-C: the step is aborted and recorded, the
     shell's process group killed (a ``kill -9`` is covered by ``process_guard``)."""
@@ -124,15 +138,18 @@ async def _run(args: argparse.Namespace) -> int:
     runtime.bus.subscribe(Printer(args.json))
     _stop_on_sigterm()
     try:
-        problem = runtime.preflight(runtime.model_for(args.model, args.agent))
+        model = runtime.model_for(args.model, args.agent)
+        problem = runtime.preflight(model, cli=True)
         if problem is not None:
             print(problem, file=sys.stderr)
             return EXIT_USAGE
+        runtime.settings(model)  # notices about the model (unknown limits) before the request
+        _print_notices(runtime)
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
         )
     except ConfigurationError as exc:
-        print(str(exc), file=sys.stderr)
+        print(f"error: {exc.for_cli}", file=sys.stderr)
         return EXIT_USAGE
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
@@ -145,8 +162,7 @@ async def _run(args: argparse.Namespace) -> int:
         print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        for notice in runtime.notices:
-            print(f"note: {notice}", file=sys.stderr)
+        _print_notices(runtime)
     last = next(
         (
             m.info
@@ -233,7 +249,7 @@ def _main(args: argparse.Namespace, debug: bool) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:
-        explained = explain(exc)
+        explained = explain(exc, cli=True)
         if debug:
             import traceback
 

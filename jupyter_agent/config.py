@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 PROJECT_FILE = "jupyter-agent.json"
 Action = Literal["allow", "ask", "deny"]
@@ -80,6 +80,12 @@ class Config(_Strict):
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
+    @field_validator("api_base")
+    @classmethod
+    def _api_base_is_a_url(cls, value: str | None) -> str | None:
+        """A typo here would otherwise retry for half a minute against a nonsense address."""
+        return check_url(value) if value else value
+
     @property
     def sources(self) -> list[str]:
         """The files and layers that made this config, lowest first."""
@@ -107,6 +113,18 @@ class Config(_Strict):
         return data
 
 
+def check_url(value: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(
+            f"{value!r} is not a server address; give a URL such as http://localhost:11434 "
+            "(Ollama) or http://localhost:8000/v1"
+        )
+    return value.strip()
+
+
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -126,7 +144,7 @@ def _describe(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
             if close:
@@ -137,7 +155,7 @@ def _describe(exc: ValidationError) -> str:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path}: is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
@@ -181,19 +199,29 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     ):
         if env.get(var):
             data[key] = env[var]
+    if data.get("api_base"):
+        try:
+            check_url(data["api_base"])
+        except ValueError as exc:
+            raise ConfigError(f"JUPYTER_AGENT_API_BASE: {exc}") from None
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_AUTOCOMPACT")):
         data.setdefault("compaction", {})["auto"] = False
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):
         data.setdefault("compaction", {})["prune"] = False
     if env.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX"):
-        try:
-            data["output_token_max"] = int(env["JUPYTER_AGENT_OUTPUT_TOKEN_MAX"])
-        except ValueError:
-            raise ConfigError(
-                "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got "
-                f"{env['JUPYTER_AGENT_OUTPUT_TOKEN_MAX']!r}"
-            ) from None
+        data["output_token_max"] = output_token_max_from_env(env)
     return data
+
+
+def output_token_max_from_env(env: Mapping[str, str]) -> int | None:
+    """``JUPYTER_AGENT_OUTPUT_TOKEN_MAX`` as a number; also read per prompt (``%env`` in a kernel)."""
+    value = env.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX", "").strip()
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigError(f"JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got {value!r}") from None
 
 
 def load_config(

@@ -34,12 +34,15 @@ def debug_enabled(flag: bool = False) -> bool:
     return flag or os.environ.get("JUPYTER_AGENT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def explain(exc: BaseException) -> Explained | None:
-    """The one line for an expected failure; None for a bug (which deserves a traceback)."""
+def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:
+    """The one line for an expected failure; None for a bug (which deserves a traceback).
+    ``cli``: worded for a terminal (flags and environment variables, not magics)."""
     from jupyter_agent.agent.runtime import ConfigurationError
     from jupyter_agent.config import ConfigError
     from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError
 
+    if isinstance(exc, ConfigurationError) and cli:
+        return Explained(exc.for_cli, EXIT_USAGE)
     if isinstance(exc, (ConfigError, ConfigurationError, UsageProblem)):
         return Explained(str(exc), EXIT_USAGE)
     if isinstance(exc, SessionNotFound):

@@ -30,7 +30,11 @@ from jupyter_agent.tools.registry import ToolRegistry, default_registry
 
 
 class ConfigurationError(Exception):
-    """No model configured: the message says how to set one."""
+    """No model configured: the message says how to set one (``for_cli`` in a terminal)."""
+
+    def __init__(self, message: str, for_cli: str | None = None) -> None:
+        super().__init__(message)
+        self.for_cli = for_cli or message
 
 
 NO_MODEL = (
@@ -40,6 +44,10 @@ NO_MODEL = (
     "    openai/gpt-5, ollama/qwen2.5-coder) and the provider's API key variable;\n"
     '  - a jupyter-agent.json next to the notebook: {"model": "openai/gpt-5"};\n'
     "  - per call: %agent --model openai/gpt-5 …  (or jupyter-agent run --model …)."
+)
+NO_MODEL_CLI = (
+    "no model is configured: pass --model (e.g. --model openai/gpt-5), set JUPYTER_AGENT_MODEL, "
+    'or put {"model": "openai/gpt-5"} in jupyter-agent.json in this folder'
 )
 
 
@@ -134,7 +142,7 @@ class Runtime:
         overrides = self.config.agent.get(agent)
         chosen = model or (overrides.model if overrides else None) or self.config.model
         if not chosen:
-            raise ConfigurationError(NO_MODEL)
+            raise ConfigurationError(NO_MODEL, NO_MODEL_CLI)
         return chosen
 
     def settings(self, model: str) -> LoopSettings:
@@ -152,7 +160,9 @@ class Runtime:
         if notice:
             self.notices.append(notice)
         family = provider_family(model)
-        env_max = os.environ.get("JUPYTER_AGENT_OUTPUT_TOKEN_MAX")
+        from jupyter_agent.config import output_token_max_from_env
+
+        env_max = output_token_max_from_env(os.environ)
         return LoopSettings(
             model=model,
             system=lambda agent: self.system_prompt(agent, model),
@@ -162,7 +172,7 @@ class Runtime:
             auto_compact=cfg.compaction.auto,
             prune=cfg.compaction.prune,
             reserved=cfg.compaction.reserved,
-            output_token_max=int(env_max) if env_max else (cfg.output_token_max or 32_000),
+            output_token_max=env_max or (cfg.output_token_max or 32_000),
             tail_turns=cfg.compaction.tail_turns,
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
@@ -176,8 +186,11 @@ class Runtime:
             compaction_model=cfg.compaction.model,
         )
 
-    def preflight(self, model: str) -> str | None:
-        """Why a prompt cannot start (no API key for a hosted provider), in words a user can act on."""
+    def preflight(self, model: str, *, cli: bool = False) -> str | None:
+        """Why a prompt cannot start (no API key for a hosted provider), in words a user can act on.
+
+        ``cli``: the command has no kernel or ``%env``; it reads the shell's environment.
+        """
         if self.config.api_base or self.config.api_key():
             return None
         from jupyter_agent.providers.models import missing_keys
@@ -186,6 +199,12 @@ class Runtime:
         if not missing:
             return None
         var = missing[0]
+        if cli:
+            return (
+                f"No API key for {model}: set the environment variable {var} (export {var}=...) "
+                "and run again. For a local server set api_base instead (--api-base, "
+                'JUPYTER_AGENT_API_BASE or "api_base" in jupyter-agent.json).'
+            )
         return (
             f"No API key for {model}: set {var} in the kernel's environment "
             f"(for example `%env {var}=...` or export it before starting Jupyter), then run the "

@@ -74,8 +74,8 @@ class AuthError(ProviderError):
         var = KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
         return cls(
             f"The provider rejected the API key for {model} ({detail.strip()[:200]}). Set "
-            f"{var} (or JUPYTER_AGENT_API_KEY for a custom endpoint) in the kernel's "
-            "environment, then run the prompt again.",
+            f"{var} (or JUPYTER_AGENT_API_KEY for a custom endpoint) in the environment "
+            "(the kernel's, for notebooks), then run the prompt again.",
             status=status,
         )
 

@@ -101,11 +101,19 @@ def _usage(model: str, usage: Any) -> tuple[Tokens, float]:
     return tokens, cost
 
 
-def map_exception(exc: BaseException, model: str) -> E.ProviderError:
+def map_exception(exc: BaseException, model: str, api_base: str | None = None) -> E.ProviderError:
     """litellm's exception zoo → our typed errors, keeping status and retry headers."""
     if isinstance(exc, E.ProviderError):
         return exc
     lm = litellm()
+    original = getattr(exc, "original_exception", None)
+    if isinstance(exc, getattr(lm, "MidStreamFallbackError", ())) and isinstance(original, Exception):
+        exc = original  # litellm wraps a mid-stream failure for its router; we want the cause
+    from jupyter_agent.providers.local_server import unreachable
+
+    local = unreachable(exc, model, api_base)
+    if local is not None:
+        return local
     status = getattr(exc, "status_code", None)
     headers: dict[str, str] = {}
     raw = getattr(exc, "litellm_response_headers", None) or getattr(
@@ -136,6 +144,19 @@ def map_exception(exc: BaseException, model: str) -> E.ProviderError:
     return E.ApiError(text, status=status, retryable=False, headers=headers)
 
 
+def _broken_stream(exc: Exception, model: str, finish: str | None) -> E.ProviderError:
+    """A failure while reading an open stream: a dropped connection (however litellm's
+    stream wrapper words it) is an incomplete step, retried from the start."""
+    mapped = map_exception(exc, model)
+    if (
+        finish is None
+        and type(mapped) is E.ApiError
+        and (not mapped.retryable or mapped.status in (None, 500, 503))
+    ):
+        return E.IncompleteStreamError(f"The stream broke off: {mapped.message}")
+    return mapped
+
+
 class LiteLLMClient:
     """Streams steps through ``litellm.acompletion`` and turns them into our events."""
 
@@ -162,7 +183,7 @@ class LiteLLMClient:
         try:
             response = await lm.acompletion(**kwargs)
         except Exception as exc:
-            raise map_exception(exc, model) from exc
+            raise map_exception(exc, model, api_base) from exc
         async for event in self._events(response, model, abort):
             yield event
 
@@ -184,10 +205,7 @@ class LiteLLMClient:
             except StopAsyncIteration:
                 break
             except Exception as exc:
-                mapped = map_exception(exc, model)
-                if isinstance(mapped, E.ApiError) and not mapped.retryable and finish is None:
-                    mapped = E.IncompleteStreamError(f"The stream broke off: {mapped.message}")
-                raise mapped from exc
+                raise _broken_stream(exc, model, finish) from exc
             if getattr(chunk, "usage", None):
                 usage = chunk.usage
             for choice in getattr(chunk, "choices", None) or []:
@@ -287,7 +305,7 @@ class LiteLLMClient:
         try:
             response = await litellm().acompletion(**kwargs)
         except Exception as exc:
-            raise map_exception(exc, model) from exc
+            raise map_exception(exc, model, api_base) from exc
         return str(response.choices[0].message.content or "")
 
 

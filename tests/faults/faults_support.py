@@ -72,3 +72,24 @@ def parts(runtime: Any, sid: str, kind: type | None = None) -> list[Any]:
 
 def tool_results(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["body"]["messages"] if m["role"] == "tool"]
+
+
+def one_line(result: Any) -> str:
+    """The single message line on stderr; fails when there is a traceback or more."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+BAD_CONFIGS = {  # case → (bytes of jupyter-agent.json, what the one line says)
+    "syntax": (b'{"model": "openai/x",}', "invalid JSON at line 1"),
+    "wrong type": (b'{"steps": "many"}', "steps: Input should be a valid integer"),
+    "unknown key": (b'{"modle": "openai/x"}', "did you mean 'model'?"),
+    "top-level array": (b'["openai/x"]', "the top level must be a JSON object"),
+    "not utf-8": (b'{"model": "caf\xe9"}', "is not UTF-8 text"),
+    "api_base not a URL": (
+        b'{"api_base": "localhost:11434"}',
+        "api_base: 'localhost:11434' is not a server address",
+    ),
+}

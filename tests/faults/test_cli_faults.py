@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from cli_runner import run_cli
+from faults_support import BAD_CONFIGS
 
 from jupyter_agent.core.messages import Session
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -23,15 +24,6 @@ def _one_line(result: Any) -> str:
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     return lines[0]
-
-
-BAD_CONFIGS = {
-    "syntax": (b'{"model": "openai/x",}', "invalid JSON at line 1"),
-    "wrong type": (b'{"steps": "many"}', "steps: Input should be a valid integer"),
-    "unknown key": (b'{"modle": "openai/x"}', "did you mean 'model'?"),
-    "top-level array": (b'["openai/x"]', "the top level must be a JSON object"),
-    "not utf-8": (b'{"model": "caf\xe9"}', "is not UTF-8 text"),
-}
 
 
 @pytest.mark.parametrize("case", list(BAD_CONFIGS))
@@ -70,9 +62,12 @@ def test_compact_without_a_model_explains(tmp_path: Path) -> None:
     """User sees: how to configure a model (as `run` says it), exit 2, no traceback."""
     with SqliteStore.for_directory(tmp_path) as store:
         store.create_session(Session(id="ses_1"))
-    result = run_cli(["compact"], tmp_path)
-    assert result.returncode == 2, result.stderr
-    assert "No model is configured" in result.stderr and "Traceback" not in result.stderr
+    for args in (["compact"], ["run", "hi"]):
+        result = run_cli(args, tmp_path)
+        assert result.returncode == 2, result.stderr
+        line = _one_line(result)
+        assert line.startswith("error: no model is configured: pass --model"), line
+        assert "JUPYTER_AGENT_MODEL" in line and "jupyter-agent.json" in line and "%agent" not in line
 
 
 def test_import_of_a_missing_file(tmp_path: Path) -> None:
