@@ -87,7 +87,12 @@ class Printer:
 
 async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.run_checks import run_problem
 
+    problem = run_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_USAGE
     runtime = build_runtime(args)
     session_id = args.session
     if args.cont and not session_id:

@@ -117,5 +117,14 @@ def get_agent(name: str, overrides: dict[str, Any] | None = None) -> AgentInfo:
     return info.model_copy(update=update)
 
 
+def runnable_agent(name: str) -> AgentInfo:
+    """An agent a prompt may be sent to: hidden helpers (compaction, title) are not."""
+    info = get_agent(name)
+    if info.mode == "hidden":
+        names = ", ".join(a for a, i in BUILTIN.items() if i.mode != "hidden")
+        raise KeyError(f"'{name}' is an internal agent and cannot take prompts. Available agents: {names}")
+    return info
+
+
 def subagents() -> list[AgentInfo]:
     return [a for a in BUILTIN.values() if a.mode == "subagent"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
+from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
@@ -231,15 +232,22 @@ class AgentLoop:
         )
         self.recorder.message(message)
         max_steps = agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
+        last_step = step >= max_steps
         after = last_finished.info.id if step > 1 and last_finished is not None else None
         messages = self.build_request(agent, step, model, remind_after=after)
-        if step >= max_steps:
+        if last_step:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
         allowed = agent.tools
         env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
         runner = ToolRunner(self.recorder, env, agent.name, self.ask)
         self.current_runner = runner
         tools = [t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed]
+        extra: dict[str, Any] = {}
+        if last_step:
+            # the last request forbids tools (still declared so past tool calls stay valid)
+            runner.refuse = max_steps_message(max_steps)
+            if tools:
+                extra = {"tool_choice": "none", "drop_params": True}
         stream = self.client.stream_with_retry(
             model=model,
             messages=messages,
@@ -249,6 +257,7 @@ class AgentLoop:
             max_tokens=None,
             abort=runner.abort,
             on_retry=self._retry_recorder(message),
+            **({"extra": extra} if extra else {}),
         )
         processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
         try:
@@ -257,6 +266,9 @@ class AgentLoop:
             self.current_runner = None
         self._last_finish = processor.message.finish
         self._last_error = processor.message.error
+        if runner.refused and self._last_error is None:
+            self._last_error = fail_max_steps(self.recorder, processor.message, max_steps)
+            return "stop"
         return outcome
 
     def _retry_recorder(self, message: AssistantMessage) -> Callable[[int, Any, int], None]:
