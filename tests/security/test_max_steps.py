@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_runner import run_cli
-from scripted_server import Reply, ToolCall
+from scripted_server import ErrorReply, Reply, ToolCall
 
 from jupyter_agent.core.messages import AssistantMessage, ToolPart
 
@@ -68,3 +68,26 @@ def test_build_agent_has_a_default_cap() -> None:
     from jupyter_agent.agent.loop import DEFAULT_MAX_STEPS
 
     assert 0 < DEFAULT_MAX_STEPS <= 200
+
+
+OVERFLOW = ErrorReply(400, "This model's maximum context length is 32000 tokens. Please reduce the length.")
+SUMMARY = Reply(text="## Goal\n- keep going")
+
+
+def _is_summary(request: dict[str, Any]) -> bool:
+    last = request["body"]["messages"][-1]
+    return "anchored summary" in json.dumps(last.get("content"))
+
+
+async def test_overflow_on_the_last_step_cannot_extend_the_cap(
+    make_runtime: Any, scripted_server: Any
+) -> None:
+    """A model (or proxy) that answers "context too long" on the last step gets one retry
+    after the summary, never an endless compact-and-call cycle."""
+    scripted_server.queue(BASH_FOREVER, *[OVERFLOW, SUMMARY] * RUNAWAY)
+    runtime = make_runtime(steps=2)
+    sid = await runtime.prompt("go")
+    calls = [r for r in scripted_server.requests if not _is_summary(r)]
+    assert len(calls) <= 3
+    last = runtime.recorder(sid).history()[-1].info
+    assert isinstance(last, AssistantMessage) and last.error is not None and last.error.name == "max_steps"
