@@ -35,6 +35,8 @@ class AgentInfo(BaseModel):
 
 
 _PLAN_BASH = {
+    # matched per simple command of the parsed line; "bash_write" also asks for any
+    # command that is not read-only (redirections into files, writing options …)
     "*": "ask",
     "ls*": "allow",
     "cat *": "allow",
@@ -66,6 +68,8 @@ BUILTIN: dict[str, AgentInfo] = {
             "write": "deny",
             "notebook_edit": "deny",
             "bash": _PLAN_BASH,
+            "bash_write": "ask",
+            "python": "ask",
         },
     ),
     "explore": AgentInfo(
@@ -77,7 +81,13 @@ BUILTIN: dict[str, AgentInfo] = {
         ),
         prompt="explore",
         tools=READ_ONLY_TOOLS - {"todowrite"} | {"bash"},
-        permission={"edit": "deny", "write": "deny", "notebook_edit": "deny", "bash": _PLAN_BASH},
+        permission={
+            "edit": "deny",
+            "write": "deny",
+            "notebook_edit": "deny",
+            "bash": _PLAN_BASH,
+            "bash_write": "ask",
+        },
     ),
     "general": AgentInfo(
         name="general",
