@@ -128,8 +128,13 @@ def _stop_on_sigterm() -> None:
 
 async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError
 
+    problem = run_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_USAGE
     runtime = build_runtime(args)
     session_id = args.session
     if args.cont and not session_id:

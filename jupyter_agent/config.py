@@ -29,9 +29,9 @@ class _Strict(BaseModel):
 
 
 class Limit(_Strict):
-    context: int | None = None
-    input: int | None = None
-    output: int | None = None
+    context: int | None = Field(default=None, ge=1)
+    input: int | None = Field(default=None, ge=1)
+    output: int | None = Field(default=None, ge=1)
 
 
 class ModelConfig(_Strict):
@@ -41,23 +41,23 @@ class ModelConfig(_Strict):
 class CompactionConfig(_Strict):
     auto: bool = True
     prune: bool = True
-    tail_turns: int = 2
-    preserve_recent_tokens: int | None = None
-    reserved: int | None = None
+    tail_turns: int = Field(default=2, ge=0)
+    preserve_recent_tokens: int | None = Field(default=None, ge=0)
+    reserved: int | None = Field(default=None, ge=0)
     model: str | None = None
     """The model that writes summaries (default: the session's model)."""
 
 
 class ToolOutputConfig(_Strict):
-    max_lines: int = 2000
-    max_bytes: int = 51_200
+    max_lines: int = Field(default=2000, ge=1)
+    max_bytes: int = Field(default=51_200, ge=1)
 
 
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
     permission: dict[str, Action | dict[str, Action]] | None = None
-    steps: int | None = None
+    steps: int | None = Field(default=None, ge=1)
 
 
 class Config(_Strict):
@@ -72,8 +72,9 @@ class Config(_Strict):
     permission: dict[str, Action | dict[str, Action]] = Field(default_factory=dict)
     instructions: list[str] = Field(default_factory=list)
     agent: dict[str, AgentConfig] = Field(default_factory=dict)
-    steps: int | None = None
-    output_token_max: int | None = None
+    steps: int | None = Field(default=None, ge=1)
+    """Most model calls per prompt; the last one may not call tools (default 100)."""
+    output_token_max: int | None = Field(default=None, ge=1)
     retries: int = Field(default=4, ge=0, le=20)
     """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
     redact: list[str] = Field(default_factory=list)
@@ -219,9 +220,12 @@ def output_token_max_from_env(env: Mapping[str, str]) -> int | None:
     if not value:
         return None
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
-        raise ConfigError(f"JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got {value!r}") from None
+        number = 0
+    if number < 1:
+        raise ConfigError(f"JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be a positive integer, got {value!r}")
+    return number
 
 
 def load_config(

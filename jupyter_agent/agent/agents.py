@@ -35,6 +35,8 @@ class AgentInfo(BaseModel):
 
 
 _PLAN_BASH = {
+    # matched per simple command of the parsed line; "bash_write" also asks for any
+    # command that is not read-only (redirections into files, writing options …)
     "*": "ask",
     "ls*": "allow",
     "cat *": "allow",
@@ -66,6 +68,8 @@ BUILTIN: dict[str, AgentInfo] = {
             "write": "deny",
             "notebook_edit": "deny",
             "bash": _PLAN_BASH,
+            "bash_write": "ask",
+            "python": "ask",
         },
     ),
     "explore": AgentInfo(
@@ -77,7 +81,13 @@ BUILTIN: dict[str, AgentInfo] = {
         ),
         prompt="explore",
         tools=READ_ONLY_TOOLS - {"todowrite"} | {"bash"},
-        permission={"edit": "deny", "write": "deny", "notebook_edit": "deny", "bash": _PLAN_BASH},
+        permission={
+            "edit": "deny",
+            "write": "deny",
+            "notebook_edit": "deny",
+            "bash": _PLAN_BASH,
+            "bash_write": "ask",
+        },
     ),
     "general": AgentInfo(
         name="general",
@@ -115,6 +125,15 @@ def get_agent(name: str, overrides: dict[str, Any] | None = None) -> AgentInfo:
     if overrides.get("permission"):
         update["permission"] = {**info.permission, **overrides["permission"]}
     return info.model_copy(update=update)
+
+
+def runnable_agent(name: str) -> AgentInfo:
+    """An agent a prompt may be sent to: hidden helpers (compaction, title) are not."""
+    info = get_agent(name)
+    if info.mode == "hidden":
+        names = ", ".join(a for a, i in BUILTIN.items() if i.mode != "hidden")
+        raise KeyError(f"'{name}' is an internal agent and cannot take prompts. Available agents: {names}")
+    return info
 
 
 def subagents() -> list[AgentInfo]:

@@ -14,6 +14,7 @@ from typing import Any
 from jupyter_agent.agent import oversize
 from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
+from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message, refuse_step
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
@@ -180,6 +181,10 @@ class AgentLoop:
             if size is not None:
                 oversize.refuse(self, last_user, size)
                 break
+            cap = self._max_steps(last_user.info)
+            if step > cap + 1:  # the last step overflowed and was retried once already
+                self._last_error = refuse_step(self.recorder, last_user.info, self.settings.model, cap)
+                break
             result = await self._step(step, last_user, last_finished)
             if result == "compact":
                 # overflow = the step never finished (provider said "too long"): a new
@@ -232,6 +237,10 @@ class AgentLoop:
                     self.recorder.touch(entry.info.id)
         return len(part_ids)
 
+    def _max_steps(self, user: UserMessage) -> int:
+        agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
+        return agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
+
     async def _step(self, step: int, last_user: Any, last_finished: Any) -> Outcome:
         user: UserMessage = last_user.info
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
@@ -244,16 +253,23 @@ class AgentLoop:
             model=model,
         )
         self.recorder.message(message)
-        max_steps = agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
+        max_steps = self._max_steps(user)
+        last_step = step >= max_steps
         after = last_finished.info.id if step > 1 and last_finished is not None else None
         messages = self.build_request(agent, step, model, remind_after=after)
-        if step >= max_steps:
+        if last_step:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
         allowed = agent.tools
         env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
         runner = ToolRunner(self.recorder, env, agent.name, self.ask)
         self.current_runner = runner
         tools = [t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed]
+        extra: dict[str, Any] = {}
+        if last_step:
+            # the last request forbids tools (still declared so past tool calls stay valid)
+            runner.refuse = max_steps_message(max_steps)
+            if tools:
+                extra = {"tool_choice": "none", "drop_params": True}
         stream = self.client.stream_with_retry(
             model=model,
             messages=messages,
@@ -263,6 +279,7 @@ class AgentLoop:
             max_tokens=max_output(self.settings.output_limit, self.settings.output_token_max),
             abort=runner.abort,
             on_retry=self._retry_recorder(message),
+            **({"extra": extra} if extra else {}),
         )
         processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
         try:
@@ -272,6 +289,9 @@ class AgentLoop:
         self._last_finish = processor.message.finish
         self._last_error = processor.message.error
         self._last_message = processor.message
+        if runner.refused and self._last_error is None:
+            self._last_error = fail_max_steps(self.recorder, processor.message, max_steps)
+            return "stop"
         return outcome
 
     def _retry_recorder(self, message: AssistantMessage) -> Callable[[int, Any, int], None]:

@@ -119,9 +119,15 @@ class PermissionManager:
         """Return when allowed; raise PermissionDenied with a user-facing reason otherwise."""
         rules = self.rules_for(str(metadata.pop("agent", agent)))
         action = evaluate(rules, permission, patterns)
+        unsure = metadata.pop("unsure", None)
+        if unsure and action == "allow" and rules.get(permission) != "allow":
+            action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through
         if action == "allow":
             return
         shown = ", ".join(patterns) or permission
+        why = unsure or metadata.get("reason")
+        if why:
+            shown = f"{shown} ({why})"
         if action == "deny":
             raise PermissionDenied(
                 f"Permission '{permission}' for {shown} is denied by the configuration. "

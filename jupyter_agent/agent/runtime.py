@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.agent.agents import AgentInfo, get_agent
+from jupyter_agent.agent.agents import AgentInfo, get_agent, runnable_agent
 from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.loop import AgentLoop, LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
@@ -319,6 +319,7 @@ class Runtime:
         model: str | None = None,
     ) -> str:
         """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
+        runnable_agent(agent)  # before a session is created
         chosen = self.model_for(model, agent)
         session_id = session_id or self.new_session().id
         self.claim(session_id)  # before anything is written: a busy session is refused at once

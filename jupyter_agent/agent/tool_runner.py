@@ -65,6 +65,9 @@ class ToolRunner:
         self.agent = agent
         self.ask = ask
         self.abort = asyncio.Event()
+        self.refuse: str | None = None
+        """Set on the last allowed step: tool calls are recorded as errors, never run."""
+        self.refused = 0
 
     def _available(self, name: str) -> bool:
         return name in self.env.registry and (self.env.allowed is None or name in self.env.allowed)
@@ -89,6 +92,9 @@ class ToolRunner:
         """Take a pending part to completed or error; never raises except on cancel."""
         args, shown, problem = self.parse(part, raw)
         start = now_ms()
+        if self.refuse is not None:
+            self.refused += 1
+            return self._error(part, shown, self.refuse, start, rejected=True)
         if problem is not None or args is None:
             return self._error(part, shown, problem or "invalid arguments", start)
         running = part.model_copy(update={"state": ToolStateRunning(input=shown)})

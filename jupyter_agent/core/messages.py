@@ -68,7 +68,9 @@ class Tokens(_Model):
     total: int = 0
 
 
-ErrorName = Literal["aborted", "auth", "api", "rate_limit", "output_length", "context_overflow", "unknown"]
+ErrorName = Literal[
+    "aborted", "auth", "api", "rate_limit", "output_length", "context_overflow", "max_steps", "unknown"
+]
 
 
 class MessageError(_Model):

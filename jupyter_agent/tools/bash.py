@@ -22,8 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.tools import process_guard
+from jupyter_agent.tools import bash_check, process_guard
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.bash_parse import parse
 from jupyter_agent.tools.descriptions import describe
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -106,18 +107,39 @@ async def _stop(pid: int, proto: _Collector) -> None:
     await _first(proto.exited, timeout=5)
 
 
+async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
+    """Every simple command against the ``bash`` rules (strictest wins; what cannot be
+    parsed asks), paths leaving the project against ``external_directory``, and anything
+    that is not read-only against ``bash_write`` (asked under the plan agent)."""
+    parsed = parse(command)
+    unsure = parsed.problems[0] if parsed.problems else None
+    patterns = bash_check.patterns(parsed) or [command]
+    await ctx.permit("bash", patterns, title, command=command, unsure=unsure)
+    outside = bash_check.external_paths(parsed, ctx.working_dir, ctx.project_root)
+    if outside:
+        await ctx.permit(
+            "external_directory",
+            bash_check.external_patterns(outside),
+            f"Run outside the project: {', '.join(map(str, outside[:3]))}",
+            command=command,
+        )
+    writes = bash_check.write_problem(parsed)
+    if writes is not None:
+        await ctx.permit("bash_write", [command], title, command=command, reason=writes)
+
+
 class BashTool(Tool[BashArgs]):
     name = "bash"
     description = describe("bash")
     Args = BashArgs
 
     def permission_patterns(self, args: Any) -> list[str]:
-        return [args.command.strip()]
+        return bash_check.patterns(parse(args.command.strip())) or [args.command.strip()]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         command = args.command.strip()
         title = args.description or command[:80]
-        await ctx.permit("bash", [command], title, command=command)
+        await permit_command(ctx, command, title)
         timeout_ms = min(args.timeout or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
         if not ctx.working_dir.is_dir():
             raise ToolError(f"The working directory {ctx.working_dir} does not exist.")

@@ -52,10 +52,10 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
 
 
 def test_bad_environment_value_is_one_line(tmp_path: Path) -> None:
-    """User sees: "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got 'abc'", exit 2."""
+    """User sees: "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be a positive integer, got 'abc'", exit 2."""
     result = run_cli(["run", "--model", "openai/test", "hi"], tmp_path, JUPYTER_AGENT_OUTPUT_TOKEN_MAX="abc")
     assert result.returncode == 2
-    assert "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got 'abc'" in _one_line(result)
+    assert "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be a positive integer, got 'abc'" in _one_line(result)
 
 
 def test_compact_without_a_model_explains(tmp_path: Path) -> None:

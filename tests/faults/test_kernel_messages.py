@@ -76,7 +76,7 @@ def test_every_broken_setting_in_a_kernel_is_one_message(
     bad_env = {
         "JUPYTER_AGENT_OUTPUT_TOKEN_MAX": (
             "abc",
-            "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got 'abc'",
+            "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be a positive integer, got 'abc'",
         ),
         "JUPYTER_AGENT_API_BASE": (
             "localhost:11434",
@@ -104,4 +104,4 @@ def test_every_broken_setting_in_a_kernel_is_one_message(
     # read again for every prompt: a bad value set later is a message too, not a ValueError
     kernel.execute("%env JUPYTER_AGENT_OUTPUT_TOKEN_MAX=lots")
     out = _one_message(kernel.execute("%agent --wait hello"))
-    assert "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be an integer, got 'lots'" in out
+    assert "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be a positive integer, got 'lots'" in out

@@ -41,7 +41,7 @@ async def test_output_stderr_and_exit_code(call: Call, rec: Recorder) -> None:
     assert result.output == "out\nerr\n\n\n(exit code 3)"
     assert result.metadata == {"exit": 3, "description": "Fail on purpose"}
     assert result.title == "Fail on purpose" and result.truncate_direction == "tail"
-    assert rec.asked("bash") == [["echo out; echo err >&2; exit 3"]]
+    assert rec.asked("bash") == [["echo out", "echo err", "exit 3"]]  # each command on its own
 
 
 async def test_success_runs_in_working_dir_with_bash(call: Call, root: Path) -> None:

@@ -1,0 +1,39 @@
+"""What a headless ``run`` checks before it creates anything (store, session, folders).
+
+A bad value is refused with one line naming the flag or key, and exit code 2; a run
+that would fail later must not leave an empty session or a ``.jupyter-agent/`` behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def run_problem(args: argparse.Namespace) -> str | None:
+    """Why ``jupyter-agent run`` cannot start with these arguments, or None."""
+    from jupyter_agent.agent.agents import runnable_agent
+    from jupyter_agent.config import ConfigError, load_config
+
+    if not str(args.prompt or "").strip():
+        return 'error: the prompt is empty. Give the text to send, e.g. jupyter-agent run "summarise x.csv"'
+    try:
+        runnable_agent(args.agent)
+    except KeyError as exc:
+        return f"error: --agent {args.agent}: {exc.args[0]}"
+    folder = Path.cwd()
+    if getattr(args, "notebook", None):
+        notebook = Path(args.notebook).expanduser().resolve()
+        if not notebook.parent.is_dir():
+            return (
+                f"error: --notebook {args.notebook}: the folder {notebook.parent} does not exist. "
+                "Create it first or point --notebook at an existing folder."
+            )
+        if notebook.is_dir():
+            return f"error: --notebook {args.notebook} is a folder; give the path of a .ipynb file."
+        folder = notebook.parent
+    try:
+        load_config(folder.resolve())
+    except ConfigError as exc:
+        return f"error: {exc}"
+    return None

@@ -1,0 +1,192 @@
+"""What a parsed shell command means for permissions (SPEC "Permissions", bash).
+
+- ``patterns``: one per simple command, each matched against the ``bash`` rules on its
+  own; the strictest action wins.
+- ``external_paths``: folders outside the project that file-touching commands and
+  redirections name (``external_directory``). Only paths written out in the command are
+  seen; one computed when it runs (``$DIR``, ``$(…)``) is not.
+- ``write_problem``: why the command is not read-only (the plan agent's ``bash_write``).
+  Read-only is an allow-list: every command is a known reader with no writing option,
+  nothing is redirected into a file, no variable prefix, no shell string.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jupyter_agent.tools.bash_parse import ParsedCommand, Redirect, Scope, SimpleCommand
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+FILE_COMMANDS = _names(
+    "cd pushd rm rmdir cp mv mkdir touch chmod chown chgrp ln cat tac tee truncate dd "
+    "install rsync head tail less more source . find ls grep egrep fgrep rg sed awk sort "
+    "diff wc stat shred unlink split csplit zip unzip tar"
+)
+"""Commands whose arguments are paths (checked for leaving the project)."""
+FIRST_IS_NOT_A_PATH = {
+    "chmod": 1, "chown": 1, "chgrp": 1, "grep": 1, "egrep": 1, "fgrep": 1, "rg": 1, "sed": 1, "awk": 1,
+}  # fmt: skip
+"""Leading operands that are not paths (a mode, an owner, a pattern or script)."""
+HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/", "-")
+
+READERS = _names(
+    "ls cat tac head tail wc pwd echo printf grep egrep fgrep rg file stat du df tree which "
+    "type whoami id date uname printenv cut tr cmp basename dirname realpath readlink nl od "
+    "true false test [ column md5sum sha1sum sha256sum cd seq jq diff sort uniq find git : "
+    "hostname"
+)
+WRITING_OPTIONS = {
+    "sort": ("-o", "--output"),
+    "rg": ("--pre", "--pre-glob"),
+    "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
+    "date": ("-s", "--set"),
+    "tree": ("-o",),
+    "git": ("--output", "--ext-diff", "-O", "--open-files-in-pager", "-c", "--exec-path", "--upload-pack"),
+}
+GIT_READERS = _names("status diff log show blame ls-files rev-parse grep shortlog describe ls-tree cat-file")
+
+
+def patterns(parsed: ParsedCommand) -> list[str]:
+    """What the ``bash`` rules are matched against: every simple command, several spellings."""
+    out: list[str] = []
+    for cmd in parsed.commands:
+        out.extend(p for p in cmd.patterns() if p not in out)
+    return out
+
+
+def _resolve(text: str, cwd: Path) -> Path:
+    path = Path(text).expanduser()
+    return (path if path.is_absolute() else cwd / path).resolve()
+
+
+def _outside(path: Path, root: Path) -> bool:
+    return path != root and root not in path.parents
+
+
+def _path_args(cmd: SimpleCommand) -> list[str]:
+    args: list[str] = []
+    skip = FIRST_IS_NOT_A_PATH.get(cmd.base, 0)
+    if cmd.base in ("grep", "egrep", "fgrep", "rg", "sed", "awk") and any(
+        (w.value or "").startswith(("-e", "-f", "--regexp", "--file", "--expression")) for w in cmd.words[1:]
+    ):
+        skip = 0
+    options_done = False
+    for word in cmd.words[1:]:
+        value = word.value
+        if value is None:
+            continue  # computed when it runs: not seen here
+        if not options_done and value == "--":
+            options_done = True
+            continue
+        if not options_done and value.startswith("-") and value != "-":
+            if "=" in value:
+                args.append(value.split("=", 1)[1])
+            continue
+        if "=" in value and value.split("=", 1)[0].isalpha():  # dd of=/x, key=value
+            value = value.split("=", 1)[1]
+        if skip:
+            skip -= 1
+            continue
+        args.append(value)
+    if cmd.base in ("cd", "pushd") and not args:
+        args.append("~")
+    return [a for a in args if a and not a.startswith(HARMLESS_TARGETS)]
+
+
+def external_paths(parsed: ParsedCommand, working_dir: Path, project_root: Path) -> list[Path]:
+    """Paths outside the project that the command names (files or folders), in order.
+
+    ``cd`` is followed within its scope; a ``cd`` into a folder that does not exist (yet)
+    may fail, so later relative paths are checked from both folders."""
+    root = project_root.resolve()
+    cwds: dict[Scope, list[Path]] = {(): [working_dir.resolve()]}
+    found: list[Path] = []
+
+    def folders(scope: Scope) -> list[Path]:
+        for n in range(len(scope), -1, -1):
+            if scope[:n] in cwds:
+                return cwds[scope[:n]]
+        return cwds[()]
+
+    def check(text: str, scope: Scope) -> None:
+        for cwd in folders(scope):
+            path = _resolve(text, cwd)
+            if _outside(path, root) and path not in found:
+                found.append(path)
+
+    for event in parsed.events:
+        if isinstance(event, Redirect):
+            target = event.target.value
+            if target is not None and not target.isdigit() and not target.startswith(HARMLESS_TARGETS):
+                check(target, event.scope)
+            continue
+        if event.base not in FILE_COMMANDS:
+            continue
+        for arg in _path_args(event):
+            check(arg, event.scope)
+            if event.base in ("cd", "pushd") and arg != "-":
+                before = folders(event.scope)
+                after = [_resolve(arg, c) for c in before]
+                maybe = [] if all(a.is_dir() for a in after) else before
+                cwds[event.scope] = list(dict.fromkeys([*after, *maybe]))
+    return found
+
+
+def external_patterns(paths: list[Path]) -> list[str]:
+    """``external_directory`` patterns: the folder of each path, as the file tools ask."""
+    out: list[str] = []
+    for path in paths:
+        folder = path if path.is_dir() else path.parent
+        pattern = str(folder / "*")
+        if pattern not in out:
+            out.append(pattern)
+    return out
+
+
+def write_problem(parsed: ParsedCommand) -> str | None:
+    """Why this command may change something (None: it only reads)."""
+    if parsed.problems:
+        return parsed.problems[0]
+    if parsed.arithmetic:
+        return "bash evaluates variables in [[ ]] / (( )) arithmetic, which can run commands"
+    for redirect in parsed.redirects:
+        target = redirect.target.value
+        if redirect.writes and not (target is not None and (target.isdigit() or target in HARMLESS_TARGETS)):
+            return f"it writes to {redirect.target.raw}"
+    for cmd in parsed.commands:
+        problem = _command_writes(cmd)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _has_option(arg: str, option: str, grouped: bool) -> bool:
+    """``-o``, ``-ofile``, ``-ro`` (grouped short options), ``--output``, ``--output=x``."""
+    if arg == option or arg.startswith(option + "="):
+        return True
+    short = len(option) == 2 and option[0] == "-"
+    return grouped and short and arg.startswith("-") and not arg.startswith("--") and option[1] in arg[1:]
+
+
+def _command_writes(cmd: SimpleCommand) -> str | None:
+    shown = " ".join(w.raw for w in cmd.words)[:80]
+    if cmd.assignments:
+        return f"variables set in front of a command can change what it runs: {shown}"
+    if cmd.base not in READERS or any(w.value is None for w in cmd.words[:1]):
+        return f"{cmd.words[0].raw} is not a read-only command"
+    args = [w.value for w in cmd.words[1:]]
+    for option in WRITING_OPTIONS.get(cmd.base, ()):
+        if any(a is not None and _has_option(a, option, grouped=cmd.base != "find") for a in args):
+            return f"{cmd.base} {option} can write or run commands"
+    positional = [a for a in args if a is None or not a.startswith("-")]
+    if cmd.base == "git":
+        sub = next((a for a in args if a is None or not a.startswith("-")), None)
+        if sub not in GIT_READERS:
+            return f"git {sub or ''} is not a read-only git command".replace("  ", " ")
+    if cmd.base in ("uniq", "hostname") and len(positional) > (1 if cmd.base == "uniq" else 0):
+        return f"{cmd.base} with these arguments writes"
+    return None
