@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from jupyter_agent.mcp.config import McpServerConfig, ServerName
+
 PROJECT_FILE = "jupyter-agent.json"
 Action = Literal["allow", "ask", "deny"]
 
@@ -72,6 +74,8 @@ class Config(_Strict):
     agent: dict[str, AgentConfig] = Field(default_factory=dict)
     steps: int | None = None
     output_token_max: int | None = None
+    mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
+    """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
     @property
@@ -95,6 +99,12 @@ class Config(_Strict):
         data = self.model_dump(exclude_defaults=False)
         data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
         data["sources"] = self.sources
+        from jupyter_agent.mcp.config import shown
+
+        for server in data["mcp"].values():
+            for key in ("headers", "environment"):
+                if key in server:
+                    server[key] = {k: shown(v) for k, v in server[key].items()}
         return data
 
 

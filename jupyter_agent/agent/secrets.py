@@ -13,6 +13,13 @@ from typing import Any
 
 MIN_SECRET = 8
 SECRET_SUFFIXES = ("_API_KEY", "_SECRET_KEY", "_ACCESS_KEY", "_TOKEN", "_SECRET")
+_used: dict[str, str] = {}
+"""Values the agent itself sends (MCP headers and environment from ``{env:NAME}``)."""
+
+
+def register_secret(value: str, name: str) -> None:
+    if len(value) >= MIN_SECRET:
+        _used[value] = name
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -23,6 +30,7 @@ def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         for name, value in env.items()
         if name.upper().endswith(SECRET_SUFFIXES) and len(value) >= MIN_SECRET
     }
+    found.update(_used)
     return dict(sorted(found.items(), key=lambda item: -len(item[0])))
 
 
