@@ -31,6 +31,10 @@ STDERR_TAIL = 20
 CLOSE_TIMEOUT = 8.0
 
 
+class _StartError(Exception):
+    """A start failure already described in words."""
+
+
 class McpCallError(Exception):
     """A call that did not produce a result; the text is for the model."""
 
@@ -221,8 +225,10 @@ class McpManager:
         headers = {
             k: _resolved(v, self.env, f"mcp.{status.name}.headers.{k}") for k, v in cfg.headers.items()
         }
+        refused: list[str] = []
         try:
-            return await stack.enter_async_context(Client(_http_transport(cfg.url, headers), mode="auto"))
+            transport = _http_transport(cfg.url, headers, refused)
+            return await stack.enter_async_context(Client(transport, mode="auto"))
         except Exception as exc:
             first = _leaf(exc)
         try:  # older servers speak the SSE transport only
@@ -230,6 +236,8 @@ class McpManager:
 
             return await stack.enter_async_context(Client(sse_client(cfg.url, headers=headers), mode="auto"))
         except Exception:
+            if refused:  # the SDK keeps only "error response": say which
+                raise _StartError(f"{refused[0]} from {cfg.url}") from None
             raise first from None
 
     def _fail(self, status: ServerStatus, reason: str) -> None:
@@ -305,11 +313,17 @@ def _warm_up() -> None:
         import jsonschema  # noqa: F401
 
 
-def _http_transport(url: str, headers: dict[str, str]) -> Any:
+def _http_transport(url: str, headers: dict[str, str], refused: list[str]) -> Any:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    async def note(response: Any) -> None:
+        if response.status_code >= 400:
+            refused.append(f"HTTP {response.status_code} {response.reason_phrase}".rstrip())
+
+    client = httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [note]}
+    )
     return _owning(streamable_http_client(url, http_client=client), client)
 
 
@@ -345,6 +359,8 @@ def _problem(exc: BaseException) -> str:
 
     if isinstance(exc, McpConfigError):
         return f"cannot start: {exc}"
+    if isinstance(exc, _StartError):
+        return redact(f"failed to start: {exc}")
     if isinstance(exc, FileNotFoundError):
         return f"failed to start: command not found: {exc.filename or exc}"
     text = str(exc) or type(exc).__name__
