@@ -119,6 +119,9 @@ class KernelAgent:
         return runtime
 
     def reload_config(self) -> None:
+        mcp = self._runtime.extra.get("mcp") if self._runtime is not None else None
+        if mcp is not None:  # its servers may have changed: start them again on next use
+            mcp.close()
         self._runtime = None
 
     def current_session(self, *, new: bool = False, session_id: str | None = None) -> str:
