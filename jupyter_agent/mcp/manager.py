@@ -24,6 +24,14 @@ from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
 
 from jupyter_agent.mcp.config import LocalServer, McpConfigError, McpServerConfig, substitute
+from jupyter_agent.mcp.transport import (
+    ToolInfo,
+    http_transport,
+    invalid_listing,
+    list_tools,
+    load_sdk,
+    warm_up,
+)
 
 State = Literal["disabled", "not started", "starting", "connected", "failed"]
 T = TypeVar("T")
@@ -37,13 +45,6 @@ class _StartError(Exception):
 
 class McpCallError(Exception):
     """A call that did not produce a result; the text is for the model."""
-
-
-@dataclass
-class ToolInfo:
-    name: str
-    description: str
-    input_schema: dict[str, Any]
 
 
 @dataclass
@@ -97,8 +98,11 @@ class McpManager:
                 self._thread.start()
                 self._loop = loop
                 atexit.register(self.close)
+                from jupyter_agent.logs import route_library_logs
+
+                route_library_logs()  # the SDK's log lines (bad stdout lines) stay out of cells
                 # the SDK imports jsonschema on the first tool call (seconds): do it meanwhile
-                threading.Thread(target=_warm_up, name="jupyter-agent-mcp-warmup", daemon=True).start()
+                threading.Thread(target=warm_up, name="jupyter-agent-mcp-warmup", daemon=True).start()
             return self._loop
 
     async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -162,6 +166,7 @@ class McpManager:
 
     async def _open(self, status: ServerStatus) -> None:
         status.state = "starting"
+        load_sdk()  # seconds on a busy machine: not counted in the server's own timeout
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         task = asyncio.get_running_loop().create_task(self._serve(status, ready))
         self._tasks[status.name] = task
@@ -181,7 +186,7 @@ class McpManager:
         try:
             async with AsyncExitStack() as stack:
                 client = await self._connect(status, stack)
-                status.tools = await _list_tools(client)
+                status.tools = await list_tools(client)
                 self._clients[status.name] = client
                 status.state = "connected"
                 ready.set_result(None)
@@ -227,7 +232,7 @@ class McpManager:
         }
         refused: list[str] = []
         try:
-            transport = _http_transport(cfg.url, headers, refused)
+            transport = http_transport(cfg.url, headers, refused)
             return await stack.enter_async_context(Client(transport, mode="auto"))
         except Exception as exc:
             first = _leaf(exc)
@@ -295,50 +300,6 @@ class McpManager:
         raise McpCallError(f"MCP server '{server}' {status.error}")
 
 
-async def _list_tools(client: Any) -> list[ToolInfo]:
-    tools: list[ToolInfo] = []
-    cursor = None
-    for _ in range(100):
-        page = await client.list_tools(cursor=cursor)
-        for t in page.tools:
-            tools.append(ToolInfo(t.name, t.description or "", dict(t.input_schema or {})))
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools
-
-
-def _warm_up() -> None:
-    with contextlib.suppress(Exception):
-        import jsonschema  # noqa: F401
-
-
-def _http_transport(url: str, headers: dict[str, str], refused: list[str]) -> Any:
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    async def note(response: Any) -> None:
-        if response.status_code >= 400:
-            refused.append(f"HTTP {response.status_code} {response.reason_phrase}".rstrip())
-
-    client = httpx2.AsyncClient(
-        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [note]}
-    )
-    return _owning(streamable_http_client(url, http_client=client), client)
-
-
-def _owning(transport: Any, http_client: Any) -> Any:
-    """The transport, closing its HTTP client when it closes."""
-    from contextlib import asynccontextmanager
-
-    @asynccontextmanager
-    async def wrapped() -> Any:
-        async with http_client, transport as streams:
-            yield streams
-
-    return wrapped()
-
-
 def _resolved(value: str, env: Mapping[str, str], where: str) -> str:
     from jupyter_agent.agent.secrets import register_secret
 
@@ -361,6 +322,8 @@ def _problem(exc: BaseException) -> str:
         return f"cannot start: {exc}"
     if isinstance(exc, _StartError):
         return redact(f"failed to start: {exc}")
+    if type(exc).__name__ == "ValidationError" and hasattr(exc, "errors"):  # pydantic: a bad answer
+        return f"failed to start: {invalid_listing(exc)}"
     if isinstance(exc, FileNotFoundError):
         return f"failed to start: command not found: {exc.filename or exc}"
     text = str(exc) or type(exc).__name__

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from jupyter_agent.core.messages import Attachment
-from jupyter_agent.mcp.manager import McpCallError, McpManager, ToolInfo
+from jupyter_agent.mcp.manager import McpCallError, McpManager
+from jupyter_agent.mcp.transport import ToolInfo
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.registry import ToolRegistry
 
@@ -127,6 +128,11 @@ def sync_tools(registry: ToolRegistry, manager: McpManager) -> list[str]:
             continue
         for info in status.tools:
             tool = make_tool(manager, status.name, info)
+            if info.problem:
+                if tool.name not in manager.reported:
+                    manager.reported.add(tool.name)
+                    notices.append(f"MCP tool '{info.name}' of '{status.name}' left out: {info.problem}.")
+                continue
             if tool.name in wanted or (
                 tool.name in registry and not isinstance(registry.get(tool.name), McpTool)
             ):

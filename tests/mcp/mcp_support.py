@@ -53,3 +53,12 @@ class HttpServer:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+ODD = Path(__file__).parent / "servers" / "odd_server.py"
+RAW = Path(__file__).parent / "servers" / "raw_server.py"
+
+
+def odd_server(mode: str, **extra: Any) -> dict[str, Any]:
+    """The misbehaving server (tests/mcp/servers/odd_server.py) in ``mode``."""
+    return {"type": "local", "command": [sys.executable, str(ODD), mode], **extra}
