@@ -61,7 +61,14 @@ async def test_http_with_env_header_redacted(
     monkeypatch.setenv("DEMO_HTTP_AUTH", secret)  # a name no suffix rule would redact
     server = http_server(DEMO_REQUIRE_TOKEN=secret, DEMO_TOKEN=secret)
     scripted_server.queue(
-        Reply(tool_calls=[ToolCall("web_whoami", "{}"), ToolCall("web_echo", json.dumps({"text": "x"}))]),
+        Reply(
+            tool_calls=[
+                ToolCall("web_whoami", "{}"),
+                ToolCall("web_echo", json.dumps({"text": "x"})),
+                ToolCall("web_chart", "{}"),
+                ToolCall("web_explode", "{}"),
+            ]
+        ),
         Reply(text="done"),
     )
     remote = {
@@ -71,8 +78,10 @@ async def test_http_with_env_header_redacted(
     }
     runtime = mcp_runtime(mcp={"web": remote}, permission={"web_*": "allow"})
     sid = await runtime.prompt("who are you")
-    whoami, echo = tool_parts(runtime, sid)
+    whoami, echo, chart, explode = tool_parts(runtime, sid)
     assert echo.state.status == "completed" and echo.state.output == "echo: X"
+    assert chart.state.status == "completed" and chart.state.attachments[0].mime == "image/png"
+    assert explode.state.status == "error" and "database is locked" in explode.state.error
     assert whoami.state.status == "completed"
     assert secret not in whoami.state.output and "[REDACTED:DEMO_HTTP_AUTH]" in whoami.state.output
     assert secret not in json.dumps(scripted_server.requests[1]["body"])

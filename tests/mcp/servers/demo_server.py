@@ -3,6 +3,7 @@
 ``python demo_server.py stdio`` or ``python demo_server.py http PORT``. Tools: a text tool,
 an image tool, a tool that raises, a big output, a slow call (writes its pid first, so a
 test can kill the server mid-call) and one that shows an environment variable.
+With ``DEMO_STARTED_FILE`` set, each start appends the process id to that file.
 With ``DEMO_REQUIRE_TOKEN`` set, the HTTP server refuses requests whose
 ``Authorization`` is not ``Bearer <DEMO_REQUIRE_TOKEN>``.
 """
@@ -98,6 +99,10 @@ def _http(port: int) -> None:
 
 
 if __name__ == "__main__":
+    started = os.environ.get("DEMO_STARTED_FILE")
+    if started:  # appended: a restarted server adds a line
+        with open(started, "a") as f:
+            f.write(f"{os.getpid()}\n")
     if sys.argv[1:2] == ["http"]:
         _http(int(sys.argv[2]))
     else:

@@ -1,0 +1,113 @@
+"""MCP in a real kernel: nothing starts at %load_ext, the first prompt starts the servers,
+``%agent mcp`` lists them, an "ask" is answered in the widget, and servers end with the kernel."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kernel_harness import Kernel, wait_widget_idle
+from mcp_support import odd_server, stdio_server
+from scripted_server import Reply, ToolCall
+
+pytestmark = pytest.mark.kernel
+
+MODULES = "import sys; print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))"
+
+
+def _config(tmp_path: Path, **extra: Any) -> Path:
+    started = tmp_path / "started.txt"
+    config = {"mcp": {"demo": stdio_server(DEMO_STARTED_FILE=str(started))}, **extra}
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
+    return started
+
+
+def _pids(started: Path) -> list[int]:
+    return [int(line) for line in started.read_text().split()] if started.exists() else []
+
+
+def _gone(pid: int, within: float = 20.0) -> bool:
+    deadline = time.time() + within
+    while time.time() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _approve(kernel: Kernel, permission: str) -> None:
+    asked = kernel.wait_for(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"].get("data", {}).get("content", {}).get("kind") == "permission"
+        ),
+        timeout=90,
+    )
+    request = asked["content"]["data"]["content"]["request"]
+    assert request["permission"] == permission and request["patterns"] == [permission]
+    kernel.comm_send(asked["content"]["comm_id"], {"type": "approve", "request_id": request["id"], "reply": "once"})
+
+
+def test_lazy_start_listing_and_stop_with_the_kernel(
+    start_kernel: Any, scripted_server: Any, tmp_path: Path
+) -> None:
+    started = _config(tmp_path, permission={"demo_*": "allow", "odd_*": "allow"})
+    config = json.loads((tmp_path / "jupyter-agent.json").read_text())
+    config["mcp"]["odd"] = odd_server("garbage")  # its stdout junk must not reach the cell
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
+    kernel = start_kernel()
+    assert kernel.execute(MODULES).stdout.strip() == "[]"
+    assert kernel.execute("%agent config").status == "ok"  # reading the config starts nothing
+    time.sleep(1)
+    assert _pids(started) == []
+
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("demo_echo", json.dumps({"text": "hi"})), ToolCall("odd_noisy", "{}")]),
+        Reply(text="done"),
+    )
+    result = kernel.execute("%agent --wait echo hi")
+    assert result.status == "ok" and result.stderr == "", (result.error, result.stderr, result.stdout)
+    (pid,) = _pids(started)
+    tools = [m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert "echo: HI" in tools[0]["content"] and "quiet now" in tools[1]["content"]
+
+    listing = kernel.execute("%agent mcp")
+    assert listing.status == "ok" and listing.stderr == ""
+    assert "demo  [connected]" in listing.stdout and "  - demo_echo: Echo the text back" in listing.stdout
+    assert "odd  [connected]" in listing.stdout and "odd_noisy" in listing.stdout
+    kernel.shutdown()
+    assert _gone(pid), "the MCP server outlived its kernel"
+
+
+def test_ask_answered_in_the_widget_and_a_kernel_restart(
+    start_kernel: Any, scripted_server: Any, tmp_path: Path
+) -> None:
+    started = _config(tmp_path)
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("demo_echo", json.dumps({"text": "first"}))]),
+        Reply(text="one"),
+        Reply(tool_calls=[ToolCall("demo_echo", json.dumps({"text": "second"}))]),
+        Reply(text="two"),
+    )
+    kernel = start_kernel(frontend=True)
+    kernel.execute("%agent echo first")
+    _approve(kernel, "demo_echo")
+    wait_widget_idle(kernel, timeout=90)
+    assert "echo: FIRST" in json.dumps(scripted_server.requests[1]["body"]["messages"])
+    (first,) = _pids(started)
+
+    kernel.restart()
+    assert _gone(first), "the MCP server outlived its kernel's restart"
+    assert kernel.execute("%load_ext jupyter_agent").status == "ok"
+    assert _pids(started) == [first]  # %load_ext after the restart starts nothing either
+    kernel.execute("%agent echo second")
+    _approve(kernel, "demo_echo")
+    wait_widget_idle(kernel, timeout=90)
+    assert "echo: SECOND" in json.dumps(scripted_server.requests[3]["body"]["messages"])
+    assert len(_pids(started)) == 2 and _pids(started)[1] != first
