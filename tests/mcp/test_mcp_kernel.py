@@ -51,7 +51,8 @@ def _approve(kernel: Kernel, permission: str) -> None:
     )
     request = asked["content"]["data"]["content"]["request"]
     assert request["permission"] == permission and request["patterns"] == [permission]
-    kernel.comm_send(asked["content"]["comm_id"], {"type": "approve", "request_id": request["id"], "reply": "once"})
+    reply = {"type": "approve", "request_id": request["id"], "reply": "once"}
+    kernel.comm_send(asked["content"]["comm_id"], reply)
 
 
 def test_lazy_start_listing_and_stop_with_the_kernel(
