@@ -35,6 +35,42 @@ def describe(runtime: Any) -> str:
     return "\n".join(lines)
 
 
+def snapshot(runtime: Any) -> list[dict[str, Any]]:
+    """Each configured server's state and tools, without starting any (the panel's list)."""
+    from jupyter_agent.mcp.manager import ServerStatus
+    from jupyter_agent.mcp.tools import exposed_name
+
+    manager = runtime.extra.get("mcp")
+    if manager is not None:
+        servers = list(manager.servers.values())
+    else:
+        servers = [
+            ServerStatus(n, c, state="not started" if c.enabled else "disabled")
+            for n, c in runtime.config.mcp.items()
+        ]
+    return [
+        {
+            "name": s.name,
+            "state": s.state,
+            "source": s.describe(),
+            "tools": [exposed_name(s.name, t.name) for t in s.tools if not t.problem],
+            "error": s.error,
+        }
+        for s in servers
+    ]
+
+
+async def restart(runtime: Any, names: list[str] | None = None) -> None:
+    """Stop and start the servers again (after a failure or a fix), then resync the tools."""
+    from jupyter_agent.mcp.tools import attach, sync_tools
+
+    await attach(runtime)
+    manager = runtime.extra["mcp"]
+    await manager.restart(names)
+    runtime.notices.extend(manager.take_notices())
+    runtime.notices.extend(sync_tools(runtime.registry, manager))
+
+
 def run(runtime: Any, args: list[str]) -> str:
     """``[]`` lists; ``["restart", *names]`` restarts the named servers (all by default)."""
     from jupyter_agent.mcp.manager import run_sync
@@ -42,17 +78,14 @@ def run(runtime: Any, args: list[str]) -> str:
     if not runtime.config.mcp:
         return NONE
     before = len(runtime.notices)
-    run_sync(runtime.start_mcp())
     if args[:1] == ["restart"]:
-        from jupyter_agent.mcp.tools import sync_tools
-
-        manager = runtime.extra["mcp"]
-        unknown = [n for n in args[1:] if n not in manager.servers]
+        unknown = [n for n in args[1:] if n not in runtime.config.mcp]
         if unknown:
-            return f"No MCP server named {', '.join(unknown)}. Configured: {', '.join(manager.servers)}."
-        run_sync(manager.restart(args[1:] or None))
-        manager.take_notices()
-        runtime.notices.extend(sync_tools(runtime.registry, manager))
+            configured = ", ".join(runtime.config.mcp)
+            return f"No MCP server named {', '.join(unknown)}. Configured: {configured}."
+        run_sync(restart(runtime, args[1:] or None))
+    else:
+        run_sync(runtime.start_mcp())
     del runtime.notices[before:]  # the listing shows every failure: reported
     return describe(runtime)
 

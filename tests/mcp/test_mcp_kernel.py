@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -112,3 +113,77 @@ def test_ask_answered_in_the_widget_and_a_kernel_restart(
     wait_widget_idle(kernel, timeout=90)
     assert "echo: SECOND" in json.dumps(scripted_server.requests[3]["body"]["messages"])
     assert len(_pids(started)) == 2 and _pids(started)[1] != first
+
+
+def _panel_messages(kernel: Kernel, comm_id: str) -> list[dict[str, Any]]:
+    return [
+        m["content"]["data"]
+        for m in kernel.iopub
+        if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == comm_id
+    ]
+
+
+def _panel_wait(
+    kernel: Kernel, comm_id: str, kind: str, predicate: Any, timeout: float = 90
+) -> dict[str, Any]:
+    for data in _panel_messages(kernel, comm_id):
+        if data.get("kind") == kind and predicate(data):
+            return data
+
+    def match(msg: dict[str, Any]) -> bool:
+        if msg["msg_type"] != "comm_msg" or msg["content"]["comm_id"] != comm_id:
+            return False
+        data = msg["content"]["data"]
+        return bool(data.get("kind") == kind and predicate(data))
+
+    return dict(kernel.wait_for(match, timeout)["content"]["data"])
+
+
+def test_panel_lists_servers_and_restarts_them(
+    start_kernel: Any, scripted_server: Any, tmp_path: Path
+) -> None:
+    from jupyter_agent.ui.comm_target import TARGET
+
+    started = _config(tmp_path, permission={"demo_*": "allow"})
+    config = json.loads((tmp_path / "jupyter-agent.json").read_text())
+    crash = "import sys; print('no database configured', file=sys.stderr); sys.exit(2)"
+    config["mcp"]["broken"] = {"type": "local", "command": [sys.executable, "-c", crash]}
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
+    kernel = start_kernel(frontend=True)
+    comm = kernel.comm_open(TARGET, {"type": "hello", "notebook_path": "analysis.ipynb"})
+    first = _panel_wait(kernel, comm, "mcp", lambda m: True)
+    assert [(s["name"], s["state"]) for s in first["servers"]] == [
+        ("demo", "not started"),
+        ("broken", "not started"),
+    ]
+    assert _pids(started) == []  # opening the panel starts nothing
+
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("demo_echo", json.dumps({"text": "panel"}))]), Reply(text="done")
+    )
+    kernel.comm_data(comm, {"type": "prompt", "text": "echo from the panel"})
+
+    def connected(m: dict[str, Any]) -> bool:
+        return any(s["name"] == "demo" and s["state"] == "connected" for s in m["servers"])
+
+    listed = _panel_wait(kernel, comm, "mcp", connected)
+    demo, broken = listed["servers"]
+    assert "demo_echo" in demo["tools"] and demo["source"].endswith("demo_server.py stdio")
+    assert broken["state"] == "failed" and "no database configured" in broken["error"]
+    notice = _panel_wait(kernel, comm, "notice", lambda m: "'broken'" in m["text"])
+    assert notice["level"] == "warn"
+    deadline = time.time() + 90
+    while len(scripted_server.requests) < 2 and time.time() < deadline:
+        kernel.drain(0.5)
+    assert "echo: PANEL" in json.dumps(scripted_server.requests[1]["body"]["messages"])
+
+    kernel.drain(1.0)
+    before = len(_panel_messages(kernel, comm))
+    kernel.comm_data(comm, {"type": "mcp", "action": "restart"})
+    deadline = time.time() + 90
+    while len(_pids(started)) < 2 and time.time() < deadline:
+        kernel.drain(0.5)
+    assert len(_pids(started)) == 2  # restarted: a new process
+    after = lambda m: m in _panel_messages(kernel, comm)[before:] and connected(m)  # noqa: E731
+    relisted = _panel_wait(kernel, comm, "mcp", after)
+    assert relisted["servers"][1]["state"] == "failed"
