@@ -80,5 +80,7 @@ def substitute(value: str, env: Mapping[str, str], where: str) -> tuple[str, lis
 
 
 def shown(value: str) -> str:
-    """How a header or environment value is displayed: references as written, literals hidden."""
-    return value if ENV_REF.fullmatch(value) else "***"
+    """How a header or environment value is displayed: references as written (``Bearer
+    {env:TOKEN}``), any other literal text of 8 characters or more hidden (``***``)."""
+    literal = ENV_REF.sub("", value)
+    return value if ENV_REF.search(value) and len(literal.strip()) < 8 else "***"

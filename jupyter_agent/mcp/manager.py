@@ -228,7 +228,8 @@ class McpManager:
             client = Client(stdio_client(params, errlog=err), mode="auto")
             return await stack.enter_async_context(client)
         headers = {
-            k: _resolved(v, self.env, f"mcp.{status.name}.headers.{k}") for k, v in cfg.headers.items()
+            k: _resolved(v, self.env, f"mcp.{status.name}.headers.{k}", literal=True)
+            for k, v in cfg.headers.items()
         }
         refused: list[str] = []
         try:
@@ -300,12 +301,17 @@ class McpManager:
         raise McpCallError(f"MCP server '{server}' {status.error}")
 
 
-def _resolved(value: str, env: Mapping[str, str], where: str) -> str:
+def _resolved(value: str, env: Mapping[str, str], where: str, literal: bool = False) -> str:
+    """``value`` with its ``{env:NAME}`` filled in; those values (and, for headers, a literal
+    token written in the file) are redacted from everything stored from now on."""
     from jupyter_agent.agent.secrets import register_secret
 
     text, used = substitute(value, env, where)
     for secret, name in used:
         register_secret(secret, name)
+    token = text.split(" ", 1)[-1]  # "Bearer abc…": the part after the scheme
+    if literal and not used and token.strip():
+        register_secret(token, where)
     return text
 
 

@@ -86,7 +86,7 @@ async def test_http_with_env_header_redacted(
     assert secret not in whoami.state.output and "[REDACTED:DEMO_HTTP_AUTH]" in whoami.state.output
     assert secret not in json.dumps(scripted_server.requests[1]["body"])
     shown = runtime.config.redacted()["mcp"]["web"]["headers"]
-    assert shown == {"Authorization": "***"}
+    assert shown == {"Authorization": "Bearer {env:DEMO_HTTP_AUTH}"}  # the reference, not the value
 
 
 async def test_http_without_the_token_fails_and_the_run_goes_on(
