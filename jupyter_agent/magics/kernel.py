@@ -119,10 +119,11 @@ class KernelAgent:
         return runtime
 
     def reload_config(self) -> None:
-        mcp = self._runtime.extra.get("mcp") if self._runtime is not None else None
-        if mcp is not None:  # its servers may have changed: start them again on next use
-            mcp.close()
-        self._runtime = None
+        old, self._runtime = self._runtime, None
+        if old is not None and old.extra.get("mcp") is not None:
+            from jupyter_agent.mcp.tools import carry_over
+
+            carry_over(old, lambda: self.runtime)
 
     def current_session(self, *, new: bool = False, session_id: str | None = None) -> str:
         """The session a prompt goes to: explicit, fresh, current, or the latest stored one."""

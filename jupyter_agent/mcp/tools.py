@@ -162,3 +162,18 @@ async def attach(runtime: Any) -> None:
     runtime.notices.extend(await manager.start())
     runtime.notices.extend(manager.take_notices())
     runtime.notices.extend(sync_tools(runtime.registry, manager))
+
+
+def carry_over(old: Any, build: Any) -> None:
+    """A config reload: the running servers move to the new runtime when the ``mcp`` key is
+    unchanged (a run may be calling them); else they stop and start anew on the next prompt."""
+    manager = old.extra["mcp"]
+    try:
+        new = build()
+    except Exception:
+        manager.close()
+        raise
+    if new.config.mcp == old.config.mcp:
+        new.extra["mcp"] = manager
+    else:
+        manager.close()

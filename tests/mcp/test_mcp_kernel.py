@@ -83,6 +83,15 @@ def test_lazy_start_listing_and_stop_with_the_kernel(
     assert listing.status == "ok" and listing.stderr == ""
     assert "demo  [connected]" in listing.stdout and "  - demo_echo: Echo the text back" in listing.stdout
     assert "odd  [connected]" in listing.stdout and "odd_noisy" in listing.stdout
+    assert kernel.execute("%agent config").status == "ok"  # a reload keeps unchanged servers
+    assert "demo  [connected]" in kernel.execute("%agent mcp").stdout and _pids(started) == [pid]
+    config["mcp"]["odd"]["enabled"] = False
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
+    kernel.execute("%agent config")  # the mcp key changed: servers stop, start on next use
+    assert _gone(pid), "a config change left the old server running"
+    relisted = kernel.execute("%agent mcp").stdout
+    assert "odd  [disabled]" in relisted and "demo  [connected]" in relisted
+    (pid,) = _pids(started)[1:]
     kernel.shutdown()
     assert _gone(pid), "the MCP server outlived its kernel"
 
