@@ -217,6 +217,9 @@ def parser() -> argparse.ArgumentParser:
     from jupyter_agent.session_cli import add_session_commands
 
     add_session_commands(sub)
+    from jupyter_agent.mcp.listing import add_command
+
+    add_command(sub)
     return top
 
 
@@ -275,6 +278,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_run(args))
     if args.command == "compact":
         return asyncio.run(_compact(args))
+    if args.command == "mcp":
+        from jupyter_agent.mcp import listing
+
+        return listing.main(args)
     from jupyter_agent.session_cli import run_session_command
 
     return run_session_command(args)

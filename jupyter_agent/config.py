@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from jupyter_agent.mcp.config import McpServerConfig, ServerName
+
 PROJECT_FILE = "jupyter-agent.json"
 Action = Literal["allow", "ask", "deny"]
 
@@ -79,6 +81,8 @@ class Config(_Strict):
     """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
     redact: list[str] = Field(default_factory=list)
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
+    mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
+    """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
     @field_validator("api_base")
@@ -111,6 +115,12 @@ class Config(_Strict):
         data["redact"] = [
             e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
         ]
+        from jupyter_agent.mcp.config import shown
+
+        for server in data["mcp"].values():
+            for key in ("headers", "environment"):
+                if key in server:
+                    server[key] = {k: shown(v) for k, v in server[key].items()}
         return data
 
 

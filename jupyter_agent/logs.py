@@ -15,7 +15,17 @@ import logging
 import sys
 
 ROOT = "jupyter_agent"
-LIBRARIES = ("LiteLLM", "LiteLLM Proxy", "LiteLLM Router", "litellm", "httpx", "httpcore", "openai")
+LIBRARIES = (
+    "LiteLLM",
+    "LiteLLM Proxy",
+    "LiteLLM Router",
+    "litellm",
+    "httpx",
+    "httpcore",
+    "openai",
+    "mcp",
+    "httpx2",
+)
 _FOREIGN_MARKERS = ("litellm", "httpx", "httpcore", "aiohttp", "openai")
 _state = {"debug": False}
 

@@ -56,9 +56,17 @@ def _match_map(rules: dict[str, Action], value: str) -> Action | None:
     return best[2] if best else None
 
 
-def evaluate(rules: dict[str, Rule], permission: str, patterns: list[str]) -> Action:
-    """deny if any pattern is denied, ask if any asks, else allow."""
-    rule = rules.get(permission, rules.get("*", "allow"))
+def evaluate(
+    rules: dict[str, Rule], permission: str, patterns: list[str], default: Action | None = None
+) -> Action:
+    """deny if any pattern is denied, ask if any asks, else allow.
+
+    The rule is the exact key, else the most specific wildcard key (``docs_*``), else
+    ``default`` when given (MCP tools: "ask"), else ``"*"``.
+    """
+    wild = {k: k for k in rules if k != "*" and any(c in k for c in "*?")}
+    key = permission if permission in rules else _match_map(wild, permission)  # type: ignore[arg-type]
+    rule = rules[key] if key is not None else (default or rules.get("*", "allow"))
     if isinstance(rule, str):
         return rule
     results = [_match_map(rule, p) or "allow" for p in (patterns or ["*"])]
@@ -118,7 +126,7 @@ class PermissionManager:
     ) -> None:
         """Return when allowed; raise PermissionDenied with a user-facing reason otherwise."""
         rules = self.rules_for(str(metadata.pop("agent", agent)))
-        action = evaluate(rules, permission, patterns)
+        action = evaluate(rules, permission, patterns, metadata.pop("default_action", None))
         unsure = metadata.pop("unsure", None)
         if unsure and action == "allow" and rules.get(permission) != "allow":
             action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through

@@ -295,6 +295,7 @@ class Runtime:
                 self.store.leases.release(session_id)
 
     async def _run_locked(self, session_id: str, model: str | None) -> None:
+        await self.start_mcp()
         recorder = self.recorder(session_id)
         chosen = self.model_for(model)
         loop = AgentLoop(recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder))
@@ -353,6 +354,13 @@ class Runtime:
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
         await self.run(session_id, chosen)
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers on first use and (re)sync their tools."""
+        if self.config.mcp:
+            from jupyter_agent.mcp.tools import attach
+
+            await attach(self)
 
     def _finish_revert(self, session_id: str) -> None:
         """A new prompt or a compaction makes a pending revert final."""

@@ -6,6 +6,6 @@ and the provider client use the same ones; this module is the loop's short name 
 
 from __future__ import annotations
 
-from jupyter_agent.core.redaction import redact, redact_value, secret_values
+from jupyter_agent.core.redaction import redact, redact_value, register_secret, secret_values
 
-__all__ = ["redact", "redact_value", "secret_values"]
+__all__ = ["redact", "redact_value", "register_secret", "secret_values"]

@@ -69,6 +69,13 @@ def register(names: Iterable[str | None] = (), values: Iterable[str] = ()) -> No
                 _values[entry] = "redact"
 
 
+def register_secret(value: str, name: str) -> None:
+    """A value the agent itself sends (an MCP header or environment value from ``{env:NAME}``)."""
+    if len(value) >= MIN_NAMED:
+        with _lock:
+            _values[value] = name
+
+
 def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """Every secret value now, longest first, mapped to the name shown in its place."""
     env = os.environ if environ is None else environ

@@ -107,7 +107,11 @@ class KernelAgent:
         return runtime
 
     def reload_config(self) -> None:
-        self._runtime = None
+        old, self._runtime = self._runtime, None
+        if old is not None and old.extra.get("mcp") is not None:
+            from jupyter_agent.mcp.tools import carry_over
+
+            carry_over(old, lambda: self.runtime)
 
     def current_session(self, *, new: bool = False, session_id: str | None = None) -> str:
         """The session a prompt goes to: explicit, fresh, current, or the latest stored one."""

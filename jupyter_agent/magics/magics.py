@@ -112,6 +112,10 @@ class AgentMagics(Magics):
         async def go() -> None:
             agent.notify_panels(session_id, True)
             try:
+                await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
+                for notice in runtime.notices:
+                    widget.notice(notice, "warn")
+                runtime.notices.clear()
                 await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
             except asyncio.CancelledError:
                 widget.notice("Stopped.")

@@ -27,6 +27,7 @@ SUBCOMMANDS = {
     "revert": ("[MSG_ID]", "undo the agent's changes after MSG_ID (default: the last turn)"),
     "unrevert": ("", "undo the last revert"),
     "export": ("[--format F]", "export the session as json, md or ipynb"),
+    "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
 }
 AGENTS = ("build", "plan", "explore", "general")
 SUBTASK_AGENTS = ("explore", "general")
@@ -178,6 +179,9 @@ def _subcommand(rest: str) -> SubCommand | None:
             return SubCommand(name=name)
         ok = len(words) == 1 and _MESSAGE_ID.match(words[0])
         return SubCommand(name=name, args=words) if ok else None
+    if name == "mcp":
+        listing = not words or (words[0] == "restart" and len(words) <= 2)
+        return SubCommand(name=name, args=words) if listing else None
     return _export(words)
 
 

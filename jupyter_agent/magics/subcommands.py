@@ -72,6 +72,10 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         print("Stopped." if count else "Nothing is running.")
     elif cmd.name in ("fork", "revert", "unrevert", "export"):
         lifecycle(agent, cmd.name, args)
+    elif cmd.name == "mcp":
+        from jupyter_agent.mcp.listing import run
+
+        print(run(rt, args))
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
 

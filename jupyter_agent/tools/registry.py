@@ -29,6 +29,10 @@ class ToolRegistry:
         """Add a tool; a tool with the same name is replaced (adapters override defaults)."""
         self._tools[tool.name] = tool
 
+    def unregister(self, name: str) -> None:
+        """Drop a tool (an MCP server's tools when it stops)."""
+        self._tools.pop(name, None)
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 

@@ -87,6 +87,13 @@ class CompleteRequest(_Wire):
     query: str = ""
 
 
+class McpRequest(_Wire):
+    """``list``: send the MCP servers' state now; ``restart``: stop and start them again."""
+
+    type: Literal["mcp"] = "mcp"
+    action: Literal["list", "restart"] = "list"
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -114,6 +121,7 @@ PanelRequest = (
     | SwitchSessionRequest
     | RenameSessionRequest
     | CompleteRequest
+    | McpRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -180,7 +188,26 @@ class NotebookOpMsg(_Wire):
     cell_type: Literal["code", "markdown", "raw"] | None = None
 
 
-PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg
+class McpServerView(_Wire):
+    name: str
+    state: Literal["disabled", "not started", "starting", "connected", "failed"]
+    source: str
+    """The command (local) or URL (remote)."""
+    tools: list[str] = Field(default_factory=list)
+    """Tool names as the model sees them (``<server>_<tool>``)."""
+    error: str | None = None
+    """Why it failed (with its stderr tail), secrets redacted."""
+
+
+class McpMsg(_Wire):
+    """The configured MCP servers, listed under the session picker (empty: none configured).
+    Sent on hello (servers start on the first prompt, not here) and when a run ends."""
+
+    kind: Literal["mcp"] = "mcp"
+    servers: list[McpServerView]
+
+
+PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg
 
 
 def schema() -> dict[str, Any]:

@@ -69,6 +69,7 @@ class PanelConnection:
         )
         if self._follow_off is None:
             self._follow_off = runtime.bus.subscribe(self._follow)
+        self.send_mcp()
         self.show(session_id)
         for notice in runtime.notices:
             self.stream.notice(notice)
@@ -96,6 +97,8 @@ class PanelConnection:
         if session_id == self.stream.session_id:
             self.stream.flush()
             self.stream.status("busy" if busy else "idle")
+        if not busy:  # the run may have started MCP servers
+            self.send_mcp()
 
     def _on_close(self, _msg: Any = None) -> None:
         if self in self.agent.panels:
@@ -170,6 +173,8 @@ class PanelConnection:
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.CompleteRequest):
             self._complete(request)
+        elif isinstance(request, wire.McpRequest):
+            self._mcp(request)
 
     def prompt(self, text: str) -> None:
         from jupyter_agent.magics.mentions import expand_mentions
@@ -184,7 +189,21 @@ class PanelConnection:
         if sid != self.stream.session_id:
             self.show(sid)
         runtime.permissions.interactive = True
-        self._start(runtime.prompt(expand_mentions(text, self.agent), session_id=sid, model=model), sid)
+        prompt = expand_mentions(text, self.agent)
+
+        async def work() -> None:
+            await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
+            self._flush_notices()
+            self.send_mcp()
+            await runtime.prompt(prompt, session_id=sid, model=model)
+
+        self._start(work(), sid)
+
+    def _flush_notices(self) -> None:
+        runtime = self.agent.runtime
+        for notice in runtime.notices:
+            self.stream.notice(notice, "warn")
+        runtime.notices.clear()
 
     def _start(self, work: Any, session_id: str) -> None:
         """Run ``work`` on the kernel's loop in the background; every view of the session shows
@@ -203,6 +222,7 @@ class PanelConnection:
             finally:
                 self.agent.notify_panels(session_id, False)
                 self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+                self.send_mcp()
 
         loop = self.loop or running_loop()
         if loop is None:  # no kernel loop (plain IPython): nothing could answer the panel anyway
@@ -217,6 +237,33 @@ class PanelConnection:
     def _switch(self, session_id: str) -> None:
         self.show(session_id)
         self._send(wire.SessionsMsg(session_id=session_id, sessions=self._sessions()))
+
+    def _mcp(self, request: wire.McpRequest) -> None:
+        """List the MCP servers; ``restart`` runs in the background, then lists them again."""
+        runtime = self.agent.runtime
+        if request.action == "list" or not runtime.config.mcp:
+            self.send_mcp()
+            return
+        from jupyter_agent.mcp.listing import restart
+
+        async def go() -> None:
+            try:
+                await restart(runtime)
+            finally:
+                self._flush_notices()
+                self.send_mcp()
+
+        if self.loop is not None:
+            task = self.loop.create_task(go())
+            self.agent.tasks.add(task)
+            task.add_done_callback(self.agent.tasks.discard)
+
+    def send_mcp(self) -> None:
+        """The MCP servers' state and tools, as listed under the session picker."""
+        from jupyter_agent.mcp.listing import snapshot
+
+        servers = snapshot(self.agent.runtime) if self.agent.runtime.config.mcp else []
+        self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
 
     def _complete(self, request: wire.CompleteRequest) -> None:
         from jupyter_agent.magics.completions import complete

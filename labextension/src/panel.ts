@@ -10,7 +10,7 @@ import widgetModule from '../widget/widget.js';
 import { AgentComm, TARGET } from './comm';
 import { agentIcon } from './icon';
 import { runOp } from './notebook';
-import { CompletionsMsg, KernelMessage, SessionInfo } from './protocol';
+import { CompletionsMsg, KernelMessage, McpMsg, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
@@ -57,6 +57,7 @@ export class AgentPanel extends Widget {
   private listening = new WeakSet<Kernel.IKernelConnection>();
 
   private sessionSelect = el('select', { class: 'ja-panel-sessions', 'data-testid': 'ja-session-select', title: 'Sessions of this notebook' });
+  private mcp = el('details', { class: 'ja-panel-mcp', 'data-testid': 'ja-mcp', hidden: '' });
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
   private input = el('textarea', {
@@ -80,7 +81,7 @@ export class AgentPanel extends Widget {
     top.append(this.sessionSelect, newButton, renameButton);
     const composer = el('div', { class: 'ja-panel-composer' });
     composer.append(this.completions, this.input, this.sendButton);
-    this.node.append(top, this.banner, this.streamHost, composer);
+    this.node.append(top, this.mcp, this.banner, this.streamHost, composer);
 
     this.sessionSelect.addEventListener('change', () => this.request({ type: 'switch_session', session_id: this.sessionSelect.value }));
     newButton.addEventListener('click', () => this.request({ type: 'new_session' }));
@@ -233,6 +234,9 @@ export class AgentPanel extends Widget {
       case 'completions':
         this.showCompletions(msg);
         return;
+      case 'mcp':
+        this.showMcp(msg);
+        return;
       case 'nb_op': {
         const notebook = this.notebook;
         if (!notebook) {
@@ -266,6 +270,33 @@ export class AgentPanel extends Widget {
       this.sessionSelect.append(option);
     }
     this.sessionId = current;
+  }
+
+  /** The MCP servers under the session picker: state and tool count, details on hover/open. */
+  private showMcp(msg: McpMsg): void {
+    const open = this.mcp.open;
+    this.mcp.replaceChildren();
+    this.mcp.hidden = msg.servers.length === 0;
+    const failed = msg.servers.filter(s => s.state === 'failed').length;
+    const summary = el('summary', { 'data-testid': 'ja-mcp-summary' }, `MCP servers: ${msg.servers.length}` + (failed ? ` (${failed} failed)` : ''));
+    const restart = el('button', { class: 'ja-button ja-mcp-restart', 'data-testid': 'ja-mcp-restart', type: 'button', title: 'Stop and start the MCP servers again' }, 'Restart');
+    restart.addEventListener('click', () => this.request({ type: 'mcp', action: 'restart' }));
+    summary.append(' ', restart);
+    const list = el('ul', { class: 'ja-mcp-servers' });
+    for (const server of msg.servers) {
+      const tools = server.tools ?? [];
+      const item = el('li', { 'data-state': server.state, 'data-testid': 'ja-mcp-server', title: server.error ?? server.source });
+      item.append(
+        el('span', { class: 'ja-mcp-name' }, server.name),
+        el('span', { class: 'ja-mcp-state' }, server.state),
+        el('span', { class: 'ja-mcp-tools' }, server.state === 'connected' ? `${tools.length} tool${tools.length === 1 ? '' : 's'}` : '')
+      );
+      if (tools.length) item.append(el('div', { class: 'ja-mcp-toolnames' }, tools.join(', ')));
+      if (server.error) item.append(el('pre', { class: 'ja-mcp-error' }, server.error));
+      list.append(item);
+    }
+    this.mcp.append(summary, list);
+    this.mcp.open = open;
   }
 
   private async rename(): Promise<void> {
@@ -394,6 +425,8 @@ export class AgentPanel extends Widget {
       this.disposeView = null;
       this.streamHost.replaceChildren();
       this.sessionSelect.replaceChildren();
+      this.mcp.replaceChildren();
+      this.mcp.hidden = true;
     }
   }
 }

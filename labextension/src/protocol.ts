@@ -74,6 +74,28 @@ export interface HelloRequest {
   notebook_path?: string;
 }
 
+/** The configured MCP servers, listed under the session picker (empty: none configured).
+ * Sent on hello (servers start on the first prompt, not here) and when a run ends.
+ */
+export interface McpMsg {
+  kind: "mcp";
+  servers: McpServerView[];
+}
+
+/** `list`: send the MCP servers' state now; `restart`: stop and start them again. */
+export interface McpRequest {
+  type: "mcp";
+  action?: "list" | "restart";
+}
+
+export interface McpServerView {
+  name: string;
+  state: "disabled" | "not started" | "starting" | "connected" | "failed";
+  source: string;
+  tools?: string[];
+  error?: string;
+}
+
 export interface MessageMsg {
   kind: "message";
   message: MessageView;
@@ -237,5 +259,5 @@ export interface SwitchSessionRequest {
   session_id: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | CompleteRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | CompleteRequest | McpRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReplayMsg;

@@ -1,0 +1,342 @@
+"""Connections to the configured MCP servers, on one background event loop of their own.
+
+The agent runs on the kernel's loop, on a private loop while a headless cell blocks, or
+under ``asyncio.run`` in the CLI; a server outlives all of them, so its connection lives
+on a daemon thread's loop and calls cross over with ``run_coroutine_threadsafe``
+(Stop cancels them across the bridge). Servers start on the first prompt (``start``),
+stop at ``close`` or interpreter exit. A server that fails to start or dies is reported
+once, with its command and stderr tail, and its tools are left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import os
+import shlex
+import tempfile
+import threading
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal, TypeVar
+
+from jupyter_agent.mcp.config import LocalServer, McpConfigError, McpServerConfig, substitute
+from jupyter_agent.mcp.transport import (
+    ToolInfo,
+    http_transport,
+    invalid_listing,
+    list_tools,
+    load_sdk,
+    warm_up,
+)
+
+State = Literal["disabled", "not started", "starting", "connected", "failed"]
+T = TypeVar("T")
+STDERR_TAIL = 20
+CLOSE_TIMEOUT = 8.0
+
+
+class _StartError(Exception):
+    """A start failure already described in words."""
+
+
+class McpCallError(Exception):
+    """A call that did not produce a result; the text is for the model."""
+
+
+@dataclass
+class ServerStatus:
+    """What ``%agent mcp`` shows about one server."""
+
+    name: str
+    config: McpServerConfig
+    state: State = "not started"
+    error: str | None = None
+    tools: list[ToolInfo] = field(default_factory=list)
+    reported: bool = False
+
+    def describe(self) -> str:
+        if isinstance(self.config, LocalServer):
+            return shlex.join(self.config.command)
+        return self.config.url
+
+
+class McpManager:
+    """Owns the server connections of one runtime."""
+
+    def __init__(
+        self, servers: Mapping[str, McpServerConfig], cwd: Path, env: Mapping[str, str] | None = None
+    ):
+        self.cwd = cwd
+        self.env = os.environ if env is None else env
+        self.servers = {
+            name: ServerStatus(name, cfg, state="not started" if cfg.enabled else "disabled")
+            for name, cfg in servers.items()
+        }
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._clients: dict[str, Any] = {}
+        self._stops: dict[str, asyncio.Event] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._stderr: dict[str, IO[str]] = {}
+        self._guard = threading.Lock()
+        self.reported: set[str] = set()
+        """Tool-name clashes already reported."""
+
+    # ------------------------------------------------------------ the loop
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._guard:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(
+                    target=loop.run_forever, name="jupyter-agent-mcp", daemon=True
+                )
+                self._thread.start()
+                self._loop = loop
+                atexit.register(self.close)
+                from jupyter_agent.logs import route_library_logs
+
+                route_library_logs()  # the SDK's log lines (bad stdout lines) stay out of cells
+                # the SDK imports jsonschema on the first tool call (seconds): do it meanwhile
+                threading.Thread(target=warm_up, name="jupyter-agent-mcp-warmup", daemon=True).start()
+            return self._loop
+
+    async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the servers' loop; cancelling the caller cancels it there too."""
+        future = asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
+        return await asyncio.wrap_future(future)
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self, names: list[str] | None = None) -> list[str]:
+        """Start servers not started yet; returns one notice per server that newly failed."""
+        todo = [
+            s
+            for s in self.servers.values()
+            if s.state == "not started" and (names is None or s.name in names)
+        ]
+        if todo:
+            await asyncio.gather(*(self._on_loop(self._open(s)) for s in todo))
+        return self.take_notices()
+
+    def take_notices(self) -> list[str]:
+        notices = []
+        for s in self.servers.values():
+            if s.state == "failed" and not s.reported:
+                s.reported = True
+                notices.append(f"MCP server '{s.name}' ({s.describe()}) {s.error}")
+        return notices
+
+    async def restart(self, names: list[str] | None = None) -> list[str]:
+        """Stop the named (or all) servers and start them again; failures are reported anew."""
+        chosen = [s for s in self.servers.values() if names is None or s.name in names]
+        if self._loop is not None:
+            await self._on_loop(self._stop_all([s.name for s in chosen]))
+        for s in chosen:
+            if s.state != "disabled":
+                s.state, s.error, s.tools, s.reported = "not started", None, [], False
+        return await self.start([s.name for s in chosen])
+
+    def close(self) -> None:
+        """Stop every server and the loop (kernel shutdown, CLI exit, config reload)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(Exception):  # a stuck server must not block the kernel's exit
+            asyncio.run_coroutine_threadsafe(self._stop_all(list(self._tasks)), loop).result(CLOSE_TIMEOUT)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(2.0)
+        self._loop = None
+        atexit.unregister(self.close)
+
+    async def _stop_all(self, names: list[str]) -> None:
+        for name in names:
+            if name in self._stops:
+                self._stops[name].set()
+        tasks = [self._tasks[n] for n in names if n in self._tasks]
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_TIMEOUT)
+
+    # ------------------------------------------------------------ one server (on the servers' loop)
+
+    async def _open(self, status: ServerStatus) -> None:
+        status.state = "starting"
+        load_sdk()  # seconds on a busy machine: not counted in the server's own timeout
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        task = asyncio.get_running_loop().create_task(self._serve(status, ready))
+        self._tasks[status.name] = task
+        timeout = status.config.startup_timeout()
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except asyncio.TimeoutError:
+            self._fail(status, f"did not start within {timeout:g} s")
+            task.cancel()
+            await asyncio.wait([task], timeout=CLOSE_TIMEOUT)
+
+    async def _serve(self, status: ServerStatus, ready: asyncio.Future[None]) -> None:
+        """Hold one connection open until stopped; the SDK's contexts live in this task."""
+        from contextlib import AsyncExitStack
+
+        stop = self._stops[status.name] = asyncio.Event()
+        try:
+            async with AsyncExitStack() as stack:
+                client = await self._connect(status, stack)
+                status.tools = await list_tools(client)
+                self._clients[status.name] = client
+                status.state = "connected"
+                ready.set_result(None)
+                await stop.wait()
+        except asyncio.CancelledError:
+            if status.state != "failed":
+                status.state = "failed"
+        except BaseException as exc:  # anyio task groups raise exception groups
+            if status.state != "failed":
+                self._fail(status, _problem(_leaf(exc)))
+        finally:
+            self._clients.pop(status.name, None)
+            self._stops.pop(status.name, None)
+            self._tasks.pop(status.name, None)
+            if status.state == "connected":
+                status.state = "not started"
+            err = self._stderr.pop(status.name, None)
+            if err is not None:
+                err.close()
+            if not ready.done():
+                ready.set_result(None)
+
+    async def _connect(self, status: ServerStatus, stack: Any) -> Any:
+        from mcp import Client, StdioServerParameters
+
+        cfg = status.config
+        if isinstance(cfg, LocalServer):
+            env = {}
+            for key, value in cfg.environment.items():
+                env[key] = _resolved(value, self.env, f"mcp.{status.name}.environment.{key}")
+            # closed when the connection ends (_serve), read for the stderr tail until then
+            err = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            self._stderr[status.name] = err
+            params = StdioServerParameters(
+                command=cfg.command[0], args=cfg.command[1:], env=env, cwd=self.cwd
+            )
+            from mcp.client.stdio import stdio_client
+
+            client = Client(stdio_client(params, errlog=err), mode="auto")
+            return await stack.enter_async_context(client)
+        headers = {
+            k: _resolved(v, self.env, f"mcp.{status.name}.headers.{k}", literal=True)
+            for k, v in cfg.headers.items()
+        }
+        refused: list[str] = []
+        try:
+            transport = http_transport(cfg.url, headers, refused)
+            return await stack.enter_async_context(Client(transport, mode="auto"))
+        except Exception as exc:
+            first = _leaf(exc)
+        try:  # older servers speak the SSE transport only
+            from mcp.client.sse import sse_client
+
+            return await stack.enter_async_context(Client(sse_client(cfg.url, headers=headers), mode="auto"))
+        except Exception:
+            if refused:  # the SDK keeps only "error response": say which
+                raise _StartError(f"{refused[0]} from {cfg.url}") from None
+            raise first from None
+
+    def _fail(self, status: ServerStatus, reason: str) -> None:
+        status.state = "failed"
+        status.tools = []
+        tail = self.stderr_tail(status.name)
+        status.error = reason + (f"\nstderr (last lines):\n{tail}" if tail else "")
+
+    def stderr_tail(self, name: str) -> str:
+        err = self._stderr.get(name)
+        if err is None or err.closed:
+            return ""
+        try:
+            err.flush()
+            err.seek(0)
+            lines = err.read().splitlines()
+        except (OSError, ValueError):
+            return ""
+        from jupyter_agent.agent.secrets import redact
+
+        return redact("\n".join(lines[-STDERR_TAIL:]))
+
+    # ------------------------------------------------------------ calls
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call a tool; a dead connection marks the server failed and raises McpCallError."""
+        if self._loop is None or server not in self._clients:
+            status = self.servers.get(server)
+            why = f": {status.error}" if status and status.error else ""
+            raise McpCallError(f"MCP server '{server}' is not running{why}")
+        return await self._on_loop(self._call(server, tool, arguments))
+
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        client = self._clients.get(server)
+        if client is None:
+            raise McpCallError(f"MCP server '{server}' stopped")
+        status = self.servers[server]
+        try:
+            return await client.call_tool(tool, arguments)
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED:
+                raise McpCallError(f"MCP server '{server}' answered with an error: {exc.message}") from None
+            problem = f"stopped during a call to '{tool}' ({exc.message})"
+        except Exception as exc:  # the connection is fine (e.g. a result failing its schema)
+            leaf = _leaf(exc)
+            raise McpCallError(f"MCP call {server}.{tool} failed: {type(leaf).__name__}: {leaf}") from None
+        await asyncio.sleep(0.2)  # let the last stderr lines land
+        self._fail(status, problem)
+        stop = self._stops.get(server)
+        if stop is not None:
+            stop.set()
+        raise McpCallError(f"MCP server '{server}' {status.error}")
+
+
+def _resolved(value: str, env: Mapping[str, str], where: str, literal: bool = False) -> str:
+    """``value`` with its ``{env:NAME}`` filled in; those values (and, for headers, a literal
+    token written in the file) are redacted from everything stored from now on."""
+    from jupyter_agent.agent.secrets import register_secret
+
+    text, used = substitute(value, env, where)
+    for secret, name in used:
+        register_secret(secret, name)
+    token = text.split(" ", 1)[-1]  # "Bearer abc…": the part after the scheme
+    if literal and not used and token.strip():
+        register_secret(token, where)
+    return text
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(getattr(exc, "exceptions", None), (list, tuple)) and exc.exceptions:  # type: ignore[attr-defined]
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    return exc
+
+
+def _problem(exc: BaseException) -> str:
+    from jupyter_agent.agent.secrets import redact
+
+    if isinstance(exc, McpConfigError):
+        return f"cannot start: {exc}"
+    if isinstance(exc, _StartError):
+        return redact(f"failed to start: {exc}")
+    if type(exc).__name__ == "ValidationError" and hasattr(exc, "errors"):  # pydantic: a bad answer
+        return f"failed to start: {invalid_listing(exc)}"
+    if isinstance(exc, FileNotFoundError):
+        return f"failed to start: command not found: {exc.filename or exc}"
+    text = str(exc) or type(exc).__name__
+    return redact(f"failed to start: {type(exc).__name__}: {text}")
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run ``coro`` from synchronous code (``%agent mcp``, ``jupyter-agent mcp list``)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result(timeout)

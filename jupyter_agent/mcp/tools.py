@@ -1,0 +1,179 @@
+"""MCP tools as our tools: ``<server>_<tool>``, the server's JSON schema, permission "ask".
+
+Results become a tool result like any other: text (truncated by the runner), images as
+attachments (inline or the synthetic user message, per provider), ``isError`` results
+and dead connections as tool errors the model can read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from jupyter_agent.core.messages import Attachment
+from jupyter_agent.mcp.manager import McpCallError, McpManager
+from jupyter_agent.mcp.transport import ToolInfo
+from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.registry import ToolRegistry
+
+MAX_NAME = 64
+MEDIA = ("image/", "application/pdf")
+
+
+class McpArgs(BaseModel):
+    """Any JSON object: the server validates its own arguments."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class McpTool(Tool[McpArgs]):
+    """One tool of one server; subclassed per tool by :func:`make_tool`."""
+
+    Args = McpArgs
+    server: str
+    remote_name: str
+    schema: dict[str, Any]
+    manager: McpManager
+
+    def parameters(self) -> dict[str, Any]:
+        schema = {k: v for k, v in self.schema.items() if k not in ("$schema", "title")}
+        schema["type"] = "object"
+        schema.setdefault("properties", {})
+        return schema
+
+    def permission_patterns(self, args: Any) -> list[str]:
+        return [self.name]
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        arguments = dict(args.model_extra or {})
+        title = f"{self.server} · {self.remote_name}"
+        # MCP tools ask unless a rule names them ("docs_search" or "docs_*"); "*" does not count
+        await ctx.permit(self.name, [self.name], f"Call MCP tool {title}", default_action="ask")
+        try:
+            result = await self.manager.call(self.server, self.remote_name, arguments)
+        except McpCallError as exc:
+            raise ToolError(str(exc)) from None
+        return to_result(result, self.server, self.remote_name, title)
+
+
+def exposed_name(server: str, tool: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}_{tool}")[:MAX_NAME]
+
+
+def make_tool(manager: McpManager, server: str, info: ToolInfo) -> McpTool:
+    attrs = {
+        "name": exposed_name(server, info.name),
+        "description": info.description or f"Tool '{info.name}' of the MCP server '{server}'.",
+        "server": server,
+        "remote_name": info.name,
+        "schema": info.input_schema,
+        "manager": manager,
+    }
+    cls = type(f"McpTool_{attrs['name']}", (McpTool,), attrs)
+    return cls()
+
+
+def to_result(result: Any, server: str, tool: str, title: str) -> ToolResult:
+    texts: list[str] = []
+    attachments: list[Attachment] = []
+    for i, block in enumerate(result.content or []):
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            texts.append(block.text)
+        elif kind in ("image", "audio"):
+            if block.mime_type.startswith(MEDIA):
+                attachments.append(_attachment(block.mime_type, block.data, f"{tool}-{i + 1}"))
+                texts.append(f"[{block.mime_type} attached]")
+            else:
+                texts.append(f"[{kind} {block.mime_type} omitted]")
+        elif kind == "resource":
+            res = block.resource
+            mime = getattr(res, "mime_type", None) or "application/octet-stream"
+            if getattr(res, "text", None) is not None:
+                texts.append(res.text)
+            elif mime.startswith(MEDIA):
+                attachments.append(_attachment(mime, res.blob, str(res.uri).rsplit("/", 1)[-1]))
+                texts.append(f"[{mime} attached: {res.uri}]")
+            else:
+                texts.append(f"[resource {res.uri} ({mime}) omitted]")
+        elif kind == "resource_link":
+            texts.append(f"[resource: {block.uri}]")
+    if not texts and result.structured_content is not None:
+        texts.append(json.dumps(result.structured_content, indent=2, default=str))
+    output = "\n".join(texts)
+    if result.is_error:
+        raise ToolError(f"MCP tool {server}.{tool} failed: {output or 'no details'}")
+    return ToolResult(
+        output=output or "(no output)",
+        title=title,
+        metadata={"mcp_server": server, "mcp_tool": tool},
+        attachments=attachments,
+    )
+
+
+def _attachment(mime: str, data: str, stem: str) -> Attachment:
+    ext = mime.split("/", 1)[-1].split("+", 1)[0]
+    return Attachment(mime=mime, url=f"data:{mime};base64,{data}", filename=f"{stem}.{ext}")
+
+
+def sync_tools(registry: ToolRegistry, manager: McpManager) -> list[str]:
+    """Register the tools of connected servers, drop those of failed ones; returns notices."""
+    notices: list[str] = []
+    wanted: dict[str, McpTool] = {}
+    for status in manager.servers.values():
+        if status.state != "connected":
+            continue
+        for info in status.tools:
+            tool = make_tool(manager, status.name, info)
+            if info.problem:
+                if tool.name not in manager.reported:
+                    manager.reported.add(tool.name)
+                    notices.append(f"MCP tool '{info.name}' of '{status.name}' left out: {info.problem}.")
+                continue
+            if tool.name in wanted or (
+                tool.name in registry and not isinstance(registry.get(tool.name), McpTool)
+            ):
+                if tool.name not in manager.reported:
+                    manager.reported.add(tool.name)
+                    notices.append(
+                        f"MCP tool '{info.name}' of '{status.name}' left out: the name {tool.name} is taken."
+                    )
+                continue
+            wanted[tool.name] = tool
+    for name in [t.name for t in registry if isinstance(t, McpTool) and t.name not in wanted]:
+        registry.unregister(name)
+    for name, tool in wanted.items():
+        current = registry.get(name) if name in registry else None
+        if not (
+            isinstance(current, McpTool) and current.manager is manager and current.schema == tool.schema
+        ):
+            registry.register(tool)
+    return notices
+
+
+async def attach(runtime: Any) -> None:
+    """Start the runtime's MCP servers (first call only) and sync its registry with them."""
+    manager = runtime.extra.get("mcp")
+    if manager is None:
+        manager = runtime.extra["mcp"] = McpManager(runtime.config.mcp, runtime.working_dir)
+    runtime.notices.extend(await manager.start())
+    runtime.notices.extend(manager.take_notices())
+    runtime.notices.extend(sync_tools(runtime.registry, manager))
+
+
+def carry_over(old: Any, build: Any) -> None:
+    """A config reload: the running servers move to the new runtime when the ``mcp`` key is
+    unchanged (a run may be calling them); else they stop and start anew on the next prompt."""
+    manager = old.extra["mcp"]
+    try:
+        new = build()
+    except Exception:
+        manager.close()
+        raise
+    if new.config.mcp == old.config.mcp:
+        new.extra["mcp"] = manager
+    else:
+        manager.close()

@@ -1,0 +1,99 @@
+"""What travels to and from a server: the HTTP transport, the tool listing and its checks.
+
+A server's tool list is offered to the model as is, so one unusable input schema would
+make the provider refuse every request: such a tool is kept out (with a reason) instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+MAX_PAGES = 100
+
+
+@dataclass
+class ToolInfo:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    problem: str | None = None
+    """Why the tool cannot be offered (its input schema is not a usable JSON Schema)."""
+
+
+async def list_tools(client: Any) -> list[ToolInfo]:
+    """Every page of the server's tools, each schema checked against the JSON Schema meta-schema."""
+    tools: list[ToolInfo] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        for t in page.tools:
+            schema = dict(t.input_schema or {})
+            tools.append(ToolInfo(t.name, t.description or "", schema, schema_problem(schema)))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """None when ``schema`` is a JSON Schema for an object; else one line saying why not."""
+    import jsonschema
+
+    if schema.get("type", "object") != "object":
+        return f"its input schema has type {schema.get('type')!r}, not 'object'"
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "the top level"
+        return f"its input schema is not valid JSON Schema (at {where}: {exc.message[:200]})"
+    return None
+
+
+def invalid_listing(exc: Any) -> str:
+    """A pydantic ValidationError of the server's answer, in one line."""
+    errors = exc.errors()[:3]
+    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors]
+    more = f" (and {len(exc.errors()) - 3} more)" if len(exc.errors()) > 3 else ""
+    return f"its answer is not valid MCP: {'; '.join(parts)}{more}"
+
+
+def load_sdk() -> None:
+    """Import the SDK's client modules (the first time takes seconds)."""
+    import mcp
+    import mcp.client.sse
+    import mcp.client.stdio
+    import mcp.client.streamable_http  # noqa: F401
+
+
+def warm_up() -> None:
+    with contextlib.suppress(Exception):
+        import jsonschema  # noqa: F401
+
+
+def http_transport(url: str, headers: dict[str, str], refused: list[str]) -> Any:
+    """Streamable HTTP whose refusals (401, 404…) are noted: the SDK only says "error response"."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def note(response: Any) -> None:
+        if response.status_code >= 400:
+            refused.append(f"HTTP {response.status_code} {response.reason_phrase}".rstrip())
+
+    client = httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [note]}
+    )
+    return _owning(streamable_http_client(url, http_client=client), client)
+
+
+def _owning(transport: Any, http_client: Any) -> Any:
+    """The transport, closing its HTTP client when it closes."""
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def wrapped() -> Any:
+        async with http_client, transport as streams:
+            yield streams
+
+    return wrapped()

@@ -1,0 +1,41 @@
+"""MCP fixtures: the demo server over HTTP, runtimes whose servers stop after the test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp_support import HttpServer
+
+
+@pytest.fixture
+def http_server() -> Iterator[Any]:
+    started: list[HttpServer] = []
+
+    def start(**env: str) -> HttpServer:
+        server = HttpServer(env)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def mcp_runtime(make_runtime: Any) -> Iterator[Any]:
+    """``make_runtime`` whose MCP servers are stopped at the end of the test."""
+    made: list[Any] = []
+
+    def make(**overrides: Any) -> Any:
+        runtime = make_runtime(**overrides)
+        runtime.generate_titles = False
+        made.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in made:
+        manager = runtime.extra.get("mcp")
+        if manager is not None:
+            manager.close()

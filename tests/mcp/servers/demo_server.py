@@ -1,0 +1,110 @@
+"""A small MCP server for the tests, written with the official SDK.
+
+``python demo_server.py stdio`` or ``python demo_server.py http PORT``. Tools: a text tool,
+an image tool, a tool that raises, a big output, a slow call (writes its pid first, so a
+test can kill the server mid-call) and one that shows an environment variable.
+With ``DEMO_STARTED_FILE`` set, each start appends the process id to that file.
+With ``DEMO_REQUIRE_TOKEN`` set, the HTTP server refuses requests whose
+``Authorization`` is not ``Bearer <DEMO_REQUIRE_TOKEN>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("demo")
+
+
+def _png(width: int = 4, height: int = 4) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back, upper-cased."""
+    return f"echo: {text.upper()}"
+
+
+@server.tool()
+def chart() -> Image:
+    """A tiny red PNG."""
+    return Image(data=_png(), format="png")
+
+
+@server.tool()
+def explode() -> str:
+    """Always fails."""
+    raise ToolError("database is locked")
+
+
+@server.tool()
+def lines(count: int) -> str:
+    """``count`` numbered lines."""
+    return "\n".join(f"line {i}" for i in range(1, count + 1))
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Sleep, after writing this process's pid to $DEMO_PID_FILE."""
+    pid_file = os.environ.get("DEMO_PID_FILE")
+    if pid_file:
+        Path(pid_file).write_text(str(os.getpid()))
+    await asyncio.sleep(seconds)
+    return "slept"
+
+
+@server.tool()
+def whoami() -> str:
+    """The process id and the DEMO_TOKEN this server was given."""
+    return f"pid={os.getpid()} token={os.environ.get('DEMO_TOKEN', '')}"
+
+
+def _http(port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app()
+    token = os.environ.get("DEMO_REQUIRE_TOKEN")
+    if token:
+        inner = app
+
+        async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+            if scope["type"] == "http":
+                headers = dict(scope.get("headers") or [])
+                if headers.get(b"authorization", b"").decode() != f"Bearer {token}":
+                    await send({"type": "http.response.start", "status": 401, "headers": []})
+                    await send({"type": "http.response.body", "body": b"unauthorized"})
+                    return
+            await inner(scope, receive, send)
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+if __name__ == "__main__":
+    started = os.environ.get("DEMO_STARTED_FILE")
+    if started:  # appended: a restarted server adds a line
+        with open(started, "a") as f:
+            f.write(f"{os.getpid()}\n")
+    if sys.argv[1:2] == ["http"]:
+        _http(int(sys.argv[2]))
+    else:
+        print("demo server starting", file=sys.stderr, flush=True)
+        server.run("stdio")
