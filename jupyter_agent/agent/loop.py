@@ -13,6 +13,8 @@ from typing import Any
 
 from jupyter_agent.agent import oversize
 from jupyter_agent.agent.agents import AgentInfo, get_agent
+from jupyter_agent.agent.budget import Budget, crossed
+from jupyter_agent.agent.budget import stop as stop_for_budget
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
@@ -63,6 +65,9 @@ class LoopSettings:
     api_key: str | None = None
     agent_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     compaction_model: str | None = None
+    options: Callable[[str, str], dict[str, Any]] | None = None
+    """litellm call arguments for (model, agent): config ``models.<id>.options`` + ``agent.<name>.options``."""
+    budget: Budget | None = None
 
 
 class AgentLoop:
@@ -180,7 +185,11 @@ class AgentLoop:
             if size is not None:
                 oversize.refuse(self, last_user, size)
                 break
+            if new_prompt and self._over_budget(last_user, None):
+                break
             result = await self._step(step, last_user, last_finished)
+            if result == "continue" and self._over_budget(last_user, self._last_message):
+                break
             if result == "compact":
                 # overflow = the step never finished (provider said "too long"): a new
                 # prompt is summarised without it and re-sent once after the summary
@@ -263,6 +272,7 @@ class AgentLoop:
             max_tokens=max_output(self.settings.output_limit, self.settings.output_token_max),
             abort=runner.abort,
             on_retry=self._retry_recorder(message),
+            extra=self.call_options(model, agent.name),
         )
         processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
         try:
@@ -290,6 +300,23 @@ class AgentLoop:
             )
 
         return on_retry
+
+    def _over_budget(self, user: Any, answer: AssistantMessage | None) -> bool:
+        """Stop after the step that crossed a budget (or before a prompt when none is left)."""
+        budget = self.settings.budget
+        if not budget:
+            return False
+        text = crossed(budget, self.recorder.history(), user.info.id)
+        if text is None:
+            return False
+        entry = self.recorder.find(answer.id) if answer is not None else None
+        if entry is not None and isinstance(entry.info, AssistantMessage):
+            answer = entry.info
+        stop_for_budget(self, user, text, answer)
+        return True
+
+    def call_options(self, model: str, agent: str) -> dict[str, Any] | None:
+        return self.settings.options(model, agent) if self.settings.options else None
 
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
