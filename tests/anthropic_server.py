@@ -88,14 +88,21 @@ def validate(body: dict[str, Any], issued: dict[str, str]) -> str | None:
         return f"A maximum of 4 blocks with cache_control may be provided. Found {marks}."
     messages = body.get("messages") or []
     if not messages or messages[0].get("role") != "user":
-        return "messages: first message must use the \"user\" role"
+        return 'messages: first message must use the "user" role'
     thinking_on = (body.get("thinking") or {}).get("type") == "enabled"
     for n, m in enumerate(messages):
         if n and m.get("role") == messages[n - 1].get("role"):
-            return 'messages: roles must alternate between "user" and "assistant", but found multiple "%s" roles in a row' % m.get("role")
+            role = m.get("role")
+            return (
+                'messages: roles must alternate between "user" and "assistant", '
+                f'but found multiple "{role}" roles in a row'
+            )
         blocks = _blocks(m)
         if not blocks and not (n == len(messages) - 1 and m.get("role") == "assistant"):
-            return f"messages.{n}: all messages must have non-empty content except for the optional final assistant message"
+            return (
+                f"messages.{n}: all messages must have non-empty content "
+                "except for the optional final assistant message"
+            )
         for b, block in enumerate(blocks):
             if block.get("type") == "text" and not str(block.get("text", "")).strip():
                 return f"messages.{n}.content.{b}.text: text content blocks must contain non-whitespace text"
@@ -121,7 +128,9 @@ def validate(body: dict[str, Any], issued: dict[str, str]) -> str | None:
                     "`tool_result` block in the next message."
                 )
     if thinking_on:
-        last_assistant = max((n for n, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
+        last_assistant = max(
+            (n for n, m in enumerate(messages) if m.get("role") == "assistant"), default=None
+        )
         if last_assistant is not None:
             blocks = _blocks(messages[last_assistant])
             if any(b.get("type") == "tool_use" for b in blocks):
@@ -134,16 +143,21 @@ def validate(body: dict[str, Any], issued: dict[str, str]) -> str | None:
                         "lastmost set of `tool_use` and `tool_result` blocks)."
                     )
                 for b, block in enumerate(blocks):
-                    if block.get("type") == "thinking" and issued.get(block.get("signature", "")) != block.get(
-                        "thinking"
-                    ):
-                        return f"messages.{last_assistant}.content.{b}: Invalid `signature` in `thinking` block"
+                    if block.get("type") == "thinking" and issued.get(
+                        block.get("signature", "")
+                    ) != block.get("thinking"):
+                        return (
+                            f"messages.{last_assistant}.content.{b}: Invalid `signature` in `thinking` block"
+                        )
                     if block.get("type") == "redacted_thinking" and block.get("data") not in issued.values():
-                        return f"messages.{last_assistant}.content.{b}: Invalid `data` in `redacted_thinking` block"
+                        where = f"messages.{last_assistant}.content.{b}"
+                        return f"{where}: Invalid `data` in `redacted_thinking` block"
     return None
 
 
-def _events(reply: AReply, model: str, issued: dict[str, str], number: int) -> list[tuple[str, dict[str, Any]]]:
+def _events(
+    reply: AReply, model: str, issued: dict[str, str], number: int
+) -> list[tuple[str, dict[str, Any]]]:
     u = reply.usage
     start_usage = {
         "input_tokens": u.input_tokens,
@@ -174,7 +188,9 @@ def _events(reply: AReply, model: str, issued: dict[str, str], number: int) -> l
 
     def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
         nonlocal index
-        out.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        out.append(
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        )
         for d in deltas:
             out.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}))
         out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
@@ -190,13 +206,20 @@ def _events(reply: AReply, model: str, issued: dict[str, str], number: int) -> l
             {"type": "thinking_delta", "thinking": reply.thinking[i : i + size]}
             for i in range(0, len(reply.thinking), size)
         ]
-        block({"type": "thinking", "thinking": "", "signature": ""}, [*pieces, {"type": "signature_delta", "signature": signature}])
+        block(
+            {"type": "thinking", "thinking": "", "signature": ""},
+            [*pieces, {"type": "signature_delta", "signature": signature}],
+        )
     if reply.text:
-        pieces = [{"type": "text_delta", "text": reply.text[i : i + size]} for i in range(0, len(reply.text), size)]
+        pieces = [
+            {"type": "text_delta", "text": reply.text[i : i + size]} for i in range(0, len(reply.text), size)
+        ]
         block({"type": "text", "text": ""}, pieces)
     for n, use in enumerate(reply.tool_uses):
         raw = json.dumps(use.input)
-        pieces = [{"type": "input_json_delta", "partial_json": raw[i : i + size]} for i in range(0, len(raw), size)]
+        pieces = [
+            {"type": "input_json_delta", "partial_json": raw[i : i + size]} for i in range(0, len(raw), size)
+        ]
         call_id = use.id or f"toolu_{number:02d}_{n}"
         block({"type": "tool_use", "id": call_id, "name": use.name, "input": {}}, pieces)
     stop = "tool_use" if reply.tool_uses else "end_turn"

@@ -66,7 +66,7 @@ class LoopSettings:
     agent_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     compaction_model: str | None = None
     options: Callable[[str, str], dict[str, Any]] | None = None
-    """litellm call arguments for (model, agent): config ``models.<id>.options`` + ``agent.<name>.options``."""
+    """litellm call arguments for (model, agent): ``models.<id>.options`` + ``agent.<name>.options``."""
     budget: Budget | None = None
 
 
