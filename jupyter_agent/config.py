@@ -109,8 +109,11 @@ class Config(_Strict):
         return os.environ.get(name) if name else None
 
     def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:
-        """The litellm call arguments for ``model`` run by ``agent`` (agent options win)."""
-        configured = self.models.get(model)
+        """The litellm call arguments for ``model`` run by ``agent`` (agent options win).
+
+        ``models`` is keyed by the litellm model string; a key without the provider prefix
+        (``claude-sonnet-4-5`` for ``anthropic/claude-sonnet-4-5``) matches too."""
+        configured = self.models.get(model) or self.models.get(model.split("/", 1)[-1])
         overrides = self.agent.get(agent)
         return deep_merge(
             dict(configured.options) if configured else {}, overrides.options if overrides else {}
