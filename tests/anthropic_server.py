@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODEL = "anthropic/claude-sonnet-4-5"
+THINKING = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+"""The call options that turn extended thinking on."""
 
 
 @dataclass
@@ -242,6 +244,19 @@ def _events(
     return out
 
 
+def _message(text: str, model: str) -> dict[str, Any]:
+    return {
+        "id": "msg_scripted_title",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 3},
+    }
+
+
 class AnthropicServer:
     """Start with :meth:`start`; queue :class:`AReply` with :meth:`queue`; read :attr:`requests`."""
 
@@ -253,6 +268,9 @@ class AnthropicServer:
         self.requests: list[dict[str, Any]] = []
         self.refusals: list[str] = []
         """Validation errors answered with HTTP 400, in order."""
+        self.completions: list[dict[str, Any]] = []
+        """Non-streaming requests (session titles), answered with :attr:`title`."""
+        self.title = "Scripted title"
         self.issued: dict[str, str] = {}
         """Signatures (and redacted data) this server handed out → the thinking they sign."""
         server = self
@@ -269,6 +287,11 @@ class AnthropicServer:
                 server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 if not self.path.rstrip("/").endswith("/v1/messages"):
                     self._error(404, "not_found_error", f"Not found: {self.path}")
+                    return
+                if not body.get("stream"):
+                    # one-shot calls (session titles) get a plain message
+                    server.completions.append(body)
+                    self._json(200, _message(server.title, body.get("model", "claude")))
                     return
                 problem = validate(body, server.issued)
                 if problem is not None:
@@ -295,7 +318,10 @@ class AnthropicServer:
                 self.close_connection = True
 
             def _error(self, status: int, kind: str, message: str) -> None:
-                payload = json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
+                self._json(status, {"type": "error", "error": {"type": kind, "message": message}})
+
+            def _json(self, status: int, data: dict[str, Any]) -> None:
+                payload = json.dumps(data).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
