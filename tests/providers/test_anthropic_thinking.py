@@ -135,3 +135,18 @@ async def test_signatures_are_dropped_when_the_model_changes(make_claude: Any, a
     assert body["model"] == "claude-opus-4-1"
     sent = json.dumps(body["messages"])
     assert "signature" not in sent and '"thinking"' not in sent
+
+
+async def test_redacted_thinking_round_trips(make_claude: Any, anthropic_server: Any) -> None:
+    anthropic_server.queue(
+        AReply(redacted="ENCRYPTED-abc", thinking="visible part", tool_uses=[AToolUse("bash", {"command": "echo r"})]),
+        AReply(text="ok"),
+    )
+    runtime = make_claude(options=THINKING)
+    sid = await runtime.prompt("go")
+    assert anthropic_server.refusals == []
+    assistant = [m for m in anthropic_server.requests[1]["body"]["messages"] if m["role"] == "assistant"][-1]
+    assert [b["type"] for b in assistant["content"]] == ["redacted_thinking", "thinking", "tool_use"]
+    assert assistant["content"][0]["data"] == "ENCRYPTED-abc"
+    stored = _parts(runtime, sid, ReasoningPart)[0].provider_metadata
+    assert stored is not None and [b["type"] for b in stored["thinking_blocks"]] == ["redacted_thinking", "thinking"]
