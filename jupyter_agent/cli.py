@@ -100,6 +100,27 @@ class Printer:
             print(f"error: {event.error.message}", file=sys.stderr)
 
 
+def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
+    """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line."""
+    import json
+
+    from jupyter_agent.core import cost
+
+    turn, session = cost.prompt_cost(history), cost.total(history)
+    if as_json:
+        line = {
+            "type": "run.cost",
+            "session_id": session_id,
+            "prompt_usd": turn.usd,
+            "session_usd": session.usd,
+            "unknown": turn.unknown or session.unknown,
+            "text": f"{turn.text()} this prompt · {session.text()} session",
+        }
+        print(json.dumps(line), flush=True)
+    else:
+        print(f"cost: {turn.text()} this prompt · {session.text()} session", file=sys.stderr)
+
+
 def _stop_on_sigterm() -> None:
     """SIGTERM stops a headless run like Ctrl-C: the step is aborted and recorded, the
     shell's process group killed (a ``kill -9`` is covered by ``process_guard``)."""
@@ -146,14 +167,9 @@ async def _run(args: argparse.Namespace) -> int:
     finally:
         for notice in runtime.notices:
             print(f"note: {notice}", file=sys.stderr)
-    last = next(
-        (
-            m.info
-            for m in reversed(runtime.recorder(session_id).history())
-            if isinstance(m.info, AssistantMessage)
-        ),
-        None,
-    )
+    history = runtime.recorder(session_id).history()
+    last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
+    print_cost(history, session_id, args.json)
     if not args.json:
         print(f"session: {session_id}", file=sys.stderr)
     if last is not None and last.error is not None:

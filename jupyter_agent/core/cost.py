@@ -42,7 +42,7 @@ def total(messages: Iterable[MessageWithParts]) -> CostTotal:
     """The cost of every assistant message in ``messages`` (summaries included: they were paid)."""
     out = CostTotal()
     for m in messages:
-        if isinstance(m.info, AssistantMessage) and (m.info.finish or m.info.cost or m.info.cost_unknown):
+        if isinstance(m.info, AssistantMessage) and _counted(m.info):
             out.add(m.info)
     return out
 
@@ -50,3 +50,44 @@ def total(messages: Iterable[MessageWithParts]) -> CostTotal:
 def turn(history: list[MessageWithParts], user_id: str) -> CostTotal:
     """The cost of the answers to one prompt (every step of its loop)."""
     return total(m for m in history if isinstance(m.info, AssistantMessage) and m.info.parent_id == user_id)
+
+
+def prompt_cost(history: list[MessageWithParts]) -> CostTotal:
+    """The cost of the answers to the last prompt in ``history``."""
+    last_user = next((m.info.id for m in reversed(history) if m.info.role == "user"), None)
+    return turn(history, last_user) if last_user else CostTotal()
+
+
+class CostTracker:
+    """Running session and per-prompt totals, updated in O(1) per stored assistant message
+    (the widget and panel header show them after every step)."""
+
+    def __init__(self, history: Iterable[MessageWithParts] = ()) -> None:
+        self._seen: dict[str, AssistantMessage] = {}
+        self.session = CostTotal()
+        self._turns: dict[str, CostTotal] = {}
+        for m in history:
+            if isinstance(m.info, AssistantMessage):
+                self.update(m.info)
+
+    def update(self, info: AssistantMessage) -> None:
+        old = self._seen.get(info.id)
+        turn = self._turns.setdefault(info.parent_id, CostTotal())
+        for total in (self.session, turn):
+            if old is not None and _counted(old):
+                total.usd -= old.cost
+                total.steps -= 1
+            if _counted(info):
+                total.add(info)
+        self._seen[info.id] = info
+
+    def text(self, parent_id: str) -> str:
+        """``$0.0100 this prompt · $0.0400 session`` (empty before anything was priced)."""
+        if not self.session.steps:
+            return ""
+        turn = self._turns.get(parent_id) or CostTotal()
+        return f"{turn.text()} this prompt · {self.session.text()} session"
+
+
+def _counted(info: AssistantMessage) -> bool:
+    return bool(info.finish or info.cost or info.cost_unknown)

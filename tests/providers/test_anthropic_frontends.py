@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from anthropic_server import MODEL, THINKING, AReply, AToolUse, AUsage, signature_for
 from cli_runner import run_cli
-from kernel_harness import Kernel
+from kernel_harness import Kernel, widget_traffic
 
 FIRST = "I will compute it in Python."
 
@@ -52,6 +52,10 @@ def test_kernel_tool_turn_with_thinking_and_restart(anthropic_server: Any, tmp_p
         assert result.status == "ok", result.error
         assert anthropic_server.refusals == []
         assert kernel.execute("print(total)").stdout.strip() == "42"
+        gauges = [m["text"] for m in widget_traffic(kernel) if m.get("kind") == "gauge"]
+        assert gauges and gauges[-1].endswith("this prompt · $0.0067 session"), gauges
+        table = json.dumps(kernel.execute("%agent sessions").outputs)
+        assert "<th>cost</th>" in table and "$0.0067" in table
         shown = kernel.execute("%agent config").stdout
         assert '"budget_tokens": 1024' in shown and "sk-ant-test" not in shown
     finally:

@@ -139,7 +139,11 @@ async def test_signatures_are_dropped_when_the_model_changes(make_claude: Any, a
 
 async def test_redacted_thinking_round_trips(make_claude: Any, anthropic_server: Any) -> None:
     anthropic_server.queue(
-        AReply(redacted="ENCRYPTED-abc", thinking="visible part", tool_uses=[AToolUse("bash", {"command": "echo r"})]),
+        AReply(
+            redacted="ENCRYPTED-abc",
+            thinking="visible part",
+            tool_uses=[AToolUse("bash", {"command": "echo r"})],
+        ),
         AReply(text="ok"),
     )
     runtime = make_claude(options=THINKING)
@@ -149,4 +153,7 @@ async def test_redacted_thinking_round_trips(make_claude: Any, anthropic_server:
     assert [b["type"] for b in assistant["content"]] == ["redacted_thinking", "thinking", "tool_use"]
     assert assistant["content"][0]["data"] == "ENCRYPTED-abc"
     stored = _parts(runtime, sid, ReasoningPart)[0].provider_metadata
-    assert stored is not None and [b["type"] for b in stored["thinking_blocks"]] == ["redacted_thinking", "thinking"]
+    assert stored is not None and [b["type"] for b in stored["thinking_blocks"]] == [
+        "redacted_thinking",
+        "thinking",
+    ]
