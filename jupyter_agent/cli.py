@@ -41,6 +41,8 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
         overrides["model"] = args.model
     if getattr(args, "api_base", None):
         overrides["api_base"] = args.api_base
+    if getattr(args, "budget", None) is not None:
+        overrides["budget"] = {"turn_usd": args.budget}
     config = load_config(folder, overrides)
     store = SqliteStore.for_directory(folder)
     if store.notice:
@@ -193,6 +195,16 @@ async def _compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _usd(text: str) -> float:
+    try:
+        value = float(text.lstrip("$"))
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount in USD above 0 (e.g. --budget 0.50)")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
     top.add_argument("--debug", action="store_true", help="show tracebacks and library logs")
@@ -208,6 +220,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", default="build")
     run.add_argument("--continue", dest="cont", action="store_true", help="continue the latest")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
+    run.add_argument(
+        "--budget", type=_usd, metavar="USD", help="stop after the step that makes this prompt cost more"
+    )
     from jupyter_agent.session_cli import add_session_commands
 
     add_session_commands(sub)

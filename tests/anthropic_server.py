@@ -284,7 +284,6 @@ class AnthropicServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 if not self.path.rstrip("/").endswith("/v1/messages"):
                     self._error(404, "not_found_error", f"Not found: {self.path}")
                     return
@@ -293,6 +292,7 @@ class AnthropicServer:
                     server.completions.append(body)
                     self._json(200, _message(server.title, body.get("model", "claude")))
                     return
+                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 problem = validate(body, server.issued)
                 if problem is not None:
                     server.refusals.append(problem)
@@ -355,6 +355,11 @@ class AnthropicServer:
 
     def pending(self) -> int:
         return len(self._queue)
+
+    def clear(self) -> None:
+        """Drop the replies still queued."""
+        with self._lock:
+            self._queue.clear()
 
 
 def main() -> None:
