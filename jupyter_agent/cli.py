@@ -50,6 +50,8 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
             overrides["api_base"] = check_url(args.api_base)
         except ValueError as exc:
             raise UsageProblem(f"--api-base: {exc}") from None
+    if getattr(args, "budget", None) is not None:
+        overrides["budget"] = {"turn_usd": args.budget}
     config = load_config(folder, overrides)
     store = SqliteStore.for_directory(folder)
     if store.notice:
@@ -115,6 +117,27 @@ def _print_notices(runtime: Any) -> None:
     runtime.notices.clear()
 
 
+def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
+    """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line."""
+    import json
+
+    from jupyter_agent.core import cost
+
+    turn, session = cost.prompt_cost(history), cost.total(history)
+    if as_json:
+        line = {
+            "type": "run.cost",
+            "session_id": session_id,
+            "prompt_usd": turn.usd,
+            "session_usd": session.usd,
+            "unknown": turn.unknown or session.unknown,
+            "text": f"{turn.text()} this prompt · {session.text()} session",
+        }
+        print(json.dumps(line), flush=True)
+    else:
+        print(f"cost: {turn.text()} this prompt · {session.text()} session", file=sys.stderr)
+
+
 def _stop_on_sigterm() -> None:
     """SIGTERM stops a headless run like Ctrl-C: the step is aborted and recorded, the
     shell's process group killed (a ``kill -9`` is covered by ``process_guard``)."""
@@ -168,14 +191,9 @@ async def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         _print_notices(runtime)
-    last = next(
-        (
-            m.info
-            for m in reversed(runtime.recorder(session_id).history())
-            if isinstance(m.info, AssistantMessage)
-        ),
-        None,
-    )
+    history = runtime.recorder(session_id).history()
+    last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
+    print_cost(history, session_id, args.json)
     if not args.json:
         print(f"session: {session_id}", file=sys.stderr)
     if last is not None and last.error is not None:
@@ -199,6 +217,16 @@ async def _compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _usd(text: str) -> float:
+    try:
+        value = float(text.lstrip("$"))
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount in USD above 0 (e.g. --budget 0.50)")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
     top.add_argument("--debug", action="store_true", help="show tracebacks and library logs")
@@ -214,6 +242,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", default="build")
     run.add_argument("--continue", dest="cont", action="store_true", help="continue the latest")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
+    run.add_argument(
+        "--budget", type=_usd, metavar="USD", help="stop after the step that makes this prompt cost more"
+    )
     from jupyter_agent.session_cli import add_session_commands
 
     add_session_commands(sub)

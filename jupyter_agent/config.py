@@ -38,6 +38,15 @@ class Limit(_Strict):
 
 class ModelConfig(_Strict):
     limit: Limit = Field(default_factory=Limit)
+    options: dict[str, Any] = Field(default_factory=dict)
+    """litellm call arguments for this model (``thinking``, ``reasoning_effort``, ``temperature``…)."""
+
+
+class BudgetConfig(_Strict):
+    """Spending limits in USD; the loop stops after the step that crosses one."""
+
+    session_usd: float | None = Field(default=None, gt=0)
+    turn_usd: float | None = Field(default=None, gt=0)
 
 
 class CompactionConfig(_Strict):
@@ -60,6 +69,8 @@ class AgentConfig(_Strict):
     prompt: str | None = None
     permission: dict[str, Action | dict[str, Action]] | None = None
     steps: int | None = Field(default=None, ge=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+    """litellm call arguments for this agent; win over ``models.<id>.options``."""
 
 
 class Config(_Strict):
@@ -79,6 +90,7 @@ class Config(_Strict):
     output_token_max: int | None = Field(default=None, ge=1)
     retries: int = Field(default=4, ge=0, le=20)
     """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
     redact: list[str] = Field(default_factory=list)
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
     mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
@@ -107,9 +119,23 @@ class Config(_Strict):
         name = self.api_key_source()
         return os.environ.get(name) if name else None
 
-    def redacted(self) -> dict[str, Any]:
+    def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:
+        """The litellm call arguments for ``model`` run by ``agent`` (agent options win).
+
+        ``models`` is keyed by the litellm model string; a key without the provider prefix
+        (``claude-sonnet-4-5`` for ``anthropic/claude-sonnet-4-5``) matches too."""
+        configured = self.models.get(model) or self.models.get(model.split("/", 1)[-1])
+        overrides = self.agent.get(agent)
+        return deep_merge(
+            dict(configured.options) if configured else {}, overrides.options if overrides else {}
+        )
+
+    def redacted(self, model: str | None = None, agent: str = "build") -> dict[str, Any]:
         """What ``%agent config`` shows: the effective settings, no secrets."""
-        data = self.model_dump(exclude_defaults=False)
+        data = mask_secrets(self.model_dump(exclude_defaults=False))
+        chosen = model or (self.agent[agent].model if agent in self.agent else None) or self.model
+        if chosen:
+            data["options"] = mask_secrets(self.options_for(chosen, agent))
         data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
         data["sources"] = self.sources
         data["redact"] = [
@@ -134,6 +160,22 @@ def check_url(value: str) -> str:
             "(Ollama) or http://localhost:8000/v1"
         )
     return value.strip()
+
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "cookie", "credential")
+
+
+def mask_secrets(value: Any, name: str = "") -> Any:
+    """A copy of ``value`` with values under secret-looking names (api_key, Authorization…) hidden."""
+    if isinstance(value, Mapping):
+        return {k: mask_secrets(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v, name) for v in value]
+    lowered = name.lower().replace("-", "_")
+    secret = any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "tokens"))
+    if secret and isinstance(value, str) and value:
+        return "***"
+    return value
 
 
 def _truthy(value: str | None) -> bool:

@@ -124,9 +124,13 @@ def run_session_command(args: argparse.Namespace) -> int:
             print("unreverted")
             return 0
         if args.action == "list":
+            from jupyter_agent.core.cost import CostTotal
+
+            costs = runtime.store.session_costs()
             for s in sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated):
                 child = f"  (child of {s.parent_id})" if s.parent_id else ""
-                print(f"{s.id}  {_when(s.time.updated)}  {s.title}{child}")
+                cost = costs.get(s.id, CostTotal()).text()
+                print(f"{s.id}  {_when(s.time.updated)}  {cost:>10}  {s.title}{child}")
             return 0
         session = runtime.store.get_session(args.id)
         if args.action == "rename":

@@ -131,6 +131,7 @@ class CompactionRunner:
             max_tokens=max_output(s.output_limit, s.output_token_max),
             abort=runner.abort,
             on_retry=self.loop._retry_recorder(message),
+            extra=self.loop.call_options(model, "compaction"),
         )
         processor = StepProcessor(self.recorder, message, runner)
         try:

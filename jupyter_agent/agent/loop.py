@@ -13,6 +13,8 @@ from typing import Any
 
 from jupyter_agent.agent import oversize
 from jupyter_agent.agent.agents import AgentInfo, get_agent
+from jupyter_agent.agent.budget import Budget, crossed
+from jupyter_agent.agent.budget import stop as stop_for_budget
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message, refuse_step
 from jupyter_agent.agent.processor import Outcome, StepProcessor
@@ -64,6 +66,9 @@ class LoopSettings:
     api_key: str | None = None
     agent_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     compaction_model: str | None = None
+    options: Callable[[str, str], dict[str, Any]] | None = None
+    """litellm call arguments for (model, agent): ``models.<id>.options`` + ``agent.<name>.options``."""
+    budget: Budget | None = None
 
 
 class AgentLoop:
@@ -185,7 +190,11 @@ class AgentLoop:
             if step > cap + 1:  # the last step overflowed and was retried once already
                 self._last_error = refuse_step(self.recorder, last_user.info, self.settings.model, cap)
                 break
+            if new_prompt and self._over_budget(last_user, None):
+                break
             result = await self._step(step, last_user, last_finished)
+            if result == "continue" and self._over_budget(last_user, self._last_message):
+                break
             if result == "compact":
                 # overflow = the step never finished (provider said "too long"): a new
                 # prompt is summarised without it and re-sent once after the summary
@@ -264,12 +273,12 @@ class AgentLoop:
         runner = ToolRunner(self.recorder, env, agent.name, self.ask)
         self.current_runner = runner
         tools = [t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed]
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(self.call_options(model, agent.name) or {})
         if last_step:
             # the last request forbids tools (still declared so past tool calls stay valid)
             runner.refuse = max_steps_message(max_steps)
             if tools:
-                extra = {"tool_choice": "none", "drop_params": True}
+                extra.update(tool_choice="none", drop_params=True)
         stream = self.client.stream_with_retry(
             model=model,
             messages=messages,
@@ -310,6 +319,23 @@ class AgentLoop:
             )
 
         return on_retry
+
+    def _over_budget(self, user: Any, answer: AssistantMessage | None) -> bool:
+        """Stop after the step that crossed a budget (or before a prompt when none is left)."""
+        budget = self.settings.budget
+        if not budget:
+            return False
+        text = crossed(budget, self.recorder.history(), user.info.id)
+        if text is None:
+            return False
+        entry = self.recorder.find(answer.id) if answer is not None else None
+        if entry is not None and isinstance(entry.info, AssistantMessage):
+            answer = entry.info
+        stop_for_budget(self, user, text, answer)
+        return True
+
+    def call_options(self, model: str, agent: str) -> dict[str, Any] | None:
+        return self.settings.options(model, agent) if self.settings.options else None
 
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None

@@ -137,8 +137,13 @@ class StepProcessor:
             call = self._tool_part(event.call_id, event.name)
             st.raw_args[event.call_id] = event.arguments
             state = ToolStatePending(input=self.tools.parse(call, event.arguments)[1], raw=event.arguments)
-            st.tools[event.call_id] = call.model_copy(update={"state": state})
+            update: dict[str, Any] = {"state": state}
+            if event.provider_metadata:
+                update["provider_metadata"] = event.provider_metadata
+            st.tools[event.call_id] = call.model_copy(update=update)
             self.recorder.part(st.tools[event.call_id])
+        elif kind == "reasoning-metadata":
+            self._reasoning_metadata(event.provider_metadata)
         elif kind == "finish-step":
             self._finish(event.reason, event.usage, event.cost)
 
@@ -157,6 +162,19 @@ class StepProcessor:
             return
         time = (part.time or PartTime()).model_copy(update={"end": now_ms()})
         self.recorder.part(part.model_copy(update={"time": time}))
+
+    def _reasoning_metadata(self, metadata: dict[str, Any]) -> None:
+        """Keep the thinking blocks on this step's (last) reasoning part, creating one for
+        redacted-only thinking, so the next request can send them back."""
+        self._close_open_parts()
+        entry = self.recorder.find(self.message.id)
+        parts = entry.parts if entry is not None else self._state.created
+        last = next((p for p in reversed(parts) if isinstance(p, ReasoningPart)), None)
+        if last is None:
+            common = dict(id=self._new_id(), session_id=self.message.session_id, message_id=self.message.id)
+            self._add(ReasoningPart(**common, provider_metadata=metadata, time=PartTime(end=now_ms())))
+            return
+        self.recorder.part(last.model_copy(update={"provider_metadata": metadata}))
 
     def _close_open_parts(self) -> None:
         for key in list(self._state.text):
@@ -177,7 +195,7 @@ class StepProcessor:
             self._add(part)
         return st.tools[call_id]
 
-    def _finish(self, reason: str, usage: Tokens, cost: float) -> None:
+    def _finish(self, reason: str, usage: Tokens, cost: float | None) -> None:
         self._close_open_parts()
         self._state.finished = True
         self._add(
@@ -187,11 +205,17 @@ class StepProcessor:
                 message_id=self.message.id,
                 reason=reason,
                 tokens=usage,
-                cost=cost,
+                cost=cost or 0.0,
+                cost_unknown=cost is None,
             )
         )
         self.message = self.message.model_copy(
-            update={"tokens": usage, "cost": self.message.cost + cost, "finish": reason}
+            update={
+                "tokens": usage,
+                "cost": self.message.cost + (cost or 0.0),
+                "cost_unknown": self.message.cost_unknown or cost is None,
+                "finish": reason,
+            }
         )
         self.recorder.message(self.message)
         if self.overflow is not None and not self.message.summary and self.overflow(usage):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.agent.agents import AgentInfo, get_agent, runnable_agent
+from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.loop import AgentLoop, LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
@@ -184,6 +185,8 @@ class Runtime:
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
             agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
             compaction_model=cfg.compaction.model,
+            options=cfg.options_for,
+            budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
         )
 
     def preflight(self, model: str, *, cli: bool = False) -> str | None:

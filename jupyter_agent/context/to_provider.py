@@ -19,6 +19,7 @@ from jupyter_agent.core.messages import (
     CompactionPart,
     FilePart,
     MessageWithParts,
+    ReasoningPart,
     SubtaskPart,
     TextPart,
     ToolPart,
@@ -128,15 +129,19 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
     text = "".join(texts)
     out: list[Msg] = []
     message: Msg = {"role": "assistant", "content": text if text or not tools else None}
+    # provider metadata (signatures) is valid only for the model that wrote it, never in summaries
+    same_model = not opt.compaction and info.model == opt.model
     if tools:
-        message["tool_calls"] = [
-            {
-                "id": _sanitize_id(p.call_id, opt.model),
-                "type": "function",
-                "function": {"name": p.tool, "arguments": json.dumps(p.state.input)},
-            }
-            for p in tools
+        message["tool_calls"] = [_tool_call(p, opt, same_model) for p in tools]
+    if same_model:
+        blocks = [
+            block
+            for p in m.parts
+            if isinstance(p, ReasoningPart) and p.provider_metadata
+            for block in p.provider_metadata.get("thinking_blocks", [])
         ]
+        if blocks:
+            message["thinking_blocks"] = blocks
     if message["content"] is None and not tools:
         return []
     if opt.anthropic and not text and tools:
@@ -170,6 +175,17 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
             }
         )
     return out
+
+
+def _tool_call(p: ToolPart, opt: _Options, same_model: bool) -> Msg:
+    call: Msg = {
+        "id": _sanitize_id(p.call_id, opt.model),
+        "type": "function",
+        "function": {"name": p.tool, "arguments": json.dumps(p.state.input)},
+    }
+    if same_model and p.provider_metadata:
+        call["provider_specific_fields"] = p.provider_metadata
+    return call
 
 
 def convert_message(m: MessageWithParts, opt: _Options) -> list[Msg]:
@@ -230,11 +246,14 @@ def _part_version(p: Any) -> Any:
             content = state.error
         else:
             content = None
-        return (p.id, p.type, p.call_id, p.tool, state.status, _frozen(state.input), content)
+        meta = _frozen(p.provider_metadata or {})
+        return (p.id, p.type, p.call_id, p.tool, state.status, _frozen(state.input), content, meta)
     if isinstance(p, TextPart):
         return (p.id, p.type, p.text, p.ignored, p.synthetic)
     if isinstance(p, FilePart):
         return (p.id, p.type, p.mime, p.url, p.filename)
+    if isinstance(p, ReasoningPart):
+        return (p.id, p.type, _frozen(p.provider_metadata or {}))
     return (p.id, p.type)
 
 
@@ -267,7 +286,9 @@ def to_model_messages(
 def apply_caching(messages: list[Msg], model: str) -> list[Msg]:
     """Anthropic-family only: cache markers on the first 2 system and last 2 other messages.
 
-    Returns a new list (the input is left as is); other providers get the input back.
+    Each mark goes where litellm keeps it: on the last tool call of an assistant message
+    with tool calls (litellm drops a message-level mark there), else on the last content
+    block or the message. Returns a new list; other providers get the input back.
     """
     if not is_anthropic_family(model):
         return messages
@@ -286,7 +307,11 @@ def apply_caching(messages: list[Msg], model: str) -> list[Msg]:
     for i in system + rest:
         msg = dict(out[i])
         content = msg.get("content")
-        if isinstance(content, list) and content:
+        if msg.get("tool_calls"):
+            calls = [dict(c) for c in msg["tool_calls"]]
+            calls[-1]["cache_control"] = {"type": "ephemeral"}
+            msg["tool_calls"] = calls
+        elif isinstance(content, list) and content:
             blocks = [dict(b) for b in content]
             blocks[-1]["cache_control"] = {"type": "ephemeral"}
             msg["content"] = blocks

@@ -108,6 +108,8 @@ class AssistantMessage(_Model):
     model: str = ""
     tokens: Tokens = Field(default_factory=Tokens)
     cost: float = 0.0
+    cost_unknown: bool = False
+    """A step of this message had no price in litellm's map (``cost`` counts the others)."""
     finish: str | None = None
     """The provider's finish reason of the last step (``stop``, ``tool-calls``, …)."""
     error: MessageError | None = None
@@ -147,6 +149,9 @@ class ReasoningPart(_PartBase):
     type: Literal["reasoning"] = "reasoning"
     text: str = ""
     time: PartTime = Field(default_factory=PartTime)
+    provider_metadata: dict[str, Any] | None = None
+    """What the provider needs back verbatim (Anthropic ``thinking_blocks`` with signatures,
+    redacted thinking); valid only for the model that wrote it."""
 
 
 class FilePart(_PartBase):
@@ -225,6 +230,8 @@ class ToolPart(_PartBase):
     call_id: str
     tool: str
     state: ToolState = Field(default_factory=ToolStatePending)
+    provider_metadata: dict[str, Any] | None = None
+    """litellm's ``provider_specific_fields`` of the call (Gemini thought signatures), sent back as is."""
 
 
 class StepStartPart(_PartBase):
@@ -237,6 +244,7 @@ class StepFinishPart(_PartBase):
     reason: str
     tokens: Tokens = Field(default_factory=Tokens)
     cost: float = 0.0
+    cost_unknown: bool = False
     snapshot: str | None = None
 
 

@@ -137,23 +137,26 @@ class KernelAgent:
     def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
         """Update the widget's context gauge after each step of this session (O(1) per event)."""
         from jupyter_agent.context.overflow import gauge, gauge_for
+        from jupyter_agent.core.cost import CostTracker
         from jupyter_agent.core.events import AnyEvent, MessageUpdated
         from jupyter_agent.core.messages import AssistantMessage
 
-        initial = gauge(self.runtime.store.messages(session_id), context_limit)
+        history = self.runtime.store.messages(session_id)
+        costs = CostTracker(history)
+        initial = gauge(history, context_limit)
         if initial.tokens:
-            widget.set_gauge(initial.tokens, initial.percent)
+            last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
+            widget.set_gauge(initial.tokens, initial.percent, costs.text(last.parent_id) if last else "")
 
         def on_event(event: AnyEvent) -> None:
             if not isinstance(event, MessageUpdated):
                 return
             info = event.message
-            if (
-                isinstance(info, AssistantMessage)
-                and info.session_id == session_id
-                and (info.tokens.output > 0 or info.summary)
-            ):
+            if not isinstance(info, AssistantMessage) or info.session_id != session_id:
+                return
+            costs.update(info)
+            if info.tokens.output > 0 or info.summary:
                 g = gauge_for(info.tokens, context_limit)
-                widget.set_gauge(g.tokens, g.percent)
+                widget.set_gauge(g.tokens, g.percent, costs.text(info.parent_id))
 
         return on_event

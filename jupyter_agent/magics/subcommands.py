@@ -17,16 +17,20 @@ def _when(ms: int) -> str:
 
 
 def sessions_table(agent: KernelAgent) -> str:
+    from jupyter_agent.core.cost import CostTotal
+
     rows = []
+    costs = agent.runtime.store.session_costs()
     for s in sorted(agent.runtime.sessions(), key=lambda s: -s.time.updated):
         mark = "▶" if s.id == agent.session_id else ""
+        cost = costs.get(s.id, CostTotal()).text()
         rows.append(
             f"<tr><td>{mark}</td><td><code>{html.escape(s.id)}</code></td>"
-            f"<td>{html.escape(s.title)}</td><td>{_when(s.time.updated)}</td></tr>"
+            f"<td>{html.escape(s.title)}</td><td>{_when(s.time.updated)}</td><td>{cost}</td></tr>"
         )
     if not rows:
         return "<p>No sessions yet for this notebook. Start one with <code>%agent …</code>.</p>"
-    head = "<tr><th></th><th>id</th><th>title</th><th>updated</th></tr>"
+    head = "<tr><th></th><th>id</th><th>title</th><th>updated</th><th>cost</th></tr>"
     return f"<table>{head}{''.join(rows)}</table>"
 
 

@@ -22,6 +22,7 @@ from jupyter_agent.providers.stream_events import (
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
+    ReasoningMetadata,
     ReasoningStart,
     StreamEvent,
     TextDelta,
@@ -42,6 +43,8 @@ FINISH = {
     "content_filter": "content-filter",
 }
 RetryCallback = Callable[[int, E.ProviderError, int], None]
+RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
+"""Call arguments the loop owns; configured options cannot replace them."""
 
 
 def prepare_environment() -> None:
@@ -72,7 +75,7 @@ def warm_up() -> None:
     litellm()
 
 
-def _usage(model: str, usage: Any) -> tuple[Tokens, float]:
+def _usage(model: str, usage: Any) -> tuple[Tokens, float | None]:
     def get(obj: Any, name: str) -> int:
         value = getattr(obj, name, None) if obj is not None else None
         if value is None and isinstance(obj, dict):
@@ -92,13 +95,19 @@ def _usage(model: str, usage: Any) -> tuple[Tokens, float]:
         cache=CacheTokens(read=cache_read, write=cache_write),
         total=get(usage, "total_tokens") or prompt + completion,
     )
-    cost = 0.0
+    return tokens, step_cost(model, usage)
+
+
+def step_cost(model: str, usage: Any) -> float | None:
+    """USD for one call by litellm's prices, cache reads and writes at their own rates;
+    None when litellm has no price for ``model`` (shown as "cost unknown", never $0)."""
+    if usage is None:
+        return None
     try:
-        p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=completion)
-        cost = float(p + c)
+        p, c = litellm().cost_per_token(model=model, usage_object=usage)
     except Exception:
-        cost = 0.0
-    return tokens, cost
+        return None
+    return float(p + c)
 
 
 def map_exception(exc: BaseException, model: str, api_base: str | None = None) -> E.ProviderError:
@@ -177,7 +186,8 @@ class LiteLLMClient:
     ) -> AsyncIterator[StreamEvent]:
         lm = litellm()
         kwargs = _request(model, messages, api_base, api_key, max_tokens)
-        kwargs.update(stream=True, stream_options={"include_usage": True}, **(extra or {}))
+        kwargs.update({k: v for k, v in (extra or {}).items() if k not in RESERVED})
+        kwargs.update(stream=True, stream_options={"include_usage": True})
         if tools:
             kwargs["tools"] = tools
         try:
@@ -191,7 +201,8 @@ class LiteLLMClient:
         self, response: Any, model: str, abort: asyncio.Event | None
     ) -> AsyncIterator[StreamEvent]:
         open_kind: str | None = None
-        calls: dict[str, dict[str, str]] = {}
+        calls: dict[str, dict[str, Any]] = {}
+        thinking = _ThinkingBlocks()
         at_index: dict[int, str] = {}  # stream index → id of the call now streaming there
         finish: str | None = None
         usage: Any = None
@@ -212,6 +223,7 @@ class LiteLLMClient:
                 delta = getattr(choice, "delta", None)
                 reasoning = getattr(delta, "reasoning_content", None) if delta else None
                 text = getattr(delta, "content", None) if delta else None
+                thinking.add(getattr(delta, "thinking_blocks", None) if delta else None)
                 if reasoning:
                     if open_kind != "reasoning":
                         if open_kind == "text":
@@ -232,6 +244,9 @@ class LiteLLMClient:
                     if new:
                         entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
                         yield ToolInputStart(call_id=entry["id"], name=entry["name"])
+                    fields = getattr(call, "provider_specific_fields", None)
+                    if fields:
+                        entry["fields"] = {**entry.get("fields", {}), **dict(fields)}
                     args = (getattr(fn, "arguments", None) or "") if fn else ""
                     if args:
                         entry["args"] += args
@@ -242,8 +257,15 @@ class LiteLLMClient:
             yield TextEnd()
         elif open_kind == "reasoning":
             yield ReasoningEnd()
+        if thinking.blocks:
+            yield ReasoningMetadata(provider_metadata={"thinking_blocks": thinking.result()})
         for entry in calls.values():
-            yield ToolCall(call_id=entry["id"], name=entry["name"], arguments=entry["args"])
+            yield ToolCall(
+                call_id=entry["id"],
+                name=entry["name"],
+                arguments=entry["args"],
+                provider_metadata=entry.get("fields") or None,
+            )
         if finish is not None and _synthetic_finish(response):
             finish = None
         if finish is None:
@@ -336,9 +358,41 @@ def _request(
     return kwargs
 
 
+class _ThinkingBlocks:
+    """Anthropic thinking as litellm streams it: text pieces and the signature arrive in
+    separate deltas of one block (same ``index``); redacted blocks arrive whole."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[str, Any]] = []
+        self._at: dict[Any, dict[str, Any]] = {}
+
+    def add(self, pieces: Any) -> None:
+        for piece in pieces or []:
+            block = dict(piece) if isinstance(piece, dict) else dict(getattr(piece, "__dict__", {}))
+            kind = block.get("type")
+            index = block.get("index")
+            if kind == "redacted_thinking":
+                self.blocks.append({"type": kind, "data": block.get("data", "")})
+                continue
+            if kind != "thinking":
+                continue
+            current = self._at.get(index) if index is not None else None
+            if current is None:
+                current = {"type": "thinking", "thinking": "", "signature": None}
+                self.blocks.append(current)
+                if index is not None:
+                    self._at[index] = current
+            current["thinking"] += block.get("thinking") or ""
+            if block.get("signature"):
+                current["signature"] = block["signature"]
+
+    def result(self) -> list[dict[str, Any]]:
+        return [{k: v for k, v in b.items() if v is not None} for b in self.blocks]
+
+
 def _call_entry(
-    calls: dict[str, dict[str, str]], at_index: dict[int, str], call: Any
-) -> tuple[dict[str, str], bool]:
+    calls: dict[str, dict[str, Any]], at_index: dict[int, str], call: Any
+) -> tuple[dict[str, Any], bool]:
     """The call a tool-call delta belongs to, and whether it starts a new one.
 
     Calls are told apart by id: some servers send several calls at the same stream index,

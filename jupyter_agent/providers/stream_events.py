@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -35,6 +35,13 @@ class ReasoningEnd(BaseModel):
     type: Literal["reasoning-end"] = "reasoning-end"
 
 
+class ReasoningMetadata(BaseModel):
+    """What the provider needs back with this step's reasoning (thinking blocks + signatures)."""
+
+    type: Literal["reasoning-metadata"] = "reasoning-metadata"
+    provider_metadata: dict[str, Any]
+
+
 class ToolInputStart(BaseModel):
     type: Literal["tool-input-start"] = "tool-input-start"
     call_id: str
@@ -53,13 +60,16 @@ class ToolCall(BaseModel):
     name: str
     arguments: str
     """The raw JSON text the model produced (validated later, errors go to the model)."""
+    provider_metadata: dict[str, Any] | None = None
+    """litellm's ``provider_specific_fields`` of the call (Gemini thought signatures)."""
 
 
 class FinishStep(BaseModel):
     type: Literal["finish-step"] = "finish-step"
     reason: str
     usage: Tokens
-    cost: float = 0.0
+    cost: float | None = 0.0
+    """USD for this step by litellm's cache-aware prices; None when litellm has no price."""
 
 
 class AttemptRestart(BaseModel):
@@ -76,6 +86,7 @@ StreamEvent = (
     | ReasoningStart
     | ReasoningDelta
     | ReasoningEnd
+    | ReasoningMetadata
     | ToolInputStart
     | ToolInputDelta
     | ToolCall

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import (
     AnyMessage,
     AnyPart,
@@ -163,6 +164,17 @@ class SqliteStore:
         sql += " ORDER BY time_updated DESC, id DESC"
         rows = self._db.read(lambda c: c.execute(sql, (notebook_path,)).fetchall())
         return [Session.model_validate_json(r[0]) for r in rows]
+
+    def session_costs(self) -> dict[str, CostTotal]:
+        """What each session cost (its own steps, summaries included), read in one query."""
+        sql = (
+            "SELECT session_id, SUM(json_extract(data, '$.cost')), MAX(json_extract(data, '$.cost_unknown')),"
+            " COUNT(*) FROM message WHERE json_extract(data, '$.role') = 'assistant' AND ("
+            "json_extract(data, '$.finish') IS NOT NULL OR json_extract(data, '$.cost') > 0"
+            " OR json_extract(data, '$.cost_unknown')) GROUP BY session_id"
+        )
+        rows = self._db.read(lambda c: c.execute(sql).fetchall())
+        return {r[0]: CostTotal(usd=r[1] or 0.0, unknown=bool(r[2]), steps=r[3]) for r in rows}
 
     def delete_session(self, session_id: str) -> None:
         """Delete a session; its messages, parts and child sessions go by cascade."""

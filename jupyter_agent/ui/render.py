@@ -102,9 +102,11 @@ def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
     return text[:cap] + f"\n… ({len(text) - cap:,} more chars)"
 
 
-def gauge_message(tokens: int, percent: int | None) -> GaugeMsg:
-    """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``."""
+def gauge_message(tokens: int, percent: int | None, cost: str = "") -> GaugeMsg:
+    """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``, then what the
+    prompt and the session cost so far (``cost``, see ``CostTracker.text``)."""
     text = f"{tokens:,} tokens" + (f" · {percent}% used" if percent is not None else "")
+    text += f" · {cost}" if cost else ""
     level = (
         "ok" if percent is None or percent < WARN_PERCENT
         else "warn" if percent < HIGH_PERCENT

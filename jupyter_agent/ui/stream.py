@@ -136,8 +136,8 @@ class ViewStream:
             state = [to_wire(m) for m in self.backlog.replay()]
             self._send(to_wire(ReplayMsg(view=view, messages=state)))
 
-    def set_gauge(self, tokens: int, percent: int | None) -> None:
-        self.post(gauge_message(tokens, percent))
+    def set_gauge(self, tokens: int, percent: int | None, cost: str = "") -> None:
+        self.post(gauge_message(tokens, percent, cost))
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.post(NoticeMsg(text=text, level=level))

@@ -89,8 +89,8 @@ class AgentWidget(anywidget.AnyWidget):
     def replay(self, messages: Iterable[MessageWithParts]) -> None:
         self.stream.replay(messages)
 
-    def set_gauge(self, tokens: int, percent: int | None) -> None:
-        self.stream.set_gauge(tokens, percent)
+    def set_gauge(self, tokens: int, percent: int | None, cost: str = "") -> None:
+        self.stream.set_gauge(tokens, percent, cost)
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.stream.notice(text, level)

@@ -121,3 +121,50 @@ def test_caching_only_for_anthropic_family() -> None:
     assert cached[4]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert cached[5]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" in json.dumps(apply_caching(msgs, "bedrock/anthropic.claude-3"))
+
+
+def test_provider_metadata_goes_back_only_to_the_model_that_wrote_it() -> None:
+    from jupyter_agent.core.messages import ReasoningPart
+
+    blocks = [
+        {"type": "thinking", "thinking": "hm", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "xx"},
+    ]
+    reasoning = ReasoningPart(
+        id=ids.ascending("prt"),
+        session_id="ses_test",
+        message_id="",
+        text="hm",
+        provider_metadata={"thinking_blocks": blocks},
+    )
+    t = tool().model_copy(update={"provider_metadata": {"thought_signature": "gem-sig"}})
+    u = user("x")
+    history = [u, assistant(u, reasoning, t, model="anthropic/claude-sonnet-4-5")]
+    same = to_model_messages(history, model="anthropic/claude-sonnet-4-5")
+    assert same[1]["thinking_blocks"] == blocks
+    assert same[1]["tool_calls"][0]["provider_specific_fields"] == {"thought_signature": "gem-sig"}
+    for other in (
+        to_model_messages(history, model="anthropic/claude-opus-4-1"),
+        to_model_messages(history, model="anthropic/claude-sonnet-4-5", for_compaction=True),
+    ):
+        assert "thinking_blocks" not in other[1] and "provider_specific_fields" not in json.dumps(other)
+
+
+def test_cache_mark_on_a_tool_call_only_message_goes_on_its_last_call() -> None:
+    calls = [
+        {"id": f"c{n}", "type": "function", "function": {"name": "bash", "arguments": "{}"}} for n in (1, 2)
+    ]
+    msgs = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c1", "content": "r1"},
+        {"role": "tool", "tool_call_id": "c2", "content": "r2"},
+    ]
+    cached = apply_caching(
+        [*msgs[:3], {"role": "tool", "tool_call_id": "c1", "content": "r"}], "anthropic/claude-sonnet-4-5"
+    )
+    assert "cache_control" not in cached[2]
+    assert cached[2]["tool_calls"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in cached[2]["tool_calls"][0] and "cache_control" not in calls[-1]
+    assert apply_caching(msgs, "anthropic/claude-sonnet-4-5")[4]["cache_control"] == {"type": "ephemeral"}

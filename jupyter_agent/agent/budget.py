@@ -1,0 +1,66 @@
+"""Spending limits: a run stops after the step whose cost crosses the turn or session budget.
+
+The step that crosses is kept whole (its tool calls ran and are in the history), so the
+next prompt continues from there; the error says what was spent and how to go on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jupyter_agent.core import cost, ids
+from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.events import SessionErrored
+from jupyter_agent.core.messages import AssistantMessage, MessageError, MessageTime, MessageWithParts
+
+if TYPE_CHECKING:
+    from jupyter_agent.agent.loop import AgentLoop
+
+HOW = (
+    'Raise it with "budget": {"session_usd": N, "turn_usd": N} in jupyter-agent.json '
+    "(CLI: --budget N for one run), or start a new session."
+)
+
+
+@dataclass
+class Budget:
+    session_usd: float | None = None
+    turn_usd: float | None = None
+
+    def __bool__(self) -> bool:
+        return self.session_usd is not None or self.turn_usd is not None
+
+
+def crossed(budget: Budget, history: list[MessageWithParts], user_id: str) -> str | None:
+    """Why the run must stop now (a limit reached), or None."""
+    spent = cost.total(history)
+    if budget.session_usd is not None and spent.usd >= budget.session_usd:
+        return (
+            f"Stopped: the session budget of ${budget.session_usd:g} is used up (spent {spent.text()}). {HOW}"
+        )
+    turn = cost.turn(history, user_id)
+    if budget.turn_usd is not None and turn.usd >= budget.turn_usd:
+        return (
+            f"Stopped: this prompt reached its budget of ${budget.turn_usd:g} "
+            f"(spent {turn.text()}; session {spent.text()}). {HOW}"
+        )
+    return None
+
+
+def stop(loop: AgentLoop, user: MessageWithParts, text: str, answer: AssistantMessage | None) -> None:
+    """End the run with ``text`` on the last answer (or a new one when no step ran)."""
+    rec = loop.recorder
+    error = MessageError(name="aborted", message=text, metadata={"budget": True})
+    if answer is None:
+        answer = AssistantMessage(
+            id=ids.ascending("msg"),
+            session_id=user.info.session_id,
+            parent_id=user.info.id,
+            agent=user.info.agent,
+            model=loop.settings.model,
+            finish="error",
+        )
+    time = MessageTime(created=answer.time.created, completed=answer.time.completed or now_ms())
+    rec.message(answer.model_copy(update={"error": error, "time": time}))
+    rec.bus.publish(SessionErrored(session_id=user.info.session_id, error=error))

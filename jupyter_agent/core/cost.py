@@ -1,0 +1,93 @@
+"""What a session and a turn cost, from the stored steps; "unknown" is never shown as $0.
+
+A step whose model has no price in litellm's map is stored with ``cost_unknown``; totals
+then say so ("$0.0123 + unknown") instead of pretending the step was free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from jupyter_agent.core.messages import AssistantMessage, MessageWithParts
+
+
+class CostTotal(BaseModel):
+    usd: float = 0.0
+    unknown: bool = False
+    """At least one step could not be priced."""
+    steps: int = 0
+
+    def add(self, info: AssistantMessage) -> None:
+        self.usd += info.cost
+        self.unknown = self.unknown or info.cost_unknown
+        self.steps += 1
+
+    def text(self) -> str:
+        return format_cost(self.usd, self.unknown, self.steps)
+
+
+def format_cost(usd: float, unknown: bool, steps: int = 1) -> str:
+    """``$0.0177`` · ``cost unknown`` · ``$0.0177 + unknown`` (four decimals below a dollar)."""
+    if steps == 0:
+        return "$0.00"
+    if unknown and usd == 0:
+        return "cost unknown"
+    amount = f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
+    return f"{amount} + unknown" if unknown else amount
+
+
+def total(messages: Iterable[MessageWithParts]) -> CostTotal:
+    """The cost of every assistant message in ``messages`` (summaries included: they were paid)."""
+    out = CostTotal()
+    for m in messages:
+        if isinstance(m.info, AssistantMessage) and _counted(m.info):
+            out.add(m.info)
+    return out
+
+
+def turn(history: list[MessageWithParts], user_id: str) -> CostTotal:
+    """The cost of the answers to one prompt (every step of its loop)."""
+    return total(m for m in history if isinstance(m.info, AssistantMessage) and m.info.parent_id == user_id)
+
+
+def prompt_cost(history: list[MessageWithParts]) -> CostTotal:
+    """The cost of the answers to the last prompt in ``history``."""
+    last_user = next((m.info.id for m in reversed(history) if m.info.role == "user"), None)
+    return turn(history, last_user) if last_user else CostTotal()
+
+
+class CostTracker:
+    """Running session and per-prompt totals, updated in O(1) per stored assistant message
+    (the widget and panel header show them after every step)."""
+
+    def __init__(self, history: Iterable[MessageWithParts] = ()) -> None:
+        self._seen: dict[str, AssistantMessage] = {}
+        self.session = CostTotal()
+        self._turns: dict[str, CostTotal] = {}
+        for m in history:
+            if isinstance(m.info, AssistantMessage):
+                self.update(m.info)
+
+    def update(self, info: AssistantMessage) -> None:
+        old = self._seen.get(info.id)
+        turn = self._turns.setdefault(info.parent_id, CostTotal())
+        for total in (self.session, turn):
+            if old is not None and _counted(old):
+                total.usd -= old.cost
+                total.steps -= 1
+            if _counted(info):
+                total.add(info)
+        self._seen[info.id] = info
+
+    def text(self, parent_id: str) -> str:
+        """``$0.0100 this prompt · $0.0400 session`` (empty before anything was priced)."""
+        if not self.session.steps:
+            return ""
+        turn = self._turns.get(parent_id) or CostTotal()
+        return f"{turn.text()} this prompt · {self.session.text()} session"
+
+
+def _counted(info: AssistantMessage) -> bool:
+    return bool(info.finish or info.cost or info.cost_unknown)
