@@ -2,11 +2,13 @@
 // The message stream is the cell widget's own renderer (labextension/widget/widget.js)
 // fed by the comm, so the panel and the widget show exactly the same parts.
 import { InputDialog } from '@jupyterlab/apputils';
-import { NotebookPanel } from '@jupyterlab/notebook';
+import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 // @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
 import widgetModule from '../widget/widget.js';
+// @ts-expect-error: the same plain module's code-block actions
+import { addCodeActions } from '../widget/markdown.js';
 import { AgentComm, TARGET } from './comm';
 import { agentIcon } from './icon';
 import { runOp } from './notebook';
@@ -59,6 +61,10 @@ export class AgentPanel extends Widget {
   private sessionSelect = el('select', { class: 'ja-panel-sessions', 'data-testid': 'ja-session-select', title: 'Sessions of this notebook' });
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
+  private jumpButton = el('button', { class: 'ja-button ja-panel-jump', 'data-testid': 'ja-jump-latest', type: 'button', hidden: '', title: 'Scroll to the newest message' }, '↓ Jump to latest');
+  /** Keep the newest text in view while the user is at the bottom; not after they scroll up. */
+  private following = true;
+  private lastScrollTop = 0;
   private input = el('textarea', {
     class: 'ja-panel-input',
     'data-testid': 'ja-prompt',
@@ -71,16 +77,48 @@ export class AgentPanel extends Widget {
   constructor() {
     super();
     this.id = 'jupyter-agent-panel';
-    this.title.caption = 'Agent';
+    this.title.caption = 'Agent: chat with the agent in this notebook\'s kernel';
+    this.title.label = 'Agent';
     this.title.icon = agentIcon;
     this.addClass('ja-panel');
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', 'Agent');
+    this.input.setAttribute('aria-label', 'Message to the agent');
+    this.sessionSelect.setAttribute('aria-label', 'Session');
     const newButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-new', type: 'button', title: 'Start a new session' }, 'New');
     const renameButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-rename', type: 'button', title: 'Rename this session' }, 'Rename');
     const top = el('div', { class: 'ja-panel-top' });
     top.append(this.sessionSelect, newButton, renameButton);
     const composer = el('div', { class: 'ja-panel-composer' });
     composer.append(this.completions, this.input, this.sendButton);
-    this.node.append(top, this.banner, this.streamHost, composer);
+    const streamWrap = el('div', { class: 'ja-panel-stream-wrap' });
+    streamWrap.append(this.streamHost, this.jumpButton);
+    this.node.append(top, this.banner, streamWrap, composer);
+    this.streamHost.addEventListener('scroll', () => this.onScroll());
+    this.jumpButton.addEventListener('click', () => this.scrollToEnd());
+    new MutationObserver(() => this.onGrow()).observe(this.streamHost, { childList: true, subtree: true, characterData: true });
+    // Escape stops the agent from anywhere in the panel (the prompt box too)
+    this.node.addEventListener('keydown', event => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      const stop = this.streamHost.querySelector('[data-testid=ja-stop]') as HTMLButtonElement | null;
+      if (stop && !stop.hidden && !stop.disabled) {
+        event.preventDefault();
+        stop.click();
+      }
+    });
+    // code blocks (here and in %agent cells) insert into / replace the active cell
+    document.body.dataset.jupyterAgentActions = '1';
+    document.addEventListener('jupyter-agent:code', event => this.codeAction(event as CustomEvent));
+    // a saved run's static transcript (`.jp-agent-transcript`) gets the same code actions
+    new MutationObserver(records => {
+      for (const record of records) {
+        record.addedNodes.forEach(node => {
+          if (!(node instanceof HTMLElement)) return;
+          const found = node.matches('.jp-agent-transcript') ? [node] : [...node.querySelectorAll('.jp-agent-transcript')];
+          found.forEach(root => addCodeActions(root));
+        });
+      }
+    }).observe(document.body, { childList: true, subtree: true });
 
     this.sessionSelect.addEventListener('change', () => this.request({ type: 'switch_session', session_id: this.sessionSelect.value }));
     newButton.addEventListener('click', () => this.request({ type: 'new_session' }));
@@ -250,7 +288,41 @@ export class AgentPanel extends Widget {
     }
   }
 
+  private onScroll(): void {
+    const host = this.streamHost;
+    const atBottom = host.scrollHeight - host.scrollTop - host.clientHeight < 30;
+    if (atBottom) this.following = true;
+    else if (host.scrollTop < this.lastScrollTop) this.following = false;
+    this.lastScrollTop = host.scrollTop;
+    this.jumpButton.hidden = this.following;
+  }
+
+  private onGrow(): void {
+    if (this.following) this.streamHost.scrollTop = this.streamHost.scrollHeight;
+    else this.jumpButton.hidden = false;
+  }
+
+  private scrollToEnd(): void {
+    this.following = true;
+    this.jumpButton.hidden = true;
+    this.streamHost.scrollTop = this.streamHost.scrollHeight;
+  }
+
+  private codeAction(event: CustomEvent<{ action: string; code: string }>): void {
+    const notebook = this.notebook?.content;
+    const { action, code } = event.detail ?? {};
+    if (!notebook || typeof code !== 'string') return;
+    if (action === 'insert') {
+      NotebookActions.insertBelow(notebook);
+    } else if (action !== 'replace') {
+      return;
+    }
+    notebook.activeCell?.model.sharedModel.setSource(code);
+  }
+
   private newView(): void {
+    this.following = true;
+    this.jumpButton.hidden = true;
     this.disposeView?.();
     this.streamHost.replaceChildren();
     const root = el('div', { class: 'ja-panel-view', 'data-testid': 'ja-panel-view' });
