@@ -6,6 +6,7 @@ actions, tool cards, the Thinking label, Escape, focus and labels.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -144,7 +145,7 @@ def test_answers_are_real_markdown_with_code_actions(
 def set_theme(page: Any, name: str) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
     page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
-    page.locator(".lm-Menu-itemLabel", has_text=name).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{name}$")).click()
     page.wait_for_function(
         "(dark) => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')",
         arg="Dark" in name,
