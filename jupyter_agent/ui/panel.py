@@ -48,12 +48,12 @@ class PanelConnection:
         """Greet the panel with the session list and show the current session's history."""
         from jupyter_agent.agent.runtime import ConfigurationError
         from jupyter_agent.config import ConfigError
-        from jupyter_agent.storage.sqlite_store import StoreVersionError
+        from jupyter_agent.storage.sqlite_store import StoreError
 
         try:
             runtime = self.agent.runtime
             session_id = self.agent.current_session()
-        except (ConfigurationError, ConfigError, StoreVersionError) as exc:
+        except (ConfigurationError, ConfigError, StoreError) as exc:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
             return
         runtime.extra["notebook_bridge"] = self.bridge
