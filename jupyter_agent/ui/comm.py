@@ -58,6 +58,8 @@ class ApproveRequest(_Wire):
     type: Literal["approve"] = "approve"
     request_id: str
     reply: Literal["once", "always", "reject"]
+    message: str = ""
+    """The user's reason for a rejection (sent to the model)."""
 
 
 class SessionsRequest(_Wire):
@@ -70,6 +72,11 @@ class NewSessionRequest(_Wire):
 
 class SwitchSessionRequest(_Wire):
     type: Literal["switch_session"] = "switch_session"
+    session_id: str
+
+
+class DeleteSessionRequest(_Wire):
+    type: Literal["delete_session"] = "delete_session"
     session_id: str
 
 
@@ -113,6 +120,7 @@ PanelRequest = (
     | NewSessionRequest
     | SwitchSessionRequest
     | RenameSessionRequest
+    | DeleteSessionRequest
     | CompleteRequest
     | NotebookReply
 )

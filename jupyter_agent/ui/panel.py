@@ -156,13 +156,15 @@ class PanelConnection:
             if not runtime.stop(sid):
                 self.stream.status("idle")
         elif isinstance(request, wire.ApproveRequest):
-            runtime.permissions.reply(request.request_id, request.reply)
+            runtime.permissions.reply(request.request_id, request.reply, request.message)
         elif isinstance(request, wire.CompactRequest):
             self._start(runtime.compact(sid), sid)
         elif isinstance(request, wire.SessionsRequest):
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.NewSessionRequest):
-            self._switch(self.agent.current_session(new=True))
+            self._new_session()
+        elif isinstance(request, wire.DeleteSessionRequest):
+            self._delete_session(request.session_id)
         elif isinstance(request, wire.SwitchSessionRequest):
             self._switch(self.agent.current_session(session_id=request.session_id))
         elif isinstance(request, wire.RenameSessionRequest):
@@ -196,7 +198,7 @@ class PanelConnection:
             try:
                 await work
             except asyncio.CancelledError:
-                self.stream.notice("Stopped.")
+                self.agent.stopped(self.stream, session_id)
             except Exception as exc:
                 log.exception("agent run from the side panel failed")
                 self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
@@ -213,6 +215,28 @@ class PanelConnection:
         task = loop.create_task(go())
         self.agent.tasks.add(task)
         task.add_done_callback(self.agent.tasks.discard)
+
+    def _new_session(self) -> None:
+        """A fresh session, unless the one shown is still empty (New twice makes one)."""
+        runtime = self.agent.runtime
+        sid = self.stream.session_id
+        if sid and not runtime.busy(sid) and not runtime.store.messages(sid):
+            self._switch(self.agent.current_session(session_id=sid))
+            return
+        self._switch(self.agent.current_session(new=True))
+
+    def _delete_session(self, session_id: str) -> None:
+        runtime = self.agent.runtime
+        if runtime.busy(session_id) or session_id in self.agent.running:
+            self.stream.notice("This session is running; stop it before deleting it.", "error")
+            return
+        runtime.delete_session(session_id)
+        if self.agent.session_id == session_id:
+            self.agent.session_id = None
+        if self.stream.session_id == session_id:
+            self._switch(self.agent.current_session())
+        else:
+            self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
 
     def _switch(self, session_id: str) -> None:
         self.show(session_id)

@@ -4,6 +4,7 @@ export interface ApproveRequest {
   type: "approve";
   request_id: string;
   reply: "once" | "always" | "reject";
+  message?: string;
 }
 
 export interface AttachmentView {
@@ -36,6 +37,11 @@ export interface CompletionsMsg {
   kind: "completions";
   request_id: string;
   items: Completion[];
+}
+
+export interface DeleteSessionRequest {
+  type: "delete_session";
+  session_id: string;
 }
 
 export interface DeltaMsg {
@@ -237,5 +243,5 @@ export interface SwitchSessionRequest {
   session_id: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | CompleteRequest | NotebookReply;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | NotebookReply;
 export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReplayMsg;
