@@ -65,7 +65,7 @@ def litellm() -> Any:
     # litellm raises on ~100 identical chunks in a row ("the model is repeating") and the
     # retry throws the partial text away; real answers repeat tokens (a list of zeros).
     # Doom loops are caught per step by the processor instead.
-    module.REPEATED_STREAMING_CHUNK_LIMIT = REPEATED_CHUNK_LIMIT
+    setattr(module, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010 (Final in stubs)
     from jupyter_agent.logs import route_library_logs
 
     route_library_logs()  # litellm adds its own stderr handler at import: reroute it

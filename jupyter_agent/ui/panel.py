@@ -38,6 +38,7 @@ class PanelConnection:
         self.bridge = PanelNotebookBridge(self._send, self.loop)
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
+        self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
         agent.panels.append(self)
@@ -57,13 +58,14 @@ class PanelConnection:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
             return
         runtime.extra["notebook_bridge"] = self.bridge
-        model = runtime.model_for(None)
+        model = runtime.model_for(self.model or None)
         self._send(
             wire.HelloMsg(
                 session_id=session_id,
                 sessions=self._sessions(),
                 busy=runtime.busy(session_id),
                 model=model or None,
+                models=configured_models(runtime.config, model),
                 problem=runtime.preflight(model),
             )
         )
@@ -151,7 +153,10 @@ class PanelConnection:
         elif isinstance(request, wire.HelloRequest):
             self.open(request)
         elif isinstance(request, wire.PromptRequest):
-            self.prompt(request.text)
+            self.prompt(request.text, request.context)
+        elif isinstance(request, wire.ModelRequest):
+            self.model = request.model.strip()
+            self.stream.notice(f"Next prompts use {runtime.model_for(self.model or None)}.")
         elif isinstance(request, wire.StopRequest):
             if not runtime.stop(sid):
                 self.stream.status("idle")
@@ -173,11 +178,11 @@ class PanelConnection:
         elif isinstance(request, wire.CompleteRequest):
             self._complete(request)
 
-    def prompt(self, text: str) -> None:
+    def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
         from jupyter_agent.magics.mentions import expand_mentions
 
         runtime = self.agent.runtime
-        model = runtime.model_for(None)
+        model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
         if problem is not None:
             self.stream.notice(problem, "error")
@@ -186,7 +191,10 @@ class PanelConnection:
         if sid != self.stream.session_id:
             self.show(sid)
         runtime.permissions.interactive = True
-        self._start(runtime.prompt(expand_mentions(text, self.agent), session_id=sid, model=model), sid)
+        full = expand_mentions(text, self.agent) + "".join(
+            f'\n\n<context ref="{item.label}">\n{item.text}\n</context>' for item in context or []
+        )
+        self._start(runtime.prompt(full, session_id=sid, model=model), sid)
 
     def _start(self, work: Any, session_id: str) -> None:
         """Run ``work`` on the kernel's loop in the background; every view of the session shows
@@ -267,3 +275,9 @@ class PanelConnection:
             self.comm.send(data)
         except Exception:  # the panel went away mid-send; its close handler cleans up
             log.debug("side panel send failed", exc_info=True)
+
+
+def configured_models(config: Any, current: str) -> list[str]:
+    """What the panel's model picker offers: the one in use, then every configured one."""
+    found = [current, config.model, *config.models, *(a.model for a in config.agent.values())]
+    return list(dict.fromkeys(m for m in found if m))

@@ -16,7 +16,6 @@ import anywidget
 import traitlets
 
 from jupyter_agent.core.bus import Bus
-from jupyter_agent.core.events import PermissionReply
 from jupyter_agent.core.messages import MessageWithParts
 from jupyter_agent.ui.backlog import Backlog
 from jupyter_agent.ui.kernel_loop import call_on, running_loop

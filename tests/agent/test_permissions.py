@@ -106,5 +106,5 @@ async def test_a_rejection_carries_the_users_reason(tmp_path: Path) -> None:
         ),
         "permission.asked",
     )
-    with pytest.raises(PermissionDenied, match="with this feedback: use pathlib, not rm$"):
+    with pytest.raises(PermissionDenied, match=r"with this feedback: use pathlib, not rm$"):
         await manager.ask("s", "m", "c", "bash", ["rm x"], "", {})
