@@ -39,6 +39,7 @@ const ERROR_LABELS = {
 const REPLY_LABELS = { once: "Allowed once", always: "Always allowed", reject: "Rejected" };
 const MARKER_TEXT = "— history summarised above this point —";
 const READY_TIMEOUT_MS = 3000;
+const BLOCKS = "p, li, h1, h2, h3, h4, h5, h6, blockquote, td, th, dt, dd";
 
 // ------------------------------------------------------------------ the view
 
@@ -257,6 +258,8 @@ class AgentView {
         const part = this.parts.get(pid);
         if (part && part.body) {
           part.body.innerHTML = markdown(part.text);
+          // each paragraph takes its own direction (Hebrew, Arabic next to English)
+          part.body.querySelectorAll(BLOCKS).forEach((b) => b.setAttribute("dir", "auto"));
           addCodeActions(part.body);
         }
       }
