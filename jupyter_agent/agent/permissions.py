@@ -94,6 +94,8 @@ class _Pending:
     request: PermissionRequest
     future: asyncio.Future[PermissionReply]
     loop: asyncio.AbstractEventLoop
+    message: str = ""
+    """Why the user rejected it (sent to the model with the rejection)."""
 
 
 @dataclass
@@ -166,7 +168,7 @@ class PermissionManager:
             metadata={k: v for k, v in metadata.items() if _jsonable(v)},
         )
         future: asyncio.Future[PermissionReply] = loop.create_future()
-        self._pending[request.id] = _Pending(request, future, loop)
+        pending = self._pending[request.id] = _Pending(request, future, loop)
         self.bus.publish(PermissionAsked(request=request))
         try:
             reply = await future
@@ -174,17 +176,25 @@ class PermissionManager:
             self._pending.pop(request.id, None)
         if reply == "always":
             self._always.setdefault(session_id, []).extend((permission, p) for p in patterns)
+        if reply == "reject" and pending.message:
+            raise PermissionDenied(
+                f"The user rejected permission '{permission}' for {shown} with this feedback: "
+                f"{pending.message}"
+            )
         if reply == "reject":
             raise PermissionDenied(
                 f"The user rejected permission '{permission}' for {shown}. Do not retry the same "
                 "action; ask the user how to proceed."
             )
 
-    def reply(self, request_id: str, reply: PermissionReply) -> bool:
-        """Answer a pending request (from the widget or panel, any thread)."""
+    def reply(self, request_id: str, reply: PermissionReply, message: str = "") -> bool:
+        """Answer a pending request (from the widget or panel, any thread); ``message`` is the
+        user's reason for a rejection, which the model gets instead of a bare refusal."""
         pending = self._pending.get(request_id)
         if pending is None:
             return False
+        if reply == "reject":
+            pending.message = message.strip()
 
         def resolve() -> None:
             if not pending.future.done():

@@ -28,7 +28,9 @@ def _variables(shell: Any, prefix: str) -> list[tuple[str, str]]:
 
 
 def _cells(shell: Any, prefix: str) -> list[tuple[str, str]]:
-    inputs = shell.user_ns.get("In") or []
+    from jupyter_agent.magics.mentions import typed_inputs
+
+    inputs = typed_inputs(shell)
     return [
         (f"cell:{n}", _first_line(inputs[n]))
         for n in range(len(inputs) - 1, 0, -1)

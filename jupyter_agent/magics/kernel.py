@@ -132,31 +132,18 @@ class KernelAgent:
         for panel in list(self.panels):
             panel.run_state(session_id, busy)
 
+    def stopped(self, view: Any, session_id: str) -> None:
+        """A run was cancelled: say so once (the stopped answer may already say it)."""
+        messages = self.runtime.store.messages(session_id)
+        error = getattr(messages[-1].info, "error", None) if messages else None
+        if getattr(error, "name", None) != "aborted":
+            view.notice("Stopped.")
+
     # ------------------------------------------------------------ gauge
 
     def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
-        """Update the widget's context gauge after each step of this session (O(1) per event)."""
-        from jupyter_agent.context.overflow import gauge, gauge_for
-        from jupyter_agent.core.cost import CostTracker
-        from jupyter_agent.core.events import AnyEvent, MessageUpdated
-        from jupyter_agent.core.messages import AssistantMessage
+        """Keep the view's context gauge current: exact after each step, estimated while text
+        streams (``ui/live_gauge.py``)."""
+        from jupyter_agent.ui.live_gauge import LiveGauge
 
-        history = self.runtime.store.messages(session_id)
-        costs = CostTracker(history)
-        initial = gauge(history, context_limit)
-        if initial.tokens:
-            last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
-            widget.set_gauge(initial.tokens, initial.percent, costs.text(last.parent_id) if last else "")
-
-        def on_event(event: AnyEvent) -> None:
-            if not isinstance(event, MessageUpdated):
-                return
-            info = event.message
-            if not isinstance(info, AssistantMessage) or info.session_id != session_id:
-                return
-            costs.update(info)
-            if info.tokens.output > 0 or info.summary:
-                g = gauge_for(info.tokens, context_limit)
-                widget.set_gauge(g.tokens, g.percent, costs.text(info.parent_id))
-
-        return on_event
+        return LiveGauge(widget, session_id, context_limit, self.runtime.store)

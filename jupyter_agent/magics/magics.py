@@ -118,7 +118,7 @@ class AgentMagics(Magics):
                 runtime.notices.clear()
                 await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
             except asyncio.CancelledError:
-                widget.notice("Stopped.")
+                agent.stopped(widget, session_id)
             except Exception as exc:
                 log.exception("agent run failed")
                 widget.notice(f"Error: {type(exc).__name__}: {exc}")

@@ -17,8 +17,18 @@ from jupyter_agent.magics.parser import parse_mentions
 MAX_FILE_CHARS = 20_000
 
 
+def typed_inputs(shell: Any) -> list[str]:
+    """Cell sources as the user typed them (``In`` holds IPython's transformed source:
+    ``%load_ext x`` becomes ``get_ipython().run_line_magic(...)``)."""
+    history = getattr(shell, "history_manager", None)
+    raw = getattr(history, "input_hist_raw", None)
+    if isinstance(raw, list) and raw:
+        return [str(s) for s in raw]
+    return [str(s) for s in shell.user_ns.get("In") or []]
+
+
 def _cell_by_count(shell: Any, count: int) -> str | None:
-    inputs = shell.user_ns.get("In") or []
+    inputs = typed_inputs(shell)
     if not 0 < count < len(inputs):
         return None
     out = shell.user_ns.get("Out", {}).get(count)

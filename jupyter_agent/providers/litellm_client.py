@@ -45,6 +45,7 @@ FINISH = {
 RetryCallback = Callable[[int, E.ProviderError, int], None]
 RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
 """Call arguments the loop owns; configured options cannot replace them."""
+REPEATED_CHUNK_LIMIT = 1 << 62
 
 
 def prepare_environment() -> None:
@@ -64,6 +65,10 @@ def litellm() -> Any:
 
     module.suppress_debug_info = True
     module.telemetry = False
+    # litellm raises on ~100 identical chunks in a row ("the model is repeating") and the
+    # retry throws the partial text away; real answers repeat tokens (a list of zeros).
+    # Doom loops are caught per step by the processor instead.
+    setattr(module, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010 (Final in stubs)
     from jupyter_agent.logs import route_library_logs
 
     route_library_logs()  # litellm adds its own stderr handler at import: reroute it

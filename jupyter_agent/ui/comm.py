@@ -41,9 +41,24 @@ class ReadyRequest(_Wire):
     view: str = ""
 
 
+class ContextItem(_Wire):
+    """Context attached with one click (the active cell, a selection), shown as a chip."""
+
+    label: str
+    text: str
+
+
 class PromptRequest(_Wire):
     type: Literal["prompt"] = "prompt"
     text: str
+    context: list[ContextItem] = Field(default_factory=list)
+
+
+class ModelRequest(_Wire):
+    """Use ``model`` for this panel's next prompts (empty: the configured default)."""
+
+    type: Literal["set_model"] = "set_model"
+    model: str = ""
 
 
 class StopRequest(_Wire):
@@ -58,6 +73,8 @@ class ApproveRequest(_Wire):
     type: Literal["approve"] = "approve"
     request_id: str
     reply: Literal["once", "always", "reject"]
+    message: str = ""
+    """The user's reason for a rejection (sent to the model)."""
 
 
 class SessionsRequest(_Wire):
@@ -70,6 +87,11 @@ class NewSessionRequest(_Wire):
 
 class SwitchSessionRequest(_Wire):
     type: Literal["switch_session"] = "switch_session"
+    session_id: str
+
+
+class DeleteSessionRequest(_Wire):
+    type: Literal["delete_session"] = "delete_session"
     session_id: str
 
 
@@ -113,6 +135,7 @@ PanelRequest = (
     HelloRequest
     | ReadyRequest
     | PromptRequest
+    | ModelRequest
     | StopRequest
     | CompactRequest
     | ApproveRequest
@@ -120,6 +143,7 @@ PanelRequest = (
     | NewSessionRequest
     | SwitchSessionRequest
     | RenameSessionRequest
+    | DeleteSessionRequest
     | CompleteRequest
     | McpRequest
     | NotebookReply
@@ -147,6 +171,8 @@ class HelloMsg(_Wire):
     sessions: list[SessionInfo]
     busy: bool
     model: str | None = None
+    models: list[str] = Field(default_factory=list)
+    """The configured models the panel offers (default first)."""
     problem: str | None = None
     """Why a prompt would fail now (no model configured, missing key), shown up front."""
 

@@ -38,6 +38,7 @@ class PanelConnection:
         self.bridge = PanelNotebookBridge(self._send, self.loop)
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
+        self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
         agent.panels.append(self)
@@ -57,13 +58,14 @@ class PanelConnection:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
             return
         runtime.extra["notebook_bridge"] = self.bridge
-        model = runtime.model_for(None)
+        model = runtime.model_for(self.model or None)
         self._send(
             wire.HelloMsg(
                 session_id=session_id,
                 sessions=self._sessions(),
                 busy=runtime.busy(session_id),
                 model=model or None,
+                models=configured_models(runtime.config, model),
                 problem=runtime.preflight(model),
             )
         )
@@ -154,18 +156,23 @@ class PanelConnection:
         elif isinstance(request, wire.HelloRequest):
             self.open(request)
         elif isinstance(request, wire.PromptRequest):
-            self.prompt(request.text)
+            self.prompt(request.text, request.context)
+        elif isinstance(request, wire.ModelRequest):
+            self.model = request.model.strip()
+            self.stream.notice(f"Next prompts use {runtime.model_for(self.model or None)}.")
         elif isinstance(request, wire.StopRequest):
             if not runtime.stop(sid):
                 self.stream.status("idle")
         elif isinstance(request, wire.ApproveRequest):
-            runtime.permissions.reply(request.request_id, request.reply)
+            runtime.permissions.reply(request.request_id, request.reply, request.message)
         elif isinstance(request, wire.CompactRequest):
             self._start(runtime.compact(sid), sid)
         elif isinstance(request, wire.SessionsRequest):
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.NewSessionRequest):
-            self._switch(self.agent.current_session(new=True))
+            self._new_session()
+        elif isinstance(request, wire.DeleteSessionRequest):
+            self._delete_session(request.session_id)
         elif isinstance(request, wire.SwitchSessionRequest):
             self._switch(self.agent.current_session(session_id=request.session_id))
         elif isinstance(request, wire.RenameSessionRequest):
@@ -176,11 +183,11 @@ class PanelConnection:
         elif isinstance(request, wire.McpRequest):
             self._mcp(request)
 
-    def prompt(self, text: str) -> None:
+    def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
         from jupyter_agent.magics.mentions import expand_mentions
 
         runtime = self.agent.runtime
-        model = runtime.model_for(None)
+        model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
         if problem is not None:
             self.stream.notice(problem, "error")
@@ -189,7 +196,9 @@ class PanelConnection:
         if sid != self.stream.session_id:
             self.show(sid)
         runtime.permissions.interactive = True
-        prompt = expand_mentions(text, self.agent)
+        prompt = expand_mentions(text, self.agent) + "".join(
+            f'\n\n<context ref="{item.label}">\n{item.text}\n</context>' for item in context or []
+        )
 
         async def work() -> None:
             await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
@@ -215,7 +224,7 @@ class PanelConnection:
             try:
                 await work
             except asyncio.CancelledError:
-                self.stream.notice("Stopped.")
+                self.agent.stopped(self.stream, session_id)
             except Exception as exc:
                 log.exception("agent run from the side panel failed")
                 self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
@@ -233,6 +242,28 @@ class PanelConnection:
         task = loop.create_task(go())
         self.agent.tasks.add(task)
         task.add_done_callback(self.agent.tasks.discard)
+
+    def _new_session(self) -> None:
+        """A fresh session, unless the one shown is still empty (New twice makes one)."""
+        runtime = self.agent.runtime
+        sid = self.stream.session_id
+        if sid and not runtime.busy(sid) and not runtime.store.messages(sid):
+            self._switch(self.agent.current_session(session_id=sid))
+            return
+        self._switch(self.agent.current_session(new=True))
+
+    def _delete_session(self, session_id: str) -> None:
+        runtime = self.agent.runtime
+        if runtime.busy(session_id) or session_id in self.agent.running:
+            self.stream.notice("This session is running; stop it before deleting it.", "error")
+            return
+        runtime.delete_session(session_id)
+        if self.agent.session_id == session_id:
+            self.agent.session_id = None
+        if self.stream.session_id == session_id:
+            self._switch(self.agent.current_session())
+        else:
+            self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
 
     def _switch(self, session_id: str) -> None:
         self.show(session_id)
@@ -290,3 +321,9 @@ class PanelConnection:
             self.comm.send(data)
         except Exception:  # the panel went away mid-send; its close handler cleans up
             log.debug("side panel send failed", exc_info=True)
+
+
+def configured_models(config: Any, current: str) -> list[str]:
+    """What the panel's model picker offers: the one in use, then every configured one."""
+    found = [current, config.model, *config.models, *(a.model for a in config.agent.values())]
+    return list(dict.fromkeys(m for m in found if m))

@@ -16,7 +16,6 @@ import anywidget
 import traitlets
 
 from jupyter_agent.core.bus import Bus
-from jupyter_agent.core.events import PermissionReply
 from jupyter_agent.core.messages import MessageWithParts
 from jupyter_agent.ui.backlog import Backlog
 from jupyter_agent.ui.kernel_loop import call_on, running_loop
@@ -43,7 +42,7 @@ class AgentWidget(anywidget.AnyWidget):
         session_id: str = "",
         *,
         on_stop: Callable[[], Any] | None = None,
-        on_approve: Callable[[str, PermissionReply], Any] | None = None,
+        on_approve: Callable[..., Any] | None = None,
         on_compact: Callable[[], Any] | None = None,
         since_id: str = "",
         busy: bool = True,
@@ -121,8 +120,12 @@ class AgentWidget(anywidget.AnyWidget):
             self._call(self.on_stop)
         elif kind == "approve":
             request_id, reply = content.get("request_id"), content.get("reply")
+            reason = content.get("message")
             if isinstance(request_id, str) and reply in REPLIES:
-                self._call(self.on_approve, request_id, reply)
+                if isinstance(reason, str) and reason.strip() and reply == "reject":
+                    self._call(self.on_approve, request_id, reply, reason)
+                else:
+                    self._call(self.on_approve, request_id, reply)
         elif kind == "compact":
             self._call(self.on_compact)
 

@@ -4,7 +4,7 @@ import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { KernelMessage as Incoming, PanelRequest, HelloMsg } from './protocol';
 
 export const TARGET = 'jupyter_agent';
-const HELLO_TIMEOUT_MS = 15000;
+const HELLO_TIMEOUT_MS = 45000; // a loaded machine can take a while to import the runtime
 
 export type OpenResult = { state: 'open'; hello: HelloMsg } | { state: 'missing' } | { state: 'timeout' };
 

@@ -1,25 +1,32 @@
 // The right-side panel: the current notebook's agent session, driven through the kernel.
 // The message stream is the cell widget's own renderer (labextension/widget/widget.js)
 // fed by the comm, so the panel and the widget show exactly the same parts.
-import { InputDialog } from '@jupyterlab/apputils';
-import { NotebookPanel } from '@jupyterlab/notebook';
+import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
+import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 // @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
 import widgetModule from '../widget/widget.js';
+// @ts-expect-error: the same plain module's code-block actions
+import { addCodeActions } from '../widget/markdown.js';
 import { AgentComm, TARGET } from './comm';
+import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
+import { ContextChips, activeCellContext } from './context';
+import { el } from './dom';
+import { EmptyState } from './empty';
 import { agentIcon } from './icon';
 import { runOp } from './notebook';
-import { CompletionsMsg, KernelMessage, McpMsg, SessionInfo } from './protocol';
+import { Completion, CompletionsMsg, KernelMessage, McpMsg, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text = ''): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  if (text) node.textContent = text;
-  return node;
+/** "Nov 25, 11:42" (today: "11:42"): tells sessions with equal titles apart. */
+function when(ms: number): string {
+  const date = new Date(ms);
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === new Date().toDateString()) return time;
+  return `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
 }
 
 /** The anywidget-style model widget.js expects, backed by the comm. */
@@ -60,6 +67,10 @@ export class AgentPanel extends Widget {
   private mcp = el('details', { class: 'ja-panel-mcp', 'data-testid': 'ja-mcp', hidden: '' });
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
+  private jumpButton = el('button', { class: 'ja-button ja-panel-jump', 'data-testid': 'ja-jump-latest', type: 'button', hidden: '', title: 'Scroll to the newest message' }, '↓ Jump to latest');
+  /** Keep the newest text in view while the user is at the bottom; not after they scroll up. */
+  private following = true;
+  private lastScrollTop = 0;
   private input = el('textarea', {
     class: 'ja-panel-input',
     'data-testid': 'ja-prompt',
@@ -68,24 +79,75 @@ export class AgentPanel extends Widget {
   });
   private completions = el('ul', { class: 'ja-panel-completions', 'data-testid': 'ja-completions', hidden: '' });
   private sendButton = el('button', { class: 'ja-button ja-panel-send', 'data-testid': 'ja-send', type: 'button' }, 'Send');
+  private attachButton = el('button', { class: 'ja-button ja-panel-attach', 'data-testid': 'ja-attach', type: 'button', title: 'Attach the active cell (or the text selected in it)', 'aria-label': 'Attach the active cell or selection' }, '+ Cell');
+  private chips = new ContextChips();
+  private empty = new EmptyState(
+    text => {
+      this.input.value = text;
+      this.input.focus();
+    },
+    model => this.chooseModel(model)
+  );
+  private models: string[] = [];
+  /** Completions offered by the panel itself (slash commands, models), not the kernel. */
+  private localCompletion = false;
 
   constructor() {
     super();
     this.id = 'jupyter-agent-panel';
-    this.title.caption = 'Agent';
+    this.title.caption = 'Agent: chat with the agent in this notebook\'s kernel';
+    this.title.label = 'Agent';
     this.title.icon = agentIcon;
     this.addClass('ja-panel');
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', 'Agent');
+    this.input.setAttribute('aria-label', 'Message to the agent');
+    this.sessionSelect.setAttribute('aria-label', 'Session');
     const newButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-new', type: 'button', title: 'Start a new session' }, 'New');
     const renameButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-rename', type: 'button', title: 'Rename this session' }, 'Rename');
+    const deleteButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-delete', type: 'button', title: 'Delete this session', 'aria-label': 'Delete this session' }, 'Delete');
     const top = el('div', { class: 'ja-panel-top' });
-    top.append(this.sessionSelect, newButton, renameButton);
+    top.append(this.sessionSelect, newButton, renameButton, deleteButton);
     const composer = el('div', { class: 'ja-panel-composer' });
-    composer.append(this.completions, this.input, this.sendButton);
-    this.node.append(top, this.mcp, this.banner, this.streamHost, composer);
+    const buttons = el('div', { class: 'ja-panel-composer-buttons' });
+    buttons.append(this.sendButton, this.attachButton);
+    const row = el('div', { class: 'ja-panel-composer-row' });
+    row.append(this.input, buttons);
+    composer.append(this.completions, this.chips.node, row);
+    const streamWrap = el('div', { class: 'ja-panel-stream-wrap' });
+    streamWrap.append(this.streamHost, this.jumpButton);
+    this.node.append(top, this.mcp, this.banner, streamWrap, composer);
+    this.streamHost.addEventListener('scroll', () => this.onScroll());
+    this.jumpButton.addEventListener('click', () => this.scrollToEnd());
+    new MutationObserver(() => this.onGrow()).observe(this.streamHost, { childList: true, subtree: true, characterData: true });
+    // Escape stops the agent from anywhere in the panel (the prompt box too)
+    this.node.addEventListener('keydown', event => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      const stop = this.streamHost.querySelector('[data-testid=ja-stop]') as HTMLButtonElement | null;
+      if (stop && !stop.hidden && !stop.disabled) {
+        event.preventDefault();
+        stop.click();
+      }
+    });
+    // code blocks (here and in %agent cells) insert into / replace the active cell
+    document.body.dataset.jupyterAgentActions = '1';
+    document.addEventListener('jupyter-agent:code', event => this.codeAction(event as CustomEvent));
+    // a saved run's static transcript (`.jp-agent-transcript`) gets the same code actions
+    new MutationObserver(records => {
+      for (const record of records) {
+        record.addedNodes.forEach(node => {
+          if (!(node instanceof HTMLElement)) return;
+          const found = node.matches('.jp-agent-transcript') ? [node] : [...node.querySelectorAll('.jp-agent-transcript')];
+          found.forEach(root => addCodeActions(root));
+        });
+      }
+    }).observe(document.body, { childList: true, subtree: true });
 
     this.sessionSelect.addEventListener('change', () => this.request({ type: 'switch_session', session_id: this.sessionSelect.value }));
     newButton.addEventListener('click', () => this.request({ type: 'new_session' }));
     renameButton.addEventListener('click', () => void this.rename());
+    deleteButton.addEventListener('click', () => void this.deleteSession());
+    this.attachButton.addEventListener('click', () => this.attachContext());
     this.sendButton.addEventListener('click', () => this.submit());
     this.input.addEventListener('keydown', event => this.onKey(event));
     this.input.addEventListener('input', () => this.maybeComplete());
@@ -174,6 +236,8 @@ export class AgentPanel extends Widget {
     }
     if (result.state !== 'open') this.comm = null;
     if (result.state === 'open') {
+      this.models = result.hello.models ?? [];
+      this.empty.setModels(result.hello.model ?? '', this.models);
       this.setState('open');
       if (result.hello.problem) this.setState('open', result.hello.problem);
     } else if (result.state === 'missing') {
@@ -254,21 +318,63 @@ export class AgentPanel extends Widget {
     }
   }
 
+  private onScroll(): void {
+    const host = this.streamHost;
+    const atBottom = host.scrollHeight - host.scrollTop - host.clientHeight < 30;
+    if (atBottom) this.following = true;
+    else if (host.scrollTop < this.lastScrollTop) this.following = false;
+    this.lastScrollTop = host.scrollTop;
+    this.jumpButton.hidden = this.following;
+  }
+
+  private onGrow(): void {
+    const stream = this.streamHost.querySelector('.ja-stream');
+    this.empty.node.hidden = !stream || stream.childElementCount > 0;
+    if (this.following) this.streamHost.scrollTop = this.streamHost.scrollHeight;
+    else this.jumpButton.hidden = false;
+  }
+
+  private scrollToEnd(): void {
+    this.following = true;
+    this.jumpButton.hidden = true;
+    this.streamHost.scrollTop = this.streamHost.scrollHeight;
+  }
+
+  private codeAction(event: CustomEvent<{ action: string; code: string }>): void {
+    const notebook = this.notebook?.content;
+    const { action, code } = event.detail ?? {};
+    if (!notebook || typeof code !== 'string') return;
+    if (action === 'insert') {
+      NotebookActions.insertBelow(notebook);
+    } else if (action !== 'replace') {
+      return;
+    }
+    notebook.activeCell?.model.sharedModel.setSource(code);
+  }
+
   private newView(): void {
+    this.following = true;
+    this.jumpButton.hidden = true;
     this.disposeView?.();
     this.streamHost.replaceChildren();
     const root = el('div', { class: 'ja-panel-view', 'data-testid': 'ja-panel-view' });
     this.streamHost.append(root);
     this.disposeView = widgetModule.render({ model: this.model, el: root }) ?? null;
+    this.empty.node.hidden = false;
+    this.streamHost.append(this.empty.node);
   }
 
   private showSessions(current: string, sessions: SessionInfo[]): void {
     this.sessionSelect.replaceChildren();
-    for (const s of sessions) {
-      const option = el('option', { value: s.id }, (s.busy ? '● ' : '') + (s.title || s.id));
+    const labels = sessions.map(s => `${s.title || s.id} · ${when(s.updated)}`);
+    sessions.forEach((s, i) => {
+      const twin = labels.indexOf(labels[i]) !== labels.lastIndexOf(labels[i]);
+      const label = (s.busy ? '● ' : '') + labels[i] + (twin ? ` · …${s.id.slice(-5)}` : '');
+      const option = el('option', { value: s.id, title: `${s.title} (${s.id})` }, label);
+      option.dataset.title = s.title;
       option.selected = s.id === current;
       this.sessionSelect.append(option);
-    }
+    });
     this.sessionId = current;
   }
 
@@ -300,11 +406,23 @@ export class AgentPanel extends Widget {
   }
 
   private async rename(): Promise<void> {
-    const current = this.sessionSelect.selectedOptions[0]?.textContent ?? '';
-    const result = await InputDialog.getText({ title: 'Rename session', text: current.replace(/^● /, '') });
+    const current = this.sessionSelect.selectedOptions[0]?.dataset.title ?? '';
+    const result = await InputDialog.getText({ title: 'Rename session', text: current });
     if (result.button.accept && result.value?.trim()) {
       this.request({ type: 'rename_session', session_id: this.sessionId, title: result.value.trim() });
     }
+  }
+
+  private async deleteSession(): Promise<void> {
+    const id = this.sessionId;
+    const title = this.sessionSelect.selectedOptions[0]?.dataset.title || id;
+    if (!id) return;
+    const result = await showDialog({
+      title: 'Delete session',
+      body: `Delete “${title}” and its history? This cannot be undone.`,
+      buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
+    });
+    if (result.button.accept) this.request({ type: 'delete_session', session_id: id });
   }
 
   // ------------------------------------------------------------------ prompt box
@@ -312,9 +430,56 @@ export class AgentPanel extends Widget {
   private submit(): void {
     const text = this.input.value.trim();
     if (!text || this.state !== 'open') return;
-    this.request({ type: 'prompt', text });
     this.input.value = '';
     this.hideCompletions();
+    const command = parseCommand(text);
+    if (command) {
+      this.runCommand(command.name, command.arg);
+      return;
+    }
+    this.request({ type: 'prompt', text, context: this.chips.take() });
+  }
+
+  private runCommand(name: string, arg: string): void {
+    const stop = this.streamHost.querySelector('[data-testid=ja-stop]') as HTMLButtonElement | null;
+    switch (name) {
+      case 'new':
+        this.request({ type: 'new_session' });
+        return;
+      case 'compact':
+        this.request({ type: 'compact' });
+        return;
+      case 'stop':
+        if (stop && !stop.hidden) stop.click();
+        else this.say('Nothing is running.');
+        return;
+      case 'model':
+        if (arg) this.chooseModel(arg);
+        else this.say(`Model: ${this.empty.modelSelect.value || 'not configured'}. Configured: ${this.models.join(', ') || 'none'}. /model NAME picks one.`);
+        return;
+      case 'help':
+        this.say(HELP_TEXT);
+        return;
+      default:
+        this.say(`Unknown command /${name}. Commands: ${COMMANDS.map(c => '/' + c.name).join(', ')}.`, 'error');
+    }
+  }
+
+  /** A line in the stream from the panel itself (help, command errors). */
+  private say(text: string, level: 'info' | 'error' = 'info'): void {
+    this.model.emit({ kind: 'notice', text, level });
+  }
+
+  private chooseModel(model: string): void {
+    this.empty.choose(model);
+    this.request({ type: 'set_model', model });
+  }
+
+  private attachContext(): void {
+    const item = activeCellContext(this.notebook);
+    if (item) this.chips.add(item);
+    else this.say('The active cell is empty: nothing to attach.');
+    this.input.focus();
   }
 
   private onKey(event: KeyboardEvent): void {
@@ -343,6 +508,16 @@ export class AgentPanel extends Widget {
 
   private maybeComplete(): void {
     window.clearTimeout(this.completionTimer);
+    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    const command = commandQuery(before);
+    const model = modelQuery(before);
+    if (command !== null || model !== null) {
+      const items = command !== null ? completeCommands(command) : this.models.filter(m => m.startsWith(model ?? '')).map(m => ({ label: m, detail: 'model' }));
+      this.localCompletion = true;
+      this.renderCompletions(items, command !== null ? '' : '/model ');
+      return;
+    }
+    this.localCompletion = false;
     const query = this.mentionQuery();
     if (query === null || this.state !== 'open') {
       this.hideCompletions();
@@ -354,18 +529,24 @@ export class AgentPanel extends Widget {
   }
 
   private showCompletions(msg: CompletionsMsg): void {
-    if (msg.request_id !== String(this.completionId) || this.mentionQuery() === null) return;
+    if (msg.request_id !== String(this.completionId) || this.mentionQuery() === null || this.localCompletion) return;
+    this.renderCompletions(msg.items, '@');
+  }
+
+  /** `shown` prefixes each label on screen (`@` for mentions, `/model ` for models). */
+  private renderCompletions(items: Completion[], shown: string): void {
     this.completions.replaceChildren();
-    msg.items.forEach((item, i) => {
+    this.completions.dataset.kind = shown === '@' ? 'mention' : shown ? 'model' : 'command';
+    items.forEach((item, i) => {
       const li = el('li', { 'data-label': item.label, class: i === 0 ? 'ja-active' : '' });
-      li.append(el('span', { class: 'ja-completion-label' }, '@' + item.label), el('span', { class: 'ja-completion-detail' }, item.detail ?? ''));
+      li.append(el('span', { class: 'ja-completion-label' }, shown === '@' ? '@' + item.label : item.label), el('span', { class: 'ja-completion-detail' }, item.detail ?? ''));
       li.addEventListener('mousedown', event => {
         event.preventDefault();
         this.accept(item.label);
       });
       this.completions.append(li);
     });
-    this.completions.hidden = msg.items.length === 0;
+    this.completions.hidden = items.length === 0;
   }
 
   private moveSelection(step: number): void {
@@ -376,6 +557,21 @@ export class AgentPanel extends Widget {
   }
 
   private accept(label: string): void {
+    const kind = this.completions.dataset.kind;
+    if (kind === 'command' || kind === 'model') {
+      // `/model [name]` → `/model `; a model → `/model NAME`
+      const text = kind === 'command' ? label.replace(/ \[.*\]$/, '') + (label.includes('[') ? ' ' : '') : '/model ' + label;
+      if (kind === 'command' && text === this.input.value.trim()) {
+        this.submit(); // typed in full: Enter runs it
+        return;
+      }
+      this.input.value = text;
+      this.input.setSelectionRange(text.length, text.length);
+      this.input.focus();
+      this.hideCompletions();
+      if (text.endsWith(' ')) this.maybeComplete();
+      return;
+    }
     const caret = this.input.selectionStart ?? this.input.value.length;
     const before = this.input.value.slice(0, caret).replace(/@([\w:./-]*)$/, '@' + label);
     const after = this.input.value.slice(caret);
@@ -419,6 +615,7 @@ export class AgentPanel extends Widget {
     const usable = state === 'open';
     this.input.disabled = !usable;
     this.sendButton.disabled = !usable;
+    this.attachButton.disabled = !usable;
     this.sessionSelect.disabled = !usable;
     if (state !== 'open' && state !== 'busy' && state !== 'connecting') {
       this.disposeView?.();

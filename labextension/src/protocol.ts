@@ -4,6 +4,7 @@ export interface ApproveRequest {
   type: "approve";
   request_id: string;
   reply: "once" | "always" | "reject";
+  message?: string;
 }
 
 export interface AttachmentView {
@@ -38,6 +39,17 @@ export interface CompletionsMsg {
   items: Completion[];
 }
 
+/** Context attached with one click (the active cell, a selection), shown as a chip. */
+export interface ContextItem {
+  label: string;
+  text: string;
+}
+
+export interface DeleteSessionRequest {
+  type: "delete_session";
+  session_id: string;
+}
+
 export interface DeltaMsg {
   kind: "delta";
   part_id: string;
@@ -65,6 +77,7 @@ export interface HelloMsg {
   sessions: SessionInfo[];
   busy: boolean;
   model?: string;
+  models?: string[];
   problem?: string;
 }
 
@@ -108,6 +121,12 @@ export interface MessageView {
   error?: ErrorView;
   summary?: boolean;
   finish?: string;
+}
+
+/** Use `model` for this panel's next prompts (empty: the configured default). */
+export interface ModelRequest {
+  type: "set_model";
+  model?: string;
 }
 
 export interface NewSessionRequest {
@@ -195,6 +214,7 @@ export interface PermissionView {
 export interface PromptRequest {
   type: "prompt";
   text: string;
+  context?: ContextItem[];
 }
 
 export interface ReadyRequest {
@@ -259,5 +279,5 @@ export interface SwitchSessionRequest {
   session_id: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | CompleteRequest | McpRequest | NotebookReply;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | NotebookReply;
 export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReplayMsg;

@@ -39,6 +39,7 @@ const ERROR_LABELS = {
 const REPLY_LABELS = { once: "Allowed once", always: "Always allowed", reject: "Rejected" };
 const MARKER_TEXT = "— history summarised above this point —";
 const READY_TIMEOUT_MS = 3000;
+const BLOCKS = "p, li, h1, h2, h3, h4, h5, h6, blockquote, td, th, dt, dd";
 
 // ------------------------------------------------------------------ the view
 
@@ -187,8 +188,11 @@ class AgentView {
     entry.node.querySelector(":scope > .ja-error-banner")?.remove();
     if (m.error) {
       const label = ERROR_LABELS[m.error.name] || "Error";
+      const text = m.error.message || `${label}.`;
+      // "Stopped by the user." needs no "Stopped:" in front of it
+      const head = text.toLowerCase().startsWith(label.toLowerCase()) ? null : h("strong", { text: `${label}: ` });
       const banner = h("div", { class: `ja-error-banner ja-error-${m.error.name}`, "data-testid": "ja-error" },
-        h("strong", { text: `${label}: ` }), document.createTextNode(m.error.message));
+        head, document.createTextNode(text));
       entry.node.append(banner);
     }
   }
@@ -254,6 +258,8 @@ class AgentView {
         const part = this.parts.get(pid);
         if (part && part.body) {
           part.body.innerHTML = markdown(part.text);
+          // each paragraph takes its own direction (Hebrew, Arabic next to English)
+          part.body.querySelectorAll(BLOCKS).forEach((b) => b.setAttribute("dir", "auto"));
           addCodeActions(part.body);
         }
       }
@@ -411,15 +417,28 @@ class AgentView {
         document.createTextNode(r.title ? ` ${r.title}` : "")),
       patterns);
     const buttons = h("div", { class: "ja-permission-buttons" });
+    // an optional reason goes to the model with a rejection ("use pathlib instead")
+    const reason = h("input", { class: "ja-reject-reason", type: "text", "data-testid": "ja-reject-reason",
+      placeholder: "Reason if you reject (optional, sent to the agent)", "aria-label": "Reason for rejecting" });
+    const answer = (reply) => {
+      const message = reply === "reject" ? reason.value.trim() : "";
+      this.model.send({ type: "approve", request_id: r.id, reply, ...(message ? { message } : {}) });
+      buttons.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+      reason.disabled = true;
+    };
+    reason.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (reason.value.trim()) answer("reject");
+    });
     for (const [reply, label] of [["once", "Allow once"], ["always", "Always"], ["reject", "Reject"]]) {
       const button = h("button", { class: `ja-button ja-approve-${reply}`, type: "button",
         "data-testid": `ja-approve-${reply}`, text: label });
-      button.addEventListener("click", () => {
-        this.model.send({ type: "approve", request_id: r.id, reply });
-        buttons.querySelectorAll("button").forEach((b) => { b.disabled = true; });
-      });
+      button.addEventListener("click", () => answer(reply));
       buttons.append(button);
     }
+    buttons.append(reason);
     box.append(buttons);
     this.permissions.get(r.id)?.remove();
     this.permissions.set(r.id, box);
@@ -429,7 +448,7 @@ class AgentView {
   onPermissionDone(msg) {
     const box = this.permissions.get(msg.request_id);
     if (!box) return;
-    box.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    box.querySelectorAll("button, input").forEach((b) => { b.disabled = true; });
     box.classList.add("ja-answered");
     box.querySelector(".ja-permission-answer")?.remove();
     box.append(h("div", { class: "ja-permission-answer", text: REPLY_LABELS[msg.reply] || msg.reply }));

@@ -91,3 +91,20 @@ async def test_plan_agent_cannot_write(make_runtime: Any, scripted_server: Any, 
     assert "plan mode" in system
     last_user = [m for m in scripted_server.requests[0]["body"]["messages"] if m["role"] == "user"][-1]
     assert "Plan mode is active" in json.dumps(last_user)
+
+
+async def test_a_rejection_carries_the_users_reason(tmp_path: Path) -> None:
+    bus = Bus()
+    manager = PermissionManager(
+        bus,
+        load_config(tmp_path, {"permission": {"bash": "ask"}}, env={}, global_dir=tmp_path / "g"),
+        interactive=True,
+    )
+    bus.subscribe(
+        lambda e: asyncio.get_running_loop().call_soon(
+            manager.reply, e.request.id, "reject", "  use pathlib, not rm  "
+        ),
+        "permission.asked",
+    )
+    with pytest.raises(PermissionDenied, match=r"with this feedback: use pathlib, not rm$"):
+        await manager.ask("s", "m", "c", "bash", ["rm x"], "", {})

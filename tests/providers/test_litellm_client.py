@@ -121,3 +121,14 @@ def test_unknown_model_gets_default_limits_and_one_notice() -> None:
     assert known.context >= 200_000
     assert provider_family("anthropic/claude-x") == "anthropic" and provider_family("openai/x") == "openai"
     assert provider_family("ollama/qwen") == "ollama"
+
+
+async def test_a_long_run_of_identical_chunks_is_not_cut_or_retried(scripted_server: Any) -> None:
+    """litellm's repeated-chunk guard raised after 100 equal chunks (a list of zeros is real)."""
+    zeros = "0, 0" * 300  # 300 identical 4-character chunks
+    scripted_server.queue(Reply(text=zeros, chunk_size=4), Reply(text="a retry"))
+    events = await _collect(scripted_server)
+    assert "".join(e.delta for e in events if e.type == "text-delta") == zeros
+    assert events[-1].type == "finish-step" and events[-1].reason == "stop"
+    assert scripted_server.pending() == 1  # no second request
+    await _collect(scripted_server)  # leave the server as found

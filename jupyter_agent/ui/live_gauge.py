@@ -1,0 +1,73 @@
+"""The context gauge of one view, kept current while text streams (not only at step ends).
+
+Exact numbers come with each finished step (the provider's usage); in between, the text
+and reasoning streamed so far are estimated (characters / 4, as the spec's estimate) on
+top of the last exact count, and the gauge is re-sent at most every ``INTERVAL_S``.
+The cost of the prompt and the session (``core.cost``) rides along, updated per step.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+from jupyter_agent.context.overflow import gauge, gauge_for
+from jupyter_agent.context.tokens import CHARS_PER_TOKEN
+from jupyter_agent.core.cost import CostTracker
+from jupyter_agent.core.events import AnyEvent, MessageUpdated, PartUpdated
+from jupyter_agent.core.messages import AssistantMessage
+
+INTERVAL_S = 0.25
+
+
+class GaugeView(Protocol):
+    def set_gauge(self, tokens: int, percent: int | None, cost: str = "") -> None: ...
+
+
+class LiveGauge:
+    """A bus listener for ``session_id`` that drives ``view.set_gauge``."""
+
+    def __init__(self, view: GaugeView, session_id: str, context_limit: int | None, store: Any) -> None:
+        self.view = view
+        self.session_id = session_id
+        self.limit = context_limit
+        self.base = 0
+        self.streamed = 0  # characters streamed since the last exact count
+        self.shown = -1
+        self.sent_at = 0.0
+        history = store.messages(session_id)
+        self.costs = CostTracker(history)
+        last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
+        self.cost = self.costs.text(last.parent_id) if last else ""
+        initial = gauge(history, context_limit)
+        self.base = initial.tokens
+        if initial.tokens:
+            self._show(initial.tokens)
+
+    def __call__(self, event: AnyEvent) -> None:
+        if isinstance(event, MessageUpdated):
+            info = event.message
+            if not isinstance(info, AssistantMessage) or info.session_id != self.session_id:
+                return
+            self.costs.update(info)
+            if info.tokens.output > 0 or info.summary:
+                self.base = gauge_for(info.tokens, self.limit).tokens
+                self.streamed = 0
+                self.cost = self.costs.text(info.parent_id)
+                self._show(self.base, force=True)
+        elif isinstance(event, PartUpdated) and event.delta:
+            part = event.part
+            if part.session_id != self.session_id or part.type not in ("text", "reasoning"):
+                return
+            self.streamed += len(event.delta)
+            now = time.monotonic()
+            if now - self.sent_at >= INTERVAL_S:
+                self._show(self.base + round(self.streamed / CHARS_PER_TOKEN))
+
+    def _show(self, tokens: int, force: bool = False) -> None:
+        if tokens == self.shown and not force:  # forced at step ends: the cost may have changed
+            return
+        self.shown = tokens
+        self.sent_at = time.monotonic()
+        percent = round(tokens / self.limit * 100) if self.limit else None
+        self.view.set_gauge(tokens, percent, self.cost)

@@ -1,0 +1,40 @@
+// Slash commands in the panel's prompt box: what they are, completion, and parsing.
+
+export type SlashCommand = { name: string; args: string; detail: string };
+
+export const COMMANDS: SlashCommand[] = [
+  { name: 'new', args: '', detail: 'start a new session' },
+  { name: 'compact', args: '', detail: 'summarise the history now' },
+  { name: 'stop', args: '', detail: 'stop the running agent (Escape)' },
+  { name: 'model', args: ' [name]', detail: 'show or choose the model' },
+  { name: 'help', args: '', detail: 'what the panel can do' }
+];
+
+export const HELP_TEXT =
+  'Type a question and press Enter (Shift+Enter for a new line). ' +
+  '@ mentions a variable (@df), a cell (@cell:3) or a file (@file:data.csv); ' +
+  '"+ Cell" attaches the active cell or its selected text. ' +
+  'Commands: /new starts a session, /compact summarises the history, /stop (or Escape) stops the agent, ' +
+  '/model shows or picks the model, /help shows this.';
+
+/** The command being typed (`/mo` → `mo`), or null when the box holds something else. */
+export function commandQuery(text: string): string | null {
+  const match = text.match(/^\/(\w*)$/);
+  return match ? match[1] : null;
+}
+
+/** `/model gp` → the model prefix `gp`, else null. */
+export function modelQuery(text: string): string | null {
+  const match = text.match(/^\/model\s+(\S*)$/);
+  return match ? match[1] : null;
+}
+
+export function completeCommands(query: string): { label: string; detail: string }[] {
+  return COMMANDS.filter(c => c.name.startsWith(query)).map(c => ({ label: '/' + c.name + c.args, detail: c.detail }));
+}
+
+/** `/model openai/gpt-4o` → {name: 'model', arg: 'openai/gpt-4o'}; null when not a command. */
+export function parseCommand(text: string): { name: string; arg: string } | null {
+  const match = text.trim().match(/^\/(\w+)(?:\s+([\s\S]*))?$/);
+  return match ? { name: match[1], arg: (match[2] ?? '').trim() } : null;
+}

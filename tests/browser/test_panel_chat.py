@@ -1,0 +1,228 @@
+"""Issue 20 in the side panel, part two, in real Chromium against `jupyter lab` and the
+scripted model: @cell shows what was typed, sessions (New reuses an empty one, Delete, equal
+titles told apart), Stop said once, a rejection's reason reaches the model, slash commands,
+one-click context chips, and the empty state with its model picker (light and dark).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from lab_harness import ARTIFACTS, Lab, open_notebook, write_notebook
+from scripted_server import Reply, ScriptedServer, ToolCall
+from test_panel_ux import set_theme
+from test_side_panel import PANEL, ask, lab, open_panel, page, panel_text, server, wait_idle, wait_text
+
+pytestmark = pytest.mark.browser
+__all__ = ["lab", "page", "server"]  # module fixtures shared with test_side_panel.py
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+
+
+def sent_text(server: ScriptedServer) -> str:
+    """Everything the model was sent in the latest request (all messages, as JSON)."""
+    return json.dumps(server.requests[-1]["body"]["messages"])
+
+
+def options(page: Any) -> list[str]:
+    return list(
+        page.evaluate(
+            "(sel) => [...document.querySelector(sel).options].map(o => o.textContent)",
+            f"{PANEL} [data-testid=ja-session-select]",
+        )
+    )
+
+
+def notices(panel: Any) -> list[str]:
+    return [str(t) for t in panel.locator("[data-testid=ja-notice]").all_inner_texts()]
+
+
+def test_cell_completion_shows_what_the_user_typed(page: Any, lab: Lab) -> None:
+    write_notebook(lab.root / "typed.ipynb", "%load_ext jupyter_agent")
+    open_notebook(page, lab.url("typed.ipynb"))
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Shift+Enter")
+    page.click('.jp-SideBar .lm-TabBar-tab[data-id="jupyter-agent-panel"]')
+    page.wait_for_selector(f'{PANEL}[data-state="open"]', timeout=60_000)
+    box = page.locator(f"{PANEL} [data-testid=ja-prompt]")
+    box.click()
+    box.type("see @cell:")
+    item = page.locator(f'{PANEL} [data-testid=ja-completions] li[data-label="cell:1"]')
+    item.wait_for(timeout=30_000)
+    detail = item.locator(".ja-completion-detail").inner_text()
+    assert detail == "%load_ext jupyter_agent", detail
+
+
+def test_new_reuses_an_empty_session_delete_and_equal_titles(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    server.queue(Reply(text="First answer."))
+    panel = open_panel(page, lab, "sessions-ux.ipynb")
+    ask(panel, "hello")
+    wait_text(page, "First answer.")
+    wait_idle(page)
+    new = panel.locator("[data-testid=ja-session-new]")
+    new.click()
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).options.length === 2",
+        arg=f"{PANEL} [data-testid=ja-session-select]",
+        timeout=30_000,
+    )
+    new.click()
+    new.click()
+    page.wait_for_timeout(2_000)
+    assert len(options(page)) == 2, options(page)  # clicking New on an empty session makes no more
+    server.queue(Reply(text="Second answer."))
+    ask(panel, "hello")
+    wait_text(page, "Second answer.")
+    wait_idle(page)
+    page.wait_for_function(
+        "(sel) => [...document.querySelector(sel).options].every(o => o.textContent.includes('Scripted'))",
+        arg=f"{PANEL} [data-testid=ja-session-select]",
+        timeout=30_000,
+    )
+    labels = options(page)
+    assert len(set(labels)) == 2, labels  # same title, still told apart
+    page.screenshot(path=str(ARTIFACTS / "panel-session-picker.png"))
+    panel.locator("[data-testid=ja-session-delete]").click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    wait_text(page, "First answer.")
+    assert len(options(page)) == 1
+    assert "Second answer." not in panel_text(panel)
+
+
+def test_stop_says_stopped_once(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    server.queue(Reply(text="word " * 3000, chunk_size=2, delay_per_chunk=0.01))
+    panel = open_panel(page, lab, "stop-once.ipynb")
+    ask(panel, "write a lot")
+    wait_text(page, "word word")
+    panel.locator("[data-testid=ja-stop]").click()
+    wait_idle(page)
+    page.wait_for_timeout(1_000)
+    assert panel_text(panel).count("Stopped") == 1, panel_text(panel)[-300:]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_rejection_reason_reaches_the_model(
+    page: Any, lab: Lab, server: ScriptedServer, theme: str
+) -> None:
+    folder = lab.root / f"guarded-reason-{theme}"
+    folder.mkdir(exist_ok=True)
+    (folder / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    write_notebook(folder / "reason.ipynb", "x = 1")
+    server.queue(
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "rm -rf build"}))]),
+        Reply(text="Understood, I will keep the build folder."),
+    )
+    panel = open_panel(page, lab, f"guarded-reason-{theme}/reason.ipynb")
+    set_theme(page, THEMES[theme])
+    ask(panel, "clean up")
+    box = panel.locator("[data-testid=ja-permission]")
+    box.wait_for(timeout=60_000)
+    box.locator("[data-testid=ja-reject-reason]").fill("keep the build folder, it is cached")
+    page.screenshot(path=str(ARTIFACTS / f"panel-reject-reason-{theme}.png"))
+    box.locator("[data-testid=ja-approve-reject]").click()
+    wait_text(page, "Understood, I will keep the build folder.")
+    assert "with this feedback: keep the build folder, it is cached" in sent_text(server)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedServer, theme: str) -> None:
+    panel = open_panel(page, lab, f"slash-{theme}.ipynb")
+    set_theme(page, THEMES[theme])
+    box = panel.locator("[data-testid=ja-prompt]")
+    box.click()
+    box.type("/")
+    items = panel.locator("[data-testid=ja-completions] li")
+    items.first.wait_for(timeout=10_000)
+    labels = [items.nth(i).get_attribute("data-label") for i in range(items.count())]
+    assert labels == ["/new", "/compact", "/stop", "/model [name]", "/help"], labels
+    page.screenshot(path=str(ARTIFACTS / f"panel-slash-{theme}.png"))
+    box.type("he")
+    box.press("Tab")
+    assert box.input_value() == "/help"
+    box.press("Enter")
+    page.wait_for_function(
+        "(sel) => (document.querySelector(sel)?.innerText || '').includes('/compact summarises')",
+        arg=f"{PANEL} [data-testid=ja-panel-view]",
+    )
+    ask(panel, "/model")
+    wait_text(page, f"Model: {server.model}")
+    ask(panel, "/bogus")
+    wait_text(page, "Unknown command /bogus")
+    server.queue(Reply(text="word " * 3000, chunk_size=2, delay_per_chunk=0.01))
+    ask(panel, "write a lot")
+    wait_text(page, "word word")
+    ask(panel, "/stop")
+    wait_idle(page)
+    server.queue(Reply(text="Summary: words."))
+    ask(panel, "/compact")
+    page.wait_for_selector(f"{PANEL} [data-testid=ja-compaction].ja-done", timeout=60_000)
+    before = len(options(page))
+    ask(panel, "/new")
+    page.wait_for_function(
+        "([sel, n]) => document.querySelector(sel).options.length === n + 1",
+        arg=[f"{PANEL} [data-testid=ja-session-select]", before],
+        timeout=30_000,
+    )
+    assert box.input_value() == ""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_active_cell_or_selection_attaches_as_a_chip(
+    page: Any, lab: Lab, server: ScriptedServer, theme: str
+) -> None:
+    write_notebook(lab.root / f"chips-{theme}.ipynb", "alpha = 41\nbeta = alpha + 1")
+    panel = open_panel(page, lab, f"chips-{theme}.ipynb")
+    set_theme(page, THEMES[theme])
+    attach = panel.locator("[data-testid=ja-attach]")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    attach.click()
+    chip = panel.locator("[data-testid=ja-context-chip]")
+    assert chip.inner_text().startswith("cell 1")
+    chip.locator("[data-testid=ja-chip-remove]").click()
+    assert chip.count() == 0 and panel.locator("[data-testid=ja-context-chips]").is_hidden()
+    # now only the first line, selected in the editor
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Control+Home")
+    page.keyboard.press("Shift+End")
+    attach.click()
+    assert "selection (1 line)" in chip.inner_text()
+    page.screenshot(path=str(ARTIFACTS / f"panel-context-chip-{theme}.png"))
+    server.queue(Reply(text="alpha is 41."))
+    ask(panel, "what is alpha?")
+    wait_text(page, "alpha is 41.")
+    sent = sent_text(server)
+    assert "alpha = 41" in sent and "beta = alpha" not in sent and "selection" in sent
+    assert chip.count() == 0  # sent with the prompt, then gone
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_empty_state_teaches_and_picks_the_model(
+    page: Any, lab: Lab, server: ScriptedServer, theme: str
+) -> None:
+    folder = lab.root / f"two-models-{theme}"
+    folder.mkdir(exist_ok=True)
+    (folder / "jupyter-agent.json").write_text(json.dumps({"models": {"openai/second": {}}}))
+    write_notebook(folder / "empty.ipynb", "x = 1")
+    panel = open_panel(page, lab, f"two-models-{theme}/empty.ipynb")
+    set_theme(page, THEMES[theme])
+    empty = panel.locator("[data-testid=ja-empty]")
+    empty.wait_for(timeout=30_000)
+    assert panel.locator("[data-testid=ja-example]").count() >= 2
+    help_text = empty.inner_text()
+    assert "@" in help_text and "/new" in help_text
+    select = panel.locator("[data-testid=ja-model-select]")
+    assert select.input_value() == server.model
+    page.screenshot(path=str(ARTIFACTS / f"panel-empty-state-{theme}.png"))
+    select.select_option("openai/second")
+    wait_text(page, "Next prompts use openai/second.")
+    panel.locator("[data-testid=ja-example]").first.click()
+    box = panel.locator("[data-testid=ja-prompt]")
+    assert box.input_value().startswith("What is in this folder?")
+    server.queue(Reply(text="A folder."))
+    box.press("Enter")
+    wait_text(page, "A folder.")
+    assert server.requests[-1]["body"]["model"] == "second"
+    assert empty.is_hidden()

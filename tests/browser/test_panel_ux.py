@@ -1,0 +1,222 @@
+"""Issue 20 in the side panel, in real Chromium against `jupyter lab` and the scripted model:
+approvals after a reload, Stop back to idle, following the stream, real Markdown, code
+actions, tool cards, the Thinking label, Escape, focus and labels.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from lab_harness import ARTIFACTS, Lab, write_notebook
+from scripted_server import Reply, ScriptedServer, ToolCall
+from test_side_panel import PANEL, ask, lab, open_panel, page, server, wait_idle, wait_text
+
+pytestmark = pytest.mark.browser
+__all__ = ["lab", "page", "server"]  # module fixtures shared with test_side_panel.py
+
+
+def stream_box(page: Any) -> dict[str, float]:
+    return dict(
+        page.evaluate(
+            "(sel) => { const e = document.querySelector(sel);"
+            " return {top: e.scrollTop, height: e.scrollHeight, client: e.clientHeight}; }",
+            f"{PANEL} .ja-panel-stream",
+        )
+    )
+
+
+def visible_in_panel(page: Any, selector: str) -> bool:
+    """Is ``selector`` inside the panel's visible rectangle (not scrolled away)?"""
+    return bool(
+        page.evaluate(
+            "([panel, sel]) => { const p = document.querySelector(panel + ' .ja-panel-stream')"
+            ".getBoundingClientRect(); const e = document.querySelector(sel);"
+            " if (!e) return false; const r = e.getBoundingClientRect();"
+            " return r.height > 0 && r.top >= p.top - 1 && r.bottom <= p.bottom + 1; }",
+            [PANEL, selector],
+        )
+    )
+
+
+def test_a_pending_approval_survives_a_reload_and_stop_returns_to_idle(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    folder = lab.root / "guarded-reload"
+    folder.mkdir(exist_ok=True)
+    (folder / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    write_notebook(folder / "reload.ipynb", "x = 1")
+    server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo after-reload"}))]))
+    panel = open_panel(page, lab, "guarded-reload/reload.ipynb")
+    ask(panel, "run the command")
+    panel.locator("[data-testid=ja-permission]").wait_for(timeout=60_000)
+    page.reload()
+    panel = open_panel(page, lab, "guarded-reload/reload.ipynb")
+    box = panel.locator("[data-testid=ja-permission]")
+    box.wait_for(timeout=30_000)  # replayed to the new view
+    assert box.locator("[data-testid=ja-approve-once]").is_enabled()
+    page.wait_for_selector(f'{PANEL} .ja-root[data-state="busy"]', timeout=10_000)
+    page.screenshot(path=str(ARTIFACTS / "panel-approval-after-reload.png"))
+    panel.locator("[data-testid=ja-stop]").click()
+    page.wait_for_selector(f'{PANEL} .ja-root[data-state="idle"]', timeout=15_000)
+    card = panel.locator('[data-testid=ja-tool][data-tool="bash"]')
+    assert card.get_attribute("data-status") == "error"
+    # focus stays with the user: back in the prompt box, not on <body>
+    assert page.evaluate("document.activeElement?.dataset?.testid") == "ja-prompt"
+
+
+def test_the_panel_follows_the_stream_and_offers_jump_to_latest(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    long = "".join(f"Line {i}: the answer goes on and on.\n\n" for i in range(600))  # ~22,000 chars
+    server.queue(Reply(text=long, chunk_size=40, delay_per_chunk=0.02))
+    panel = open_panel(page, lab, "follow.ipynb")
+    ask(panel, "write a lot")
+    wait_text(page, "Line 150:")
+    box = stream_box(page)
+    assert box["height"] > box["client"] * 2
+    assert box["top"] > 0 and box["height"] - box["top"] - box["client"] < 60, box  # following
+    # status, gauge and Stop stay visible: the header sticks to the top
+    assert visible_in_panel(page, f"{PANEL} [data-testid=ja-stop]")
+    assert visible_in_panel(page, f"{PANEL} .ja-status")
+    # scrolling up stops following and offers a way back
+    page.evaluate(f"document.querySelector('{PANEL} .ja-panel-stream').scrollTop = 0")
+    jump = panel.locator("[data-testid=ja-jump-latest]")
+    jump.wait_for(state="visible", timeout=5_000)
+    wait_text(page, "Line 300:")
+    assert stream_box(page)["top"] < 50
+    jump.click()
+    wait_text(page, "Line 599:")
+    wait_idle(page)
+    box = stream_box(page)
+    assert box["height"] - box["top"] - box["client"] < 60, box
+    assert jump.is_hidden()
+
+
+MARKDOWN_ANSWER = (
+    "Look at **`df`** first.\n\n"
+    "- outer\n  - inner\n    - deepest\n- second\n\n"
+    "Euler says $e^{i\\pi} + 1 = 0$.\n\n"
+    "```python\nimport math\nprint(math.pi)\n```\n"
+)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_answers_are_real_markdown_with_code_actions(
+    page: Any, lab: Lab, server: ScriptedServer, theme: str
+) -> None:
+    server.queue(Reply(text=MARKDOWN_ANSWER, chunk_size=6, delay_per_chunk=0.005))
+    panel = open_panel(page, lab, f"markdown-{theme}.ipynb")
+    if theme == "dark":
+        set_theme(page, "JupyterLab Dark")
+    ask(panel, "explain")
+    wait_text(page, "print(math.pi)")
+    wait_idle(page)
+    text = panel.locator(".ja-text").last
+    assert text.locator("strong > code").inner_text() == "df"
+    assert text.locator("ul ul ul li").inner_text() == "deepest"
+    assert text.locator("math").count() >= 1 and "$e^" not in text.inner_text()
+    assert text.locator("pre code.language-python .hljs-keyword").first.inner_text() == "import"
+    page.screenshot(path=str(ARTIFACTS / f"panel-answer-code-actions-{theme}.png"))
+    # Insert below the active cell, then replace the active (new) cell
+    text.locator("[data-testid=ja-code-insert]").click()
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    page.wait_for_function("() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length === 2")
+    assert "print(math.pi)" in cells.nth(1).locator(".jp-InputArea-editor").inner_text()
+    assert cells.nth(0).locator(".jp-InputArea-editor").inner_text().strip() == "x = 1"
+    cells.nth(0).locator(".jp-InputArea-prompt").click()  # the first cell is the active one
+    text.locator("[data-testid=ja-code-replace]").click()
+    page.wait_for_function(
+        "() => document.querySelector('.jp-NotebookPanel .jp-Cell .jp-InputArea-editor')"
+        ".innerText.includes('print(math.pi)')"
+    )
+    assert cells.count() == 2
+    copy = text.locator("[data-testid=ja-code-copy]")
+    copy.click()
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel)?.textContent === 'Copied'",
+        arg=f"{PANEL} .ja-text [data-testid=ja-code-copy]",
+        timeout=5_000,
+    )
+
+
+def set_theme(page: Any, name: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{name}$")).click()
+    page.wait_for_function(
+        "(dark) => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')",
+        arg="Dark" in name,
+        timeout=30_000,
+    )
+
+
+def test_tool_cards_show_code_once_and_keep_output_columns(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    code = (
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'a': range(5), 'bbbbbbbbbbbbbbbbbbbbbb': range(5)})\n"
+        "print(df.describe())"
+    )
+    call = ToolCall("python", json.dumps({"code": code}))
+    server.queue(
+        Reply(reasoning="Let me think about the numbers.", tool_calls=[call]),
+        Reply(text="Described."),
+    )
+    panel = open_panel(page, lab, "tools.ipynb")
+    ask(panel, "describe a frame")
+    wait_text(page, "Described.")
+    wait_idle(page)
+    card = panel.locator('[data-testid=ja-tool][data-tool="python"]')
+    assert card.get_attribute("data-status") == "completed"
+    assert card.inner_text().count("import pandas as pd") == 1  # the input once
+    assert card.locator("[data-testid=ja-tool-code] .hljs-keyword").first.inner_text() == "import"
+    output = card.locator(".ja-output pre")
+    assert output.evaluate("e => getComputedStyle(e).whiteSpace") == "pre"
+    thinking = panel.locator("[data-testid=ja-reasoning] summary").first
+    assert thinking.inner_text() != "Thinking…"
+
+
+def test_escape_stops_and_the_panel_is_labelled(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    server.queue(Reply(text="word " * 3000, chunk_size=2, delay_per_chunk=0.01))
+    panel = open_panel(page, lab, "escape.ipynb")
+    assert panel.get_attribute("aria-label") == "Agent"
+    tab = page.locator('.jp-SideBar .lm-TabBar-tab[data-id="jupyter-agent-panel"]')
+    assert "Agent" in ((tab.get_attribute("aria-label") or "") + (tab.get_attribute("title") or ""))
+    log = panel.locator("[role=log]")
+    assert log.count() == 1 and log.get_attribute("aria-live") == "polite"
+    assert panel.locator("[data-testid=ja-prompt]").get_attribute("aria-label")
+    ask(panel, "write a lot")
+    wait_text(page, "word word")
+    panel.locator("[data-testid=ja-prompt]").press("Escape")
+    page.wait_for_selector(f'{PANEL} .ja-root[data-state="idle"]', timeout=20_000)
+    assert 0 < panel.locator(".ja-text").last.inner_text().count("word") < 3000
+    assert page.evaluate("document.activeElement?.dataset?.testid") == "ja-prompt"
+
+
+def contrast(rgb_a: str, rgb_b: str) -> float:
+    def lum(rgb: str) -> float:
+        parts = [float(x) / 255 for x in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in parts]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted([lum(rgb_a), lum(rgb_b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
+def test_the_selected_completion_is_readable(page: Any, lab: Lab, theme: str) -> None:
+    write_notebook(lab.root / f"complete-{theme[-4:]}.ipynb", "dataframe_one = 1")
+    panel = open_panel(page, lab, f"complete-{theme[-4:]}.ipynb")
+    set_theme(page, theme)
+    box = panel.locator("[data-testid=ja-prompt]")
+    box.click()
+    box.type("look at @file:comp")
+    active = panel.locator("[data-testid=ja-completions] li.ja-active")
+    active.wait_for(timeout=30_000)
+    fg, bg = active.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+    assert contrast(fg, bg) >= 4.5, (theme, fg, bg)
+    page.screenshot(path=str(ARTIFACTS / f"panel-completion-{theme[-4:].lower()}.png"))
