@@ -143,17 +143,29 @@ async def _compact(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
+    from jupyter_agent import __version__
+
     top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
-    sub = top.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run one prompt headless")
-    run.add_argument("prompt")
+    top.add_argument("--version", action="version", version=f"jupyter-agent {__version__}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser("run", help="run one prompt headless", description="Run one prompt headless.")
+    run.add_argument("prompt", help="what to ask the agent")
     compact = sub.add_parser("compact", help="summarise a session now")
     for p in (run, compact):
         p.add_argument("--notebook", help="the notebook whose session store to use")
-        p.add_argument("--model")
-        p.add_argument("--api-base", dest="api_base")
+        p.add_argument(
+            "--model",
+            help="litellm model id, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5, ollama/qwen2.5-coder "
+            '(default: JUPYTER_AGENT_MODEL or "model" in jupyter-agent.json)',
+        )
+        p.add_argument("--api-base", dest="api_base", help="endpoint of an OpenAI-compatible server")
         p.add_argument("--session", help="session id (default: a new one for run)")
-    run.add_argument("--agent", default="build")
+    run.add_argument(
+        "--agent",
+        default="build",
+        help="build (default: may edit files and run code), plan (read-only, proposes changes), "
+        "explore or general (sub-agents, as with @explore / @general)",
+    )
     run.add_argument("--continue", dest="cont", action="store_true", help="continue the latest")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
     from jupyter_agent.session_cli import add_session_commands
