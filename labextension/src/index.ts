@@ -1,4 +1,4 @@
-import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { AgentPanel } from './panel';
@@ -9,9 +9,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agent:panel',
   description: 'A side panel to chat with the jupyter-agent running in the notebook kernel.',
   autoStart: true,
-  requires: [INotebookTracker, ILabShell],
+  requires: [INotebookTracker],
   optional: [ICommandPalette],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, shell: ILabShell, palette: ICommandPalette | null) => {
+  // app.shell, not ILabShell: Notebook 7 has no ILabShell, and its shell has a right area too
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null) => {
+    const shell = app.shell;
     const panel = new AgentPanel();
     shell.add(panel, 'right', { rank: 200 });
     tracker.currentChanged.connect((_, notebook) => panel.setNotebook(notebook));
