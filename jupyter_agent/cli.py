@@ -2,22 +2,23 @@
 
 ``run`` streams the answer to stdout (or JSON events with ``--json``), stores the
 session in ``.jupyter-agent/`` next to the notebook (or the working directory), and
-exits non-zero with a readable message when something fails.
+exits with a readable one-line message when something fails: 0 done, 1 failed,
+2 usage or configuration, 130 interrupted. ``--debug`` (or ``JUPYTER_AGENT_DEBUG=1``)
+adds the traceback and the provider libraries' logs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
 
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from jupyter_agent.failures import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 
 
 def project_root(start: Path) -> Path:
@@ -61,6 +62,8 @@ class Printer:
         self.as_json = as_json
         self._tool_status: dict[str, str] = {}
         self._streamed: set[str] = set()
+        self._attempt_text = False
+        """Text of the current stream attempt is on stdout: a retry must say it starts over."""
 
     def __call__(self, event: AnyEvent) -> None:
         if self.as_json:
@@ -68,8 +71,11 @@ class Printer:
             return
         if isinstance(event, PartUpdated):
             part = event.part
+            if part.type in ("step-start", "step-finish"):
+                self._attempt_text = False
             if part.type == "text" and event.delta:
                 self._streamed.add(part.id)
+                self._attempt_text = True
                 sys.stdout.write(event.delta)
                 sys.stdout.flush()
             elif part.type == "text" and part.time and part.time.end and part.id in self._streamed:
@@ -79,14 +85,35 @@ class Printer:
                 if part.state.status in ("completed", "error"):
                     detail = part.state.error if isinstance(part.state, ToolStateError) else ""
                     print(f"[{part.tool}] {part.state.status} {detail}".rstrip(), file=sys.stderr)
+            elif part.type == "retry" and self._attempt_text:
+                # the text above is dropped from the store; what follows replaces it
+                sys.stdout.write(f"\n[retrying: {part.error.message}]\n")
+                sys.stdout.flush()
+                self._attempt_text = False
             elif part.type == "retry":
-                print(f"[retry {part.attempt}] {part.error.message}", file=sys.stderr)
+                from jupyter_agent.core.clock import now_ms
+                from jupyter_agent.providers.retry import describe_wait
+
+                wait = describe_wait(max(0, part.next - now_ms()))
+                print(f"[retry {part.attempt} in {wait}] {part.error.message}", file=sys.stderr)
         elif isinstance(event, SessionErrored):
             print(f"error: {event.error.message}", file=sys.stderr)
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM stops a headless run like Ctrl-C: the step is aborted and recorded, the
+    shell's process group killed (a ``kill -9`` is covered by ``process_guard``)."""
+    import signal
+
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
 async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.storage.lease import SessionBusyError
 
     runtime = build_runtime(args)
     session_id = args.session
@@ -94,6 +121,7 @@ async def _run(args: argparse.Namespace) -> int:
         latest = runtime.latest_session()
         session_id = latest.id if latest else None
     runtime.bus.subscribe(Printer(args.json))
+    _stop_on_sigterm()
     try:
         problem = runtime.preflight(runtime.model_for(args.model, args.agent))
         if problem is not None:
@@ -108,6 +136,13 @@ async def _run(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
+    except SessionBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except asyncio.CancelledError:  # SIGTERM (or Ctrl-C): the running tool was stopped
+        runtime.store.flush()
+        print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         for notice in runtime.notices:
             print(f"note: {notice}", file=sys.stderr)
@@ -147,6 +182,7 @@ def parser() -> argparse.ArgumentParser:
 
     top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
     top.add_argument("--version", action="version", version=f"jupyter-agent {__version__}")
+    top.add_argument("--debug", action="store_true", help="show tracebacks and library logs")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = sub.add_parser("run", help="run one prompt headless", description="Run one prompt headless.")
     run.add_argument("prompt", help="what to ask the agent")
@@ -175,7 +211,36 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parse, run, and turn expected failures into one line and an exit code."""
+    from jupyter_agent.failures import debug_enabled, explain
+    from jupyter_agent.logs import route_library_logs
+
     args = parser().parse_args(argv)
+    debug = debug_enabled(args.debug)
+    route_library_logs(debug)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        explained = explain(exc)
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        if explained is None:
+            print(
+                f"error: {type(exc).__name__}: {exc} (unexpected: run again with --debug for the "
+                "traceback and report it)",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
+        print(f"error: {explained.message}", file=sys.stderr)
+        return explained.exit_code
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         return asyncio.run(_run(args))
     if args.command == "compact":

@@ -47,8 +47,14 @@ def _when(ms: int) -> str:
 
 
 def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None:
+    from jupyter_agent.failures import UsageProblem
     from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
 
+    if output and Path(output).is_dir():
+        raise UsageProblem(
+            f"--output {output}: is a folder; give a file name, e.g. "
+            f"--output {Path(output) / f'{session_id}.{fmt}'}"
+        )
     session = runtime.store.get_session(session_id)
     history = runtime.recorder(session_id).history()
     if fmt == "ipynb":
@@ -73,6 +79,27 @@ def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None
             out.close()
 
 
+def _read_export(file: str) -> str:
+    """The text of a JSON export; a missing, unreadable or foreign file is a usage problem."""
+    from pydantic import ValidationError
+
+    from jupyter_agent.failures import UsageProblem
+    from jupyter_agent.session.export import SessionExport
+
+    hint = "give a file written by `jupyter-agent sessions export ID`"
+    path = Path(file)
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "no such file"
+        raise UsageProblem(f"{file}: {what}; {hint}")
+    try:
+        text = path.read_text(encoding="utf-8")
+        SessionExport.model_validate_json(text)
+    except (UnicodeDecodeError, ValidationError) as exc:
+        detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else "not UTF-8 text"
+        raise UsageProblem(f"{file}: not a jupyter-agent session export ({detail}); {hint}") from None
+    return text
+
+
 def run_session_command(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.revert import RevertError, revert, unrevert
     from jupyter_agent.cli import build_runtime
@@ -81,7 +108,7 @@ def run_session_command(args: argparse.Namespace) -> int:
     runtime = build_runtime(args)
     try:
         if args.action == "import":
-            session = runtime.import_session(Path(args.file).read_text(encoding="utf-8"))
+            session = runtime.import_session(_read_export(args.file))
             print(f"imported as {session.id}: {session.title}")
             return 0
         if args.action == "fork":

@@ -20,9 +20,9 @@ fi
 stamp=.venv/.jupyter-agent-installed
 # the side panel is rebuilt (npm, from the registry) when its sources change
 want=$(cat pyproject.toml labextension/package.json labextension/src/* labextension/style/* \
-  jupyter_agent/ui/static/* | sha1sum | cut -d' ' -f1)
+  labextension/widget/* jupyter_agent/ui/static/*.css | sha1sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  rm -rf jupyter_agent/labextension
+  rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
   # pip's notes about local index folders are noise here; real errors still show
   .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
   .venv/bin/python -m pip install -q -e ".[test,dev]" 2> >(grep -v "is ignored: it is neither" >&2)

@@ -119,6 +119,10 @@ class Kernel:
         """Send raw comm data (the side panel's requests are not widget messages)."""
         self.kc.shell_channel.send(self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
 
+    def comm_close(self, comm_id: str) -> None:
+        """Close a comm as the browser does when the page goes away."""
+        self.kc.shell_channel.send(self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}}))
+
     def interrupt(self) -> None:
         self.km.interrupt_kernel()
 

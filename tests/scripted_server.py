@@ -42,6 +42,8 @@ class Reply:
     chunk_size: int = 8
     delay_per_chunk: float = 0.0
     disconnect_after_chunks: int | None = None
+    same_tool_index: bool = False
+    """Send every tool call at stream index 0 (told apart only by id), as some servers do."""
 
 
 @dataclass
@@ -71,8 +73,9 @@ def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
         out.append(chunk({"reasoning_content": reply.reasoning[i : i + size]}))
     for i in range(0, len(reply.text), size):
         out.append(chunk({"content": reply.text[i : i + size]}))
-    for index, call in enumerate(reply.tool_calls):
-        call_id = call.id or f"call_{index}_{abs(hash((call.name, call.arguments))) % 10**8}"
+    for n, call in enumerate(reply.tool_calls):
+        index = 0 if reply.same_tool_index else n
+        call_id = call.id or f"call_{n}_{abs(hash((call.name, call.arguments))) % 10**8}"
         out.append(
             chunk(
                 {

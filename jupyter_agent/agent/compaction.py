@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from jupyter_agent.agent.processor import StepProcessor
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
 from jupyter_agent.context import compaction as ctx
-from jupyter_agent.context.overflow import usable
+from jupyter_agent.context.overflow import max_output, usable
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCompacted, SessionErrored
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
+    FilePart,
     MessageError,
     MessageWithParts,
     TextPart,
-    Tokens,
     UserMessage,
 )
 from jupyter_agent.prompts import load_prompt
@@ -33,7 +33,12 @@ if TYPE_CHECKING:
 
 
 def create_compaction(
-    recorder: Recorder, template: UserMessage, *, auto: bool, overflow: bool
+    recorder: Recorder,
+    template: UserMessage,
+    *,
+    auto: bool,
+    overflow: bool,
+    replay_id: str | None = None,
 ) -> UserMessage:
     """Start a compaction: a user message whose only part is a compaction part."""
     message = UserMessage(
@@ -50,6 +55,7 @@ def create_compaction(
             message_id=message.id,
             auto=auto,
             overflow=overflow,
+            replay_id=replay_id,
         )
     )
     return message
@@ -82,29 +88,34 @@ class CompactionRunner:
                 session.model_copy(update={"time": session.time.model_copy(update={"compacting": None})})
             )
 
+    def _model_and_prompt(self) -> tuple[str, str]:
+        """``compaction.model`` / ``agent.compaction.{model,prompt}`` from config, else defaults."""
+        s = self.loop.settings
+        override = s.agent_overrides.get("compaction") or {}
+        model = s.compaction_model or override.get("model") or s.model
+        return model, override.get("prompt") or load_prompt("compaction")
+
     async def _run(self) -> Literal["continue", "stop"]:
         s = self.loop.settings
-        history = self._before()
+        history, previous, replay = ctx.split_for_summary(self._before(), self.part.replay_id)
         budget = s.preserve_recent_tokens or ctx.preserve_recent_budget(
             usable(s.context_limit, s.input_limit, s.output_limit, s.reserved, s.output_token_max)
         )
         tail_id = ctx.select_tail(history, s.tail_turns, budget, self.loop.counter)
-        to_summarise = history
-        if tail_id is not None:
-            to_summarise = [m for m in history if m.info.id < tail_id]
-        previous = _previous_summary(history)
-        part = self.part.model_copy(update={"tail_start_id": tail_id})
-        self.recorder.part(part)
+        cut = next((i for i, m in enumerate(history) if m.info.id == tail_id), len(history))
+        update = {"tail_start_id": tail_id, "replay_id": replay.info.id if replay else None}
+        self.recorder.part(self.part.model_copy(update=update))
+        model, prompt = self._model_and_prompt()
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": load_prompt("compaction")},
-            *ctx.build_compaction_request(to_summarise, previous),
+            {"role": "system", "content": prompt},
+            *ctx.build_compaction_request(history[:cut], previous, model=model),
         ]
         message = AssistantMessage(
             id=ids.ascending("msg"),
             session_id=self.user.info.session_id,
             parent_id=self.user.info.id,
             agent="compaction",
-            model=s.model,
+            model=model,
             summary=True,
         )
         self.recorder.message(message)
@@ -112,85 +123,81 @@ class CompactionRunner:
         runner = ToolRunner(self.recorder, env, "compaction", self.loop.ask)
         self.loop.current_runner = runner
         stream = self.loop.client.stream_with_retry(
-            model=s.model,
+            model=model,
             messages=messages,
             tools=None,
             api_base=s.api_base,
             api_key=s.api_key,
-            max_tokens=None,
+            max_tokens=max_output(s.output_limit, s.output_token_max),
             abort=runner.abort,
             on_retry=self.loop._retry_recorder(message),
         )
         processor = StepProcessor(self.recorder, message, runner)
         try:
             outcome = await processor.process(stream)
+        except BaseException:
+            self._failed(processor.message, None)
+            raise
         finally:
             self.loop.current_runner = None
         done = processor.message
         if outcome == "compact":
-            error = MessageError(name="context_overflow", message=ctx.TOO_LARGE)
-            self.recorder.message(done.model_copy(update={"error": error}))
-            self.recorder.bus.publish(SessionErrored(session_id=message.session_id, error=error))
+            self._failed(done, MessageError(name="context_overflow", message=ctx.TOO_LARGE))
             return "stop"
         if done.error is not None or outcome != "stop":
-            if done.error is None:
-                done = done.model_copy(
-                    update={
-                        "error": MessageError(
-                            name="unknown", message="The compaction agent may not call tools."
-                        )
-                    }
-                )
-                self.recorder.message(done)
+            tools = MessageError(name="unknown", message="The compaction agent may not call tools.")
+            self._failed(done, tools if done.error is None else None)
             return "stop"
-        # The context after compaction is about the summary's size, not the request's.
-        out = done.tokens.output + done.tokens.reasoning
-        self.recorder.message(done.model_copy(update={"tokens": Tokens(output=out, total=out)}))
         self.recorder.bus.publish(SessionCompacted(session_id=message.session_id))
         if not self.part.auto:
             return "stop"
-        self._follow_up(history)
+        self._follow_up(replay, note=self.part.replay_id is not None and replay is None)
         return "continue"
 
-    def _follow_up(self, history: list[MessageWithParts]) -> None:
-        """Auto: replay the interrupted prompt (overflow) or ask the model to continue."""
+    def _failed(self, done: AssistantMessage, error: MessageError | None) -> None:
+        """A failed summary keeps its error and ``finish = "error"``: never re-run, never a cut."""
+        update: dict[str, Any] = {"finish": "error"}
+        if error is not None:
+            update["error"] = error
+            update["time"] = done.time.model_copy(update={"completed": done.time.completed or now_ms()})
+        failed = done.model_copy(update=update)
+        self.recorder.message(failed)
+        if error is not None:
+            self.recorder.bus.publish(SessionErrored(session_id=done.session_id, error=error))
+
+    def _follow_up(self, replay: MessageWithParts | None, *, note: bool) -> None:
+        """Auto: re-send the refused prompt once (overflow) or ask the model to continue."""
         info = self.user.info
         assert isinstance(info, UserMessage)
-        replay = None
-        if self.part.overflow:
-            replay = next(
-                (
-                    m
-                    for m in reversed(history)
-                    if isinstance(m.info, UserMessage)
-                    and not any(isinstance(p, CompactionPart) for p in m.parts)
-                ),
-                None,
-            )
-        message = UserMessage(
-            id=ids.ascending("msg"), session_id=info.session_id, agent=info.agent, model=info.model
-        )
+        agent, model = info.agent, info.model
+        if replay is not None and isinstance(replay.info, UserMessage):
+            agent, model = replay.info.agent, replay.info.model
+        message = UserMessage(id=ids.ascending("msg"), session_id=info.session_id, agent=agent, model=model)
         self.recorder.message(message)
         if replay is not None:
             for p in replay.parts:
-                if isinstance(p, TextPart):
+                if isinstance(p, TextPart) and not p.ignored:
                     self.recorder.part(
                         p.model_copy(update={"id": ids.ascending("prt"), "message_id": message.id})
                     )
+                elif isinstance(p, FilePart):
+                    self.recorder.part(
+                        TextPart(
+                            id=ids.ascending("prt"),
+                            session_id=message.session_id,
+                            message_id=message.id,
+                            text=f"[Attached {p.mime}: {p.filename or 'file'}]",
+                            synthetic=True,
+                        )
+                    )
             return
+        text = f"{ctx.TOO_LARGE_MEDIA_NOTE}\n\n{ctx.CONTINUE_MESSAGE}" if note else ctx.CONTINUE_MESSAGE
         self.recorder.part(
             TextPart(
                 id=ids.ascending("prt"),
                 session_id=message.session_id,
                 message_id=message.id,
-                text=ctx.CONTINUE_MESSAGE,
+                text=text,
                 synthetic=True,
             )
         )
-
-
-def _previous_summary(history: list[MessageWithParts]) -> str | None:
-    for m in reversed(history):
-        if isinstance(m.info, AssistantMessage) and m.info.summary and m.info.error is None:
-            return "".join(p.text for p in m.parts if isinstance(p, TextPart)) or None
-    return None

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from jupyter_agent.agent import oversize
 from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.processor import Outcome, StepProcessor
@@ -18,7 +19,7 @@ from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.agent.secrets import redact
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
-from jupyter_agent.context.overflow import is_overflow
+from jupyter_agent.context.overflow import is_overflow, max_output
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
@@ -61,6 +62,7 @@ class LoopSettings:
     api_base: str | None = None
     api_key: str | None = None
     agent_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    compaction_model: str | None = None
 
 
 class AgentLoop:
@@ -84,6 +86,7 @@ class AgentLoop:
         self.current_runner: ToolRunner | None = None
         self._last_finish: str | None = None
         self._last_error: Any = None
+        self._last_message: AssistantMessage | None = None
         self._system: dict[str, str] = {}
         self._builder: RequestBuilder | None = None
         """System prompt per agent, built once per run (it reads files and the kernel)."""
@@ -147,16 +150,15 @@ class AgentLoop:
     # ------------------------------------------------------------ run
 
     async def run(self) -> None:
-        """Loop until done; prune afterwards when the loop ended normally."""
+        """Loop until done; prune afterwards (also after an error, as OpenCode does)."""
         step = 0
-        ended_normally = False
         while True:
             last_user, last_assistant, last_finished = self._scan()
             if last_user is None:
                 return
             if self._done(last_user, last_assistant):
-                ended_normally = last_assistant.info.error is None
                 break
+            step += 1  # every iteration counts, compaction and subtask included (SPEC "Loop")
             task = self._pending_task(last_finished.info.id if last_finished else "")
             if isinstance(task, SubtaskPart):
                 await self._run_subtask(task, last_user)
@@ -173,18 +175,30 @@ class AgentLoop:
             ):
                 create_compaction(self.recorder, last_user.info, auto=True, overflow=False)
                 continue
-            step += 1
+            new_prompt = last_finished is None or last_finished.info.id < last_user.info.id
+            size = oversize.too_large(self, last_user) if new_prompt else None
+            if size is not None:
+                oversize.refuse(self, last_user, size)
+                break
             result = await self._step(step, last_user, last_finished)
             if result == "compact":
-                # overflow = the step never finished (provider said "too long"): replay it
-                replay = self._last_finish is None
-                create_compaction(self.recorder, last_user.info, auto=True, overflow=replay)
+                # overflow = the step never finished (provider said "too long"): a new
+                # prompt is summarised without it and re-sent once after the summary
+                overflow = self._last_finish is None
+                if overflow and new_prompt and _follows_summary(self.recorder.history(), last_user.info.id):
+                    # it was just replayed after a summary and still does not fit
+                    size = oversize.message_tokens(last_user, self.counter)
+                    oversize.refuse(self, last_user, size, self._last_message)
+                    break
+                replay_id = last_user.info.id if overflow and new_prompt else None
+                create_compaction(
+                    self.recorder, last_user.info, auto=True, overflow=overflow, replay_id=replay_id
+                )
                 continue
             if result == "stop":
-                ended_normally = self._last_error is None
                 break
         self.recorder.flush()
-        if ended_normally and self.settings.prune:
+        if self.settings.prune:
             self.prune()
 
     def _overflow(self, info: AssistantMessage) -> bool:
@@ -246,7 +260,7 @@ class AgentLoop:
             tools=tools or None,
             api_base=self.settings.api_base,
             api_key=self.settings.api_key,
-            max_tokens=None,
+            max_tokens=max_output(self.settings.output_limit, self.settings.output_token_max),
             abort=runner.abort,
             on_retry=self._retry_recorder(message),
         )
@@ -257,6 +271,7 @@ class AgentLoop:
             self.current_runner = None
         self._last_finish = processor.message.finish
         self._last_error = processor.message.error
+        self._last_message = processor.message
         return outcome
 
     def _retry_recorder(self, message: AssistantMessage) -> Callable[[int, Any, int], None]:
@@ -292,3 +307,14 @@ class AgentLoop:
         if runner is None:
             raise RuntimeError("sub-agents are not available in this runtime")
         await runner(self, task, last_user.info)
+
+
+def _follows_summary(history: list[Any], user_id: str) -> bool:
+    """True for a prompt re-sent right after a successful summary (an overflow replay)."""
+    before = None
+    for m in history:
+        if m.info.id >= user_id:
+            break
+        before = m
+    info = before.info if before is not None else None
+    return isinstance(info, AssistantMessage) and info.summary and info.error is None

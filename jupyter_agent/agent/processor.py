@@ -209,7 +209,7 @@ class StepProcessor:
                         await self._ask_doom_loop(part)
                     except PermissionDenied as exc:
                         self._refuse(st.order[index:], str(exc))
-                        self._complete()
+                        self._stopped_by_doom_loop(part, str(exc))
                         return "stop"
                 st.tools[call_id] = await self.tools.run(part, st.raw_args.get(call_id, ""))
         except asyncio.CancelledError:
@@ -251,6 +251,19 @@ class StepProcessor:
                     }
                 )
             )
+
+    def _stopped_by_doom_loop(self, part: ToolPart, reason: str) -> None:
+        """The run ends here: say why (a headless run exits non-zero), keep the calls in history."""
+        error = MessageError(
+            name="aborted",
+            message=(
+                f"Stopped: '{part.tool}' was called {DOOM_LOOP_THRESHOLD} times in a row with the same "
+                f"input and repeating it was refused ({reason}). Rephrase the request or allow it."
+            ),
+        )
+        self.message = self.message.model_copy(update={"error": error})
+        self._complete()
+        self.recorder.bus.publish(SessionErrored(session_id=self.message.session_id, error=error))
 
     def _is_doom_loop(self, part: ToolPart) -> bool:
         """Three identical calls of one tool in a row inside this message."""

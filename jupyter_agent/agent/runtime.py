@@ -68,7 +68,7 @@ class Runtime:
         if self.client is None:
             from jupyter_agent.providers.litellm_client import LiteLLMClient
 
-            self.client = LiteLLMClient()
+            self.client = LiteLLMClient(max_retries=self.config.retries)
         self.permissions = PermissionManager(self.bus, self.config, interactive=self.interactive)
         self._locks: dict[str, asyncio.Lock] = {}
         self._loops: dict[str, AgentLoop] = {}
@@ -82,6 +82,9 @@ class Runtime:
         from jupyter_agent.storage.spill import cleanup
 
         cleanup(self.store.path.parent)  # 7-day retention of saved tool outputs
+        from jupyter_agent.agent.recovery import recover_abandoned
+
+        recover_abandoned(self.store)  # parts left "running" by a killed process
 
     # ------------------------------------------------------------ sessions
 
@@ -167,6 +170,7 @@ class Runtime:
             # local OpenAI-compatible servers rarely need a key, but the client requires one
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
             agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
+            compaction_model=cfg.compaction.model,
         )
 
     def preflight(self, model: str) -> str | None:
@@ -261,22 +265,29 @@ class Runtime:
     async def run(self, session_id: str, model: str | None = None) -> None:
         """Run the loop of a session until done (queued behind a running one)."""
         async with self._lock(session_id):
-            recorder = self.recorder(session_id)
-            chosen = self.model_for(model)
-            loop = AgentLoop(
-                recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder)
-            )
-            self._loops[session_id] = loop
-            task = asyncio.current_task()
-            if task is not None:
-                self._tasks.setdefault(session_id, set()).add(task)
+            self.claim(session_id)
             try:
-                await loop.run()
+                await self._run_locked(session_id, model)
             finally:
-                self._loops.pop(session_id, None)
-                if task is not None:
-                    self._tasks.get(session_id, set()).discard(task)
-                recorder.flush()
+                self.store.leases.release(session_id)
+
+    async def _run_locked(self, session_id: str, model: str | None) -> None:
+        recorder = self.recorder(session_id)
+        chosen = self.model_for(model)
+        loop = AgentLoop(
+            recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder)
+        )
+        self._loops[session_id] = loop
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.setdefault(session_id, set()).add(task)
+        try:
+            await loop.run()
+        finally:
+            self._loops.pop(session_id, None)
+            if task is not None:
+                self._tasks.get(session_id, set()).discard(task)
+            recorder.flush()
 
     async def prompt(
         self,
@@ -289,14 +300,27 @@ class Runtime:
         """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
         chosen = self.model_for(model, agent)
         session_id = session_id or self.new_session().id
-        subtask = _parse_subtask(text)
-        self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
-        await self.run(session_id, chosen)
-        if self.generate_titles:
-            from jupyter_agent.agent.title import generate_title
+        self.claim(session_id)  # before anything is written: a busy session is refused at once
+        try:
+            subtask = _parse_subtask(text)
+            self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
+            await self.run(session_id, chosen)
+            if self.generate_titles:
+                from jupyter_agent.agent.title import generate_title
 
-            await generate_title(self, session_id, chosen)
+                await generate_title(self, session_id, chosen)
+        finally:
+            self.store.leases.release(session_id)
         return session_id
+
+    def claim(self, session_id: str) -> None:
+        """Take the session's lease (``SessionBusyError`` when another process runs it);
+        the first claim closes what a dead holder left running. Pair with ``release``."""
+        self.store.get_session(session_id)
+        if self.store.leases.claim(session_id):
+            from jupyter_agent.agent.recovery import close_orphans
+
+            close_orphans(self.store, session_id)
 
     async def compact(self, session_id: str, model: str | None = None) -> None:
         """Manual compaction (``%compact``): summarise now, then stop."""

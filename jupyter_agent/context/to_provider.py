@@ -78,7 +78,7 @@ def _user(m: MessageWithParts, opt: _Options) -> list[Msg]:
     blocks: list[Msg] = []
     for p in m.parts:
         if isinstance(p, TextPart) and not p.ignored:
-            if p.text or not opt.anthropic:
+            if p.text.strip():  # empty texts are never sent (Anthropic refuses them)
                 blocks.append({"type": "text", "text": p.text})
         elif isinstance(p, CompactionPart):
             blocks.append({"type": "text", "text": COMPACTION_QUESTION})
@@ -181,18 +181,27 @@ def convert_message(m: MessageWithParts, opt: _Options) -> list[Msg]:
 
 
 class MessageCache:
-    """Converted messages keyed by (message id, parts fingerprint, options)."""
+    """Converted messages keyed by content identity: message id and each part's id + content.
 
-    def __init__(self, size: int = 100_000) -> None:
+    Owned by one request builder and bounded (LRU). The key holds the very values the
+    conversion reads (texts, outputs, inputs), so an edit that keeps a text's length
+    and ending still misses; equal strings compare by identity first, so a hit is cheap.
+    """
+
+    def __init__(self, size: int = 20_000) -> None:
         self._data: OrderedDict[tuple[Any, ...], list[Msg]] = OrderedDict()
         self._size = size
 
+    def __len__(self) -> int:
+        return len(self._data)
+
     def get(self, m: MessageWithParts, opt: _Options) -> list[Msg]:
         info = m.info
+        error = getattr(info, "error", None)
         fingerprint = (
             info.id,
-            getattr(info, "error", None) is not None,
-            len(m.parts),
+            info.role,
+            error.name if error is not None else None,
             tuple(_part_version(p) for p in m.parts),
             opt.key(),
         )
@@ -202,20 +211,40 @@ class MessageCache:
             self._data[fingerprint] = hit
             if len(self._data) > self._size:
                 self._data.popitem(last=False)
+        else:
+            self._data.move_to_end(fingerprint)
         return [dict(x) for x in hit]
 
 
 def _part_version(p: Any) -> Any:
+    """Everything ``convert_message`` reads from a part (content, not a length or a hash)."""
     if isinstance(p, ToolPart):
         state = p.state
-        compacted = state.time.compacted if isinstance(state, ToolStateCompleted) else None
-        return (p.id, state.status, compacted)
+        if isinstance(state, ToolStateCompleted):
+            content: Any = (
+                state.output,
+                state.time.compacted,
+                tuple((a.mime, a.url, a.filename) for a in state.attachments),
+            )
+        elif isinstance(state, ToolStateError):
+            content = state.error
+        else:
+            content = None
+        return (p.id, p.type, p.call_id, p.tool, state.status, _frozen(state.input), content)
     if isinstance(p, TextPart):
-        return (p.id, len(p.text), p.text[-16:], p.ignored)
-    return p.id
+        return (p.id, p.type, p.text, p.ignored, p.synthetic)
+    if isinstance(p, FilePart):
+        return (p.id, p.type, p.mime, p.url, p.filename)
+    return (p.id, p.type)
 
 
-_default_cache = MessageCache()
+def _frozen(value: Any) -> Any:
+    """A hashable copy of a JSON value (tool inputs are dicts)."""
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return ("__list__", *(_frozen(v) for v in value))
+    return (type(value).__name__, value)  # True == 1 == 1.0, but they serialise differently
 
 
 def to_model_messages(
@@ -229,10 +258,9 @@ def to_model_messages(
 ) -> list[Msg]:
     """The provider messages for ``history`` (system prompt not included)."""
     opt = _Options(model, supports_media_in_tool_results, supports_vision, for_compaction)
-    cache = cache or _default_cache
     out: list[Msg] = []
     for m in history:
-        out.extend(cache.get(m, opt))
+        out.extend(cache.get(m, opt) if cache is not None else convert_message(m, opt))
     return out
 
 

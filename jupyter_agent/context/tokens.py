@@ -1,6 +1,6 @@
 """Token counts: tiktoken from files shipped with litellm (never downloaded), else 4 chars/token.
 
-Counts are cached per part and content length, so a loop step counts only what is new.
+Counts are cached per part and content, so a loop step counts only what is new.
 """
 
 from __future__ import annotations
@@ -69,16 +69,20 @@ def count_tokens(text: str) -> int:
 
 
 class TokenCounter:
-    """Counts with an LRU cache keyed by (part id, length) so old parts cost nothing."""
+    """Counts with an LRU cache keyed by (part id, length, content hash) so old parts cost nothing.
+
+    The hash makes an edit that keeps a text's length count again; a ``str`` caches its
+    own hash, so a text that did not change costs nothing to look up.
+    """
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
-        self._cache: OrderedDict[tuple[str, int], int] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int, int], int] = OrderedDict()
         self._size = size
 
     def count(self, text: str, key: str | None = None) -> int:
         if key is None:
             return count_tokens(text)
-        k = (key, len(text))
+        k = (key, len(text), hash(text))
         hit = self._cache.get(k)
         if hit is not None:
             self._cache.move_to_end(k)

@@ -1,7 +1,8 @@
 """Truncation of every tool result (SPEC "Truncation of each tool result").
 
 Pure: the caller injects ``save`` (which writes the full text and returns its path), so
-the rule itself is testable byte for byte.
+the rule itself is testable byte for byte. When ``save`` fails (``OSError``) the truncated
+result is kept with a note instead of losing the whole output.
 """
 
 from __future__ import annotations
@@ -64,10 +65,18 @@ def truncate_output(
         removed, unit = total_bytes - len(preview.encode("utf-8")), "bytes"
     else:
         removed, unit = len(lines) - len(kept), "lines"
-    path = save(text)
-    hint = f"The tool call succeeded but the output was truncated. Full output saved to: {path}\n" + (
-        HINT_TASK if has_task_tool else HINT_PLAIN
-    )
+    path: str | None
+    try:
+        path = save(text)
+        hint = f"The tool call succeeded but the output was truncated. Full output saved to: {path}\n" + (
+            HINT_TASK if has_task_tool else HINT_PLAIN
+        )
+    except OSError as exc:  # tool-output/ not writable, a full disk: keep what fits
+        path = None
+        hint = (
+            "The tool call succeeded but the output was truncated. The full output could not be "
+            f"saved ({exc.strerror or exc}), so only the part shown here is kept."
+        )
     if direction == "head":
         content = f"{preview}\n\n...{removed} {unit} truncated...\n\n{hint}"
     else:

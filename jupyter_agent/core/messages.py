@@ -245,6 +245,8 @@ class CompactionPart(_PartBase):
     """True when started because a step ran out of context mid-way (replay the prompt)."""
     tail_start_id: str | None = None
     """First message kept verbatim after the summary; ``None`` means no tail."""
+    replay_id: str | None = None
+    """Overflow: the prompt the provider refused; summarised without it, re-sent once after."""
 
 
 class SubtaskPart(_PartBase):

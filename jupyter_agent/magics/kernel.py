@@ -72,7 +72,7 @@ class KernelAgent:
         self.panels: list[Any] = []
         """Open side-panel connections (``ui/panel.py``)."""
         self.running: set[str] = set()
-        """Sessions a ``%agent`` cell is running now (shown as busy by panels)."""
+        """Sessions a ``%agent`` cell or a panel is running now (shown as busy by every panel)."""
 
     # ------------------------------------------------------------ where we are
 

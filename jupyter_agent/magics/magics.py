@@ -65,11 +65,14 @@ class AgentMagics(Magics):
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
         from jupyter_agent.agent.runtime import ConfigurationError
         from jupyter_agent.config import ConfigError
-        from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreVersionError
+        from jupyter_agent.failures import debug_enabled
+        from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError
 
         try:
             action()
-        except (ConfigurationError, ConfigError, StoreVersionError) as exc:
+        except (ConfigurationError, ConfigError, StoreError) as exc:
+            if debug_enabled():
+                raise
             print(str(exc))
         except (SessionNotFound, KeyError) as exc:
             print(exc.args[0] if exc.args else str(exc))

@@ -16,7 +16,7 @@ from typing import Any
 
 from jupyter_agent.core.messages import CacheTokens, Tokens
 from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.retry import MAX_RETRIES, retry_delay_ms
+from jupyter_agent.providers.retry import MAX_RETRIES, RetryWaitTooLong, retry_delay_ms
 from jupyter_agent.providers.stream_events import (
     AttemptRestart,
     FinishStep,
@@ -61,6 +61,9 @@ def litellm() -> Any:
 
     module.suppress_debug_info = True
     module.telemetry = False
+    from jupyter_agent.logs import route_library_logs
+
+    route_library_logs()  # litellm adds its own stderr handler at import: reroute it
     return module
 
 
@@ -167,7 +170,8 @@ class LiteLLMClient:
         self, response: Any, model: str, abort: asyncio.Event | None
     ) -> AsyncIterator[StreamEvent]:
         open_kind: str | None = None
-        calls: dict[int, dict[str, str]] = {}
+        calls: dict[str, dict[str, str]] = {}
+        at_index: dict[int, str] = {}  # stream index → id of the call now streaming there
         finish: str | None = None
         usage: Any = None
         iterator = response.__aiter__()
@@ -205,12 +209,9 @@ class LiteLLMClient:
                         yield TextStart()
                     yield TextDelta(delta=text)
                 for call in (getattr(delta, "tool_calls", None) or []) if delta else []:
-                    index = getattr(call, "index", None) or 0
                     fn = getattr(call, "function", None)
-                    entry = calls.get(index)
-                    if entry is None:
-                        entry = {"id": getattr(call, "id", None) or f"call_{index}", "name": "", "args": ""}
-                        calls[index] = entry
+                    entry, new = _call_entry(calls, at_index, call)
+                    if new:
                         entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
                         yield ToolInputStart(call_id=entry["id"], name=entry["name"])
                     args = (getattr(fn, "arguments", None) or "") if fn else ""
@@ -258,7 +259,14 @@ class LiteLLMClient:
                 if not exc.retryable or attempt >= self.max_retries or (abort and abort.is_set()):
                     raise
                 attempt += 1
-                delay = retry_delay_ms(attempt, exc.headers)
+                try:
+                    delay = retry_delay_ms(attempt, exc.headers)
+                except RetryWaitTooLong as wait:
+                    raise type(exc)(
+                        f"{exc.message} The provider asked to wait ({wait.wait}), longer than "
+                        "jupyter-agent waits (5 minutes); run the prompt again later.",
+                        status=exc.status,
+                    ) from exc
                 if on_retry is not None:
                     on_retry(attempt, exc, delay)
                 await _sleep(delay / 1000, abort)
@@ -303,6 +311,33 @@ def _request(
     if max_tokens:
         kwargs["max_tokens"] = max_tokens
     return kwargs
+
+
+def _call_entry(
+    calls: dict[str, dict[str, str]], at_index: dict[int, str], call: Any
+) -> tuple[dict[str, str], bool]:
+    """The call a tool-call delta belongs to, and whether it starts a new one.
+
+    Calls are told apart by id: some servers send several calls at the same stream index,
+    and gluing their arguments together would lose both. A delta without an id continues
+    the call last seen at its index.
+    """
+    index = getattr(call, "index", None) or 0
+    call_id = getattr(call, "id", None)
+    current = at_index.get(index)
+    if call_id and call_id != current and call_id not in calls:
+        calls[call_id] = {"id": call_id, "name": "", "args": ""}
+        at_index[index] = call_id
+        return calls[call_id], True
+    if call_id and call_id in calls:
+        at_index[index] = call_id
+        return calls[call_id], False
+    if current is None:
+        current = f"call_{index}" if f"call_{index}" not in calls else f"call_{index}_{len(calls)}"
+        calls[current] = {"id": current, "name": "", "args": ""}
+        at_index[index] = current
+        return calls[current], True
+    return calls[current], False
 
 
 def _synthetic_finish(response: Any) -> bool:

@@ -1,32 +1,76 @@
-"""When to try a failed model call again, and how long to wait (SPEC constants)."""
+"""When to try a failed model call again, and how long to wait (SPEC constants).
+
+A provider's ``Retry-After`` is honoured only when it is a finite wait of at most
+``MAX_HEADER_DELAY_MS``: ``inf``, ``1e400`` or an hour is not slept (it would crash on
+the float-to-int conversion or hang the run silently); the step fails with the
+provider's wait in the message instead.
+"""
 
 from __future__ import annotations
 
+import math
 import time
 from email.utils import parsedate_to_datetime
 
 INITIAL_DELAY_MS = 2_000
 BACKOFF = 2
 MAX_DELAY_NO_HEADERS_MS = 30_000
+MAX_HEADER_DELAY_MS = 300_000
 MAX_RETRIES = 4
 
 
+class RetryWaitTooLong(Exception):
+    """The provider asked for a wait we will not sleep; ``wait`` is its header text."""
+
+    def __init__(self, wait: str) -> None:
+        super().__init__(wait)
+        self.wait = wait
+
+
+def _finite_ms(value: float) -> int:
+    if not math.isfinite(value) or value > MAX_HEADER_DELAY_MS:
+        raise ValueError("too long")
+    return max(0, int(value))
+
+
+def _header_ms(headers: dict[str, str], now: float | None) -> int | None:
+    """The header wait in ms, ``None`` without a header; raises ``RetryWaitTooLong``."""
+    raw_ms = headers.get("retry-after-ms", "").strip()
+    if raw_ms:
+        try:
+            return _finite_ms(float(raw_ms))
+        except (ValueError, OverflowError):
+            raise RetryWaitTooLong(f"retry-after-ms: {raw_ms[:40]}") from None
+    raw = headers.get("retry-after", "").strip()
+    if not raw:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(raw).timestamp()
+            seconds = when - (now if now is not None else time.time())
+        except (TypeError, ValueError, OverflowError, IndexError):
+            raise RetryWaitTooLong(f"retry-after: {raw[:40]}") from None
+    try:
+        return _finite_ms(seconds * 1000)
+    except (ValueError, OverflowError):
+        raise RetryWaitTooLong(f"retry-after: {raw[:40]}") from None
+
+
 def retry_delay_ms(attempt: int, headers: dict[str, str] | None = None, now: float | None = None) -> int:
-    """Delay before retry ``attempt`` (1-based): honour ``retry-after-ms`` / ``retry-after``."""
-    headers = {k.lower(): v for k, v in (headers or {}).items()}
-    if "retry-after-ms" in headers:
-        try:
-            return max(0, int(float(headers["retry-after-ms"])))
-        except ValueError:
-            pass
-    if "retry-after" in headers:
-        value = headers["retry-after"].strip()
-        try:
-            return max(0, int(float(value) * 1000))
-        except ValueError:
-            try:
-                when = parsedate_to_datetime(value).timestamp()
-                return max(0, int((when - (now if now is not None else time.time())) * 1000))
-            except (TypeError, ValueError):
-                pass
+    """Delay before retry ``attempt`` (1-based): honour ``retry-after-ms`` / ``retry-after``
+    up to 5 minutes; a longer or non-finite wait raises ``RetryWaitTooLong``."""
+    lowered = {k.lower(): v for k, v in (headers or {}).items()}
+    from_header = _header_ms(lowered, now)
+    if from_header is not None:
+        return from_header
     return min(INITIAL_DELAY_MS * BACKOFF ** (attempt - 1), MAX_DELAY_NO_HEADERS_MS)
+
+
+def describe_wait(ms: int) -> str:
+    """``1.5 s`` / ``2 min 5 s``: how a retry wait is shown to the user."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"

@@ -1,7 +1,7 @@
 """Fork: copy a session's messages before a point into a new session with fresh ids.
 
 Pure: returns the new session and messages; the caller stores them. Parent links and
-compaction ``tail_start_id`` are remapped so the copy is self-consistent.
+compaction ``tail_start_id``/``replay_id`` are remapped so the copy is self-consistent.
 """
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ def copy_messages(
                 "session_id": session_id,
                 "message_id": new_id,
             }
-            if isinstance(p, CompactionPart) and p.tail_start_id is not None:
-                changes["tail_start_id"] = mapping.get(p.tail_start_id)
+            if isinstance(p, CompactionPart):
+                for key in ("tail_start_id", "replay_id"):
+                    if getattr(p, key) is not None:
+                        changes[key] = mapping.get(getattr(p, key))
             parts.append(p.model_copy(update=changes))
         out.append(MessageWithParts(info=info, parts=parts))
     return out

@@ -8,6 +8,7 @@ read in one place: a newer schema is never touched, a damaged file is moved asid
 from __future__ import annotations
 
 import random
+import shutil
 import sqlite3
 import threading
 import time
@@ -25,15 +26,20 @@ BUSY_GIVE_UP_S = 300.0
 
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED (extended codes share the low byte)
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_READONLY, _IOERR, _FULL, _CANTOPEN = 8, 10, 13, 14
 _MAGIC = b"SQLite format 3\x00"
 T = TypeVar("T")
 
 
-class StoreVersionError(RuntimeError):
+class StoreError(RuntimeError):
+    """The session store cannot be used; the message names the file and what to do."""
+
+
+class StoreVersionError(StoreError):
     """The database was written by a newer jupyter-agent; we refuse to touch it."""
 
 
-class StoreBusyError(RuntimeError):
+class StoreBusyError(StoreError):
     """Another process kept the database locked for minutes (a hung kernel, a held lock)."""
 
 
@@ -58,6 +64,40 @@ def is_corrupt(exc: sqlite3.Error) -> bool:
         return code in _CORRUPT_CODES
     text = str(exc).lower()
     return "not a database" in text or "malformed" in text
+
+
+def _disk_full(path: Path) -> bool:
+    """SQLite reports a full disk as an I/O error when the ``-shm`` file cannot grow."""
+    try:
+        return shutil.disk_usage(path.parent).free < 1024 * 1024
+    except OSError:
+        return False
+
+
+def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """One sentence for a failure of the file itself: which file, what is wrong, what to do."""
+    code = _code(exc)
+    text = str(exc).lower()
+    if code == _FULL or "is full" in text or (code == _IOERR and _disk_full(path)):
+        return StoreError(
+            f"The disk holding the session store {path} is full ({exc}). Free some space and "
+            "run again; what was saved before is kept."
+        )
+    if path.is_dir():
+        return StoreError(f"{path} is a folder, not the session store file: move it away and run again.")
+    if code in (_READONLY, _CANTOPEN) or "readonly" in text or "unable to open" in text:
+        return StoreError(
+            f"Cannot write the session store {path} ({exc}): the file or its folder is "
+            f"read-only or missing. Make {path.parent} writable, or run from a folder you can write to."
+        )
+    if is_corrupt(exc):
+        return StoreError(
+            f"The session store {path} is damaged ({exc}). Run again: the file will be moved "
+            "aside (nothing is deleted) and a new store started."
+        )
+    if code == _IOERR or "disk i/o" in text:
+        return StoreError(f"Cannot read or write the session store {path} ({exc}); check the disk.")
+    return StoreError(f"The session store {path} failed: {exc}")
 
 
 def retry(action: Callable[[], T], path: Path) -> T:
@@ -113,9 +153,36 @@ def _probe_version(path: Path) -> int:
         return 0
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
     try:
-        return migrations.current_version(conn)  # the first read: fails on a bad file
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        try:
+            version = migrations.current_version(conn)  # the first read: fails on a bad file
+        except (ValueError, TypeError):
+            raw = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+            raise StoreError(
+                f"{path} holds a schema version that is not a number ({raw!r}): it was edited or "
+                "written by another program. It was not changed; rename it to start a new "
+                "session store."
+            ) from None
+        if version == 0 and [t for t in tables if not t.startswith("sqlite_")]:
+            raise StoreError(
+                f"{path} is an SQLite database that jupyter-agent did not create (tables: "
+                f"{', '.join(sorted(tables)[:5])}). It was not changed; move it elsewhere to "
+                "start a new session store."
+            )
+        return version
     finally:
         conn.close()
+
+
+def _quick_check(conn: sqlite3.Connection) -> None:
+    """Raise a corrupt-file error when a page inside the file is damaged.
+
+    Opening only reads the schema, so a wrecked interior page would otherwise surface
+    later, mid-run, as "disk image is malformed".
+    """
+    result = conn.execute("PRAGMA quick_check(1)").fetchone()
+    if result is None or result[0] != "ok":
+        raise sqlite3.DatabaseError(f"database disk image is malformed ({result[0] if result else '?'})")
 
 
 def _open_once(path: Path) -> sqlite3.Connection:
@@ -129,6 +196,7 @@ def _open_once(path: Path) -> sqlite3.Connection:
         version = migrations.migrate(conn)
         if version > migrations.SCHEMA_VERSION:  # upgraded by another kernel meanwhile
             raise _newer(path, version)
+        _quick_check(conn)
         return conn
     except BaseException:
         conn.close()
@@ -158,6 +226,7 @@ def _still_corrupt(path: Path) -> bool:
     conn = connect(path)
     try:
         migrations.current_version(conn)
+        _quick_check(conn)
     except sqlite3.DatabaseError as exc:
         return is_corrupt(exc)
     finally:
@@ -199,17 +268,22 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
     The notice is set when a damaged file had to be moved aside and should be shown
     to the user once. Raises :class:`StoreVersionError` for a newer schema.
     """
-    if _header_ok(path):
-        try:
-            return retry(lambda: _open_once(path), path), None
-        except sqlite3.DatabaseError as exc:
-            if not is_corrupt(exc):
-                raise
-            reason = str(exc)
-    else:
-        reason = "file is not a database"
-    notice = _move_aside(path, reason)
-    return retry(lambda: _open_once(path), path), notice
+    try:
+        if _header_ok(path):
+            try:
+                return retry(lambda: _open_once(path), path), None
+            except sqlite3.DatabaseError as exc:
+                if not is_corrupt(exc):
+                    raise
+                reason = str(exc)
+        else:
+            reason = "file is not a database"
+        notice = _move_aside(path, reason)
+        return retry(lambda: _open_once(path), path), notice
+    except sqlite3.DatabaseError as exc:
+        raise store_error(path, exc) from exc
+    except OSError as exc:  # moving a damaged file aside in a read-only folder
+        raise StoreError(f"Cannot use the session store {path}: {exc.strerror or exc}.") from exc
 
 
 class Database:
@@ -252,7 +326,18 @@ class Database:
                     on_commit()
                 return result
 
-        return retry(once, self.path)
+        return self._guarded(once)
+
+    def _guarded(self, once: Callable[[], T]) -> T:
+        """Busy waits retried; a full disk, read-only or damaged file becomes a StoreError."""
+        try:
+            return retry(once, self.path)
+        except sqlite3.OperationalError as exc:
+            raise store_error(self.path, exc) from exc
+        except sqlite3.DatabaseError as exc:
+            if is_corrupt(exc):
+                raise store_error(self.path, exc) from exc
+            raise
 
     def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run queries in one read transaction: one consistent snapshot in WAL mode."""
@@ -267,7 +352,7 @@ class Database:
                     if self.conn.in_transaction:
                         self.conn.execute("COMMIT")
 
-        return retry(once, self.path)
+        return self._guarded(once)
 
     def close(self) -> None:
         with self.lock:

@@ -59,8 +59,23 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
+def m002_session_lease(conn: sqlite3.Connection) -> None:
+    """One writer per session: who runs it (pid, host) and until when (``storage/lease.py``)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE session_lease (
+            session_id TEXT PRIMARY KEY,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            expires INTEGER NOT NULL
+        );
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [m001_initial]
+MIGRATIONS: list[Migration] = [m001_initial, m002_session_lease]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

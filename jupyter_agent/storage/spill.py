@@ -50,6 +50,6 @@ def cleanup(store_dir: Path, max_age_days: float = RETENTION_DAYS, now: float | 
             if path.is_file() and path.stat().st_mtime < cutoff:
                 path.unlink()
                 removed += 1
-        except FileNotFoundError:
+        except OSError:  # vanished meanwhile, or a read-only folder: keep going
             continue
     return removed

@@ -33,10 +33,18 @@ from jupyter_agent.core.messages import (
     ToolStateCompleted,
 )
 from jupyter_agent.storage.coalesce import Coalescer
-from jupyter_agent.storage.database import Database, StoreBusyError, StoreVersionError
-from jupyter_agent.storage.paths import db_path
+from jupyter_agent.storage.database import Database, StoreBusyError, StoreError, StoreVersionError
+from jupyter_agent.storage.lease import Leases, SessionBusyError
+from jupyter_agent.storage.paths import DIRNAME, db_path
 
-__all__ = ["SessionNotFound", "SqliteStore", "StoreBusyError", "StoreVersionError"]
+__all__ = [
+    "SessionBusyError",
+    "SessionNotFound",
+    "SqliteStore",
+    "StoreBusyError",
+    "StoreError",
+    "StoreVersionError",
+]
 
 _UPSERT_PART = (
     "INSERT INTO part(id, message_id, session_id, time_created, time_updated, data)"
@@ -83,12 +91,21 @@ class SqliteStore:
         self._db = Database(self.path)
         self.notice: str | None = self._db.notice
         """Something the user must be told once (e.g. a damaged file was moved aside)."""
+        self.leases = Leases(self._db)
+        """One writer per session across processes (``lease.py``)."""
         _open_stores.add(self)
 
     @classmethod
     def for_directory(cls, folder: Path) -> SqliteStore:
         """The store of ``<folder>/.jupyter-agent/sessions.db`` (headless runs, the CLI)."""
-        return cls(db_path(Path(folder)))
+        try:
+            path = db_path(Path(folder))
+        except OSError as exc:  # a read-only or full file system, a file in the way
+            raise StoreError(
+                f"Cannot create the session folder {Path(folder) / DIRNAME} ({exc.strerror or exc}). "
+                f"Make {folder} writable, or run from a folder you can write to."
+            ) from exc
+        return cls(path)
 
     @classmethod
     def for_notebook(cls, notebook: Path) -> SqliteStore:
@@ -306,6 +323,7 @@ class SqliteStore:
             if self._db.closed:
                 return
             try:
+                self.leases.release_all()
                 self._write_pending(only_due=False)
             finally:
                 self._coalescer.stop()

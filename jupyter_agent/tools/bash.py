@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.tools import process_guard
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 
@@ -150,6 +151,7 @@ class BashTool(Tool[BashArgs]):
             env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"},
         )
         pid = transport.get_pid()
+        process_guard.watch(pid)  # killed with the run, even by kill -9 of this process
         notes: list[str] = []
         try:
             first = await _first(proto.exited, ctx.abort, timeout=timeout_ms / 1000)
@@ -176,6 +178,7 @@ class BashTool(Tool[BashArgs]):
             if pending is not None:
                 pending.cancel()
             transport.close()
+            process_guard.release_if_gone(pid)  # background jobs stay watched until they end
         output = proto.text()
         code = transport.get_returncode()
         if notes:

@@ -20,6 +20,7 @@ from jupyter_agent.ui import comm as wire
 from jupyter_agent.ui.kernel_loop import call_on, running_loop
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
 from jupyter_agent.ui.protocol import to_wire
+from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
 
 if TYPE_CHECKING:
@@ -47,12 +48,12 @@ class PanelConnection:
         """Greet the panel with the session list and show the current session's history."""
         from jupyter_agent.agent.runtime import ConfigurationError
         from jupyter_agent.config import ConfigError
-        from jupyter_agent.storage.sqlite_store import StoreVersionError
+        from jupyter_agent.storage.sqlite_store import StoreError
 
         try:
             runtime = self.agent.runtime
             session_id = self.agent.current_session()
-        except (ConfigurationError, ConfigError, StoreVersionError) as exc:
+        except (ConfigurationError, ConfigError, StoreError) as exc:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
             return
         runtime.extra["notebook_bridge"] = self.bridge
@@ -80,6 +81,8 @@ class PanelConnection:
         self.stream.reset(session_id)
         self.stream.attach(runtime.bus, session_id)
         self.stream.replay(runtime.store.messages(session_id))
+        for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
+            self.stream.post(permission_message(request))
         busy = runtime.busy(session_id) or session_id in self.agent.running
         self.stream.status("busy" if busy else "idle")
         if self._gauge_off is not None:  # the previous session's gauge
@@ -184,10 +187,12 @@ class PanelConnection:
         self._start(runtime.prompt(expand_mentions(text, self.agent), session_id=sid, model=model), sid)
 
     def _start(self, work: Any, session_id: str) -> None:
-        """Run ``work`` on the kernel's loop in the background; the view shows busy until it ends."""
+        """Run ``work`` on the kernel's loop in the background; every view of the session shows
+        busy until it ends (also a panel that reconnected meanwhile: its Stop must end in idle)."""
         self.stream.status("busy")
 
         async def go() -> None:
+            self.agent.notify_panels(session_id, True)
             try:
                 await work
             except asyncio.CancelledError:
@@ -196,9 +201,7 @@ class PanelConnection:
                 log.exception("agent run from the side panel failed")
                 self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
             finally:
-                if self.stream.session_id == session_id:
-                    self.stream.flush()
-                    self.stream.status("idle")
+                self.agent.notify_panels(session_id, False)
                 self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
 
         loop = self.loop or running_loop()

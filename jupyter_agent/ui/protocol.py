@@ -36,6 +36,10 @@ class PartView(_View):
     status: Literal["pending", "running", "completed", "error"] | None = None
     input: str | None = None
     """One line: the command, the path, the code's first line (≤ 120 chars)."""
+    code: str | None = None
+    """Tools that run code (python, bash): the whole code, shown highlighted instead of ``input``."""
+    lang: str | None = None
+    """The language of ``code`` (``python``, ``bash``)."""
     title: str | None = None
     """Tool title, or a subtask's description."""
     output: str | None = None

@@ -20,6 +20,7 @@ from jupyter_agent.core.events import (
     PartUpdated,
     PermissionAsked,
     PermissionReplied,
+    PermissionRequest,
     SessionCompacted,
     SessionDeleted,
     SessionErrored,
@@ -72,6 +73,14 @@ SUMMARY_KEYS = (
 )  # fmt: skip
 
 
+CODE_INPUTS = {
+    "python": ("code", "python"),
+    "bash": ("command", "bash"),
+    "notebook_edit": ("source", "python"),
+}
+"""Tools whose input is code: (argument, language) shown highlighted in the tool card."""
+
+
 def _one_line(text: str, cap: int = SUMMARY_CAP) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line if len(line) <= cap else line[: cap - 1] + "…"
@@ -107,6 +116,10 @@ def gauge_message(tokens: int, percent: int | None) -> GaugeMsg:
 def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
     state = part.state
     view = PartView(**base, tool=part.tool, status=state.status, input=input_summary(state.input))
+    key, lang = CODE_INPUTS.get(part.tool, ("", ""))
+    code = state.input.get(key) if key else None
+    if isinstance(code, str) and code.strip():
+        view.code, view.lang = cap_output(code.strip("\n")), lang
     if isinstance(state, ToolStateRunning):
         live = state.metadata.get("output")
         view.title = state.title or None
@@ -192,10 +205,7 @@ class Renderer:
         if isinstance(event, MessageRemoved):
             return [RemovedMsg(message_id=event.message_id)]
         if isinstance(event, PermissionAsked):
-            r = event.request
-            view = PermissionView(id=r.id, permission=r.permission, patterns=r.patterns,
-                                  title=r.title)  # fmt: skip
-            return [PermissionMsg(request=view)]
+            return [permission_message(event.request)]
         if isinstance(event, PermissionReplied):
             return [PermissionDoneMsg(request_id=event.request_id, reply=event.reply)]
         if isinstance(event, SessionCompacted):
@@ -218,6 +228,13 @@ class Renderer:
     def _forget(self, part_id: str) -> None:
         self._text_sent.pop(part_id, None)
         self._views.pop(part_id, None)
+
+
+def permission_message(r: PermissionRequest) -> PermissionMsg:
+    """An approval box (also replayed to a view that opens while the request waits)."""
+    return PermissionMsg(
+        request=PermissionView(id=r.id, permission=r.permission, patterns=r.patterns, title=r.title)
+    )
 
 
 def message_message(info: AnyMessage) -> MessageMsg:

@@ -1,12 +1,12 @@
 // The right-side panel: the current notebook's agent session, driven through the kernel.
-// The message stream is the cell widget's own renderer (jupyter_agent/ui/static/widget.js)
+// The message stream is the cell widget's own renderer (labextension/widget/widget.js)
 // fed by the comm, so the panel and the widget show exactly the same parts.
 import { InputDialog } from '@jupyterlab/apputils';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 // @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
-import widgetModule from '../../jupyter_agent/ui/static/widget.js';
+import widgetModule from '../widget/widget.js';
 import { AgentComm, TARGET } from './comm';
 import { agentIcon } from './icon';
 import { runOp } from './notebook';

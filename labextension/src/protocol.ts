@@ -134,6 +134,8 @@ export interface PartView {
   tool?: string;
   status?: "pending" | "running" | "completed" | "error";
   input?: string;
+  code?: string;
+  lang?: string;
   title?: string;
   output?: string;
   error?: string;

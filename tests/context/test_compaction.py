@@ -62,7 +62,7 @@ def test_failed_compaction_cuts_nothing() -> None:
     u2 = user("next")
     history = [u1, a1, c, failed, u2]
     # nothing is cut; the failed attempt itself is not shown (no dangling question)
-    assert filter_compacted(history) == [u1, a1, failed, u2]
+    assert filter_compacted(history) == [u1, a1, u2]
     unfinished = assistant(c, "partial", summary=True, finish=None)
     assert filter_compacted([u1, a1, c, unfinished])[0].info.id == u1.info.id
 
@@ -72,8 +72,10 @@ def test_tail_keeps_whole_turns_within_budget() -> None:
     a1 = assistant(u1, "x" * 100)
     history = [u1, a1, u2, assistant(u2, "y" * 100), u3, assistant(u3, "z" * 100)]
     assert select_tail(history, 2, 1_000, Counter()) == u2.info.id
-    # the whole history fits, but something must remain to summarise: the first turn is split
-    assert select_tail(history, 3, 1_000, Counter()) == a1.info.id
+    # the whole history fits: the tail would start at the first message, so there is
+    # no tail and everything is summarised (OpenCode: keep.start === 0 → no tail)
+    assert select_tail(history, 3, 1_000, Counter()) is None
+    assert a1 in history
 
 
 def test_tail_splits_a_turn_that_does_not_fit() -> None:

@@ -25,7 +25,7 @@ from scripted_server import Reply
 from jupyter_agent.core.messages import PartAdapter, Session, TextPart
 from jupyter_agent.storage import migrations
 from jupyter_agent.storage.paths import db_path
-from jupyter_agent.storage.sqlite_store import SqliteStore, StoreVersionError
+from jupyter_agent.storage.sqlite_store import SqliteStore, StoreError, StoreVersionError
 
 WRITER = str(Path(__file__).with_name("writer.py"))
 
@@ -100,10 +100,10 @@ def test_two_corruptions_in_one_second_keep_both_files(tmp_path: Path) -> None:
 
 
 def test_unopenable_path_is_an_error_not_a_corruption(tmp_path: Path) -> None:
-    """User sees: the OS error (a folder is in the way); nothing is moved or created."""
+    """User sees: the store's path and what to do (a folder is in the way); nothing is moved."""
     db = db_path(tmp_path)
     db.mkdir()  # a folder where the file should be
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(StoreError, match="is a folder, not the session store file"):
         SqliteStore(db)
     assert db.is_dir() and not list(db.parent.glob("*.corrupt-*"))
 

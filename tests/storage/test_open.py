@@ -44,21 +44,23 @@ def _m002_broken(conn: sqlite3.Connection) -> None:
 
 def test_older_schema_is_migrated_keeping_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = _filled_db(tmp_path)
-    monkeypatch.setattr(migrations, "MIGRATIONS", [migrations.m001_initial, _m002_labels])
-    monkeypatch.setattr(migrations, "SCHEMA_VERSION", 2)
+    shipped = migrations.SCHEMA_VERSION
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, _m002_labels])
+    monkeypatch.setattr(migrations, "SCHEMA_VERSION", shipped + 1)
     with SqliteStore(db) as store:
         assert store.get_session("ses_1").title == "keep me"
-    assert _version(db) == 2
+    assert _version(db) == shipped + 1
     assert sqlite3.connect(db).execute("SELECT * FROM label").fetchall() == [("ses_1", "old")]
 
 
 def test_failed_migration_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = _filled_db(tmp_path)
-    monkeypatch.setattr(migrations, "MIGRATIONS", [migrations.m001_initial, _m002_broken])
-    monkeypatch.setattr(migrations, "SCHEMA_VERSION", 2)
+    shipped = migrations.SCHEMA_VERSION
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, _m002_broken])
+    monkeypatch.setattr(migrations, "SCHEMA_VERSION", shipped + 1)
     with pytest.raises(RuntimeError, match="migration bug"):
         SqliteStore(db)
-    assert _version(db) == 1
+    assert _version(db) == shipped
     tables = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master")}
     assert "label" not in tables and "session" in tables
 

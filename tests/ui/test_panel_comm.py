@@ -222,3 +222,26 @@ def test_a_cell_run_streams_into_the_panel_and_shows_busy(start_kernel: Any, scr
     )
     resets = [m["session_id"] for m in panel.seen if m.get("kind") == "reset"]
     assert len(resets) == 2  # followed the cell into its new session
+
+
+def test_a_panel_that_reopens_gets_the_pending_approval_and_stop_ends_idle(
+    start_kernel: Any, scripted_server: Any, tmp_path: Path
+) -> None:
+    """A reloaded page (a new comm) must still be able to approve, and its Stop must end in idle."""
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    scripted_server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo hi"}))]))
+    kernel = start_kernel(frontend=True)
+    first = Panel(kernel)
+    first.wait("hello")
+    first.send(type="prompt", text="run it")
+    asked = first.wait("permission", timeout=60)["request"]
+    kernel.comm_close(first.comm_id)
+    again = Panel(kernel)  # the page was reloaded
+    again.wait("hello")
+    replayed = again.wait("permission", timeout=30)["request"]
+    assert replayed["id"] == asked["id"]
+    again.wait("status", lambda m: m["state"] == "busy", timeout=10)
+    stopped_at = time.monotonic()
+    again.send(type="stop")
+    again.wait("status", lambda m: m["state"] == "idle", timeout=20)
+    assert time.monotonic() - stopped_at < 10

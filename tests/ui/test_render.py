@@ -59,6 +59,7 @@ from jupyter_agent.ui.render import (
     cap_output,
     gauge_message,
     input_summary,
+    part_view,
 )
 
 IDS = {"session_id": "ses_1", "message_id": "msg_2"}
@@ -306,3 +307,13 @@ def test_streaming_traffic_is_linear_in_the_text() -> None:
     assert len(text) == 100_000
     assert sum(sizes) <= 1.5 * len(text), sum(sizes)
     assert len(sizes) < 60  # ~one message per 50 ms, not one per token
+
+
+def test_code_tools_carry_their_whole_code_for_highlighting() -> None:
+    code = "import pandas as pd\ndf = pd.read_csv('x.csv')\ndf.describe()"
+    view = part_view(tool(ToolStateRunning(input={"code": code}), name="python"))
+    assert view is not None and view.code == code and view.lang == "python"
+    assert view.input == "import pandas as pd"
+    bash = part_view(tool(ToolStatePending(input={"command": "ls -la"})))
+    assert bash is not None and (bash.code, bash.lang) == ("ls -la", "bash")
+    assert part_view(tool(ToolStatePending(input={"path": "a.py"}), name="read")).code is None  # type: ignore[union-attr]

@@ -1,12 +1,12 @@
-"""The widget's ES module: it parses, its markdown is safe, and its view renders the protocol.
+"""The widget's ES module (the bundle ``npm run build:widget`` writes): it parses, its
+Markdown is complete and safe, and its view renders the protocol.
 
-Node checks the syntax and the markdown renderer; a real Chromium (when installed) runs
+Node checks the syntax; a real Chromium (when installed) runs the Markdown renderer and
 ``render({model, el})`` with a small in-page model that records what the view sends.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -28,46 +28,6 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_widget_js_parses() -> None:
     result = subprocess.run([NODE or "node", "--check", str(WIDGET_JS)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-
-
-def markdown(text: str) -> str:
-    script = (
-        f"import {{ markdown }} from {json.dumps(WIDGET_JS.as_uri())};"
-        "let s = ''; process.stdin.on('data', (d) => (s += d));"
-        "process.stdin.on('end', () => process.stdout.write(markdown(s)));"
-    )
-    result = subprocess.run(
-        [NODE or "node", "--input-type=module", "-e", script],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-@needs_node
-def test_markdown_blocks_and_inline_forms() -> None:
-    html = markdown("# Title\nSome **bold**, *it*, `a*b*`, my_var_name.\n\n- one\n- two\n\n1. x\n")
-    assert "<h1>Title</h1>" in html
-    assert "<strong>bold</strong>" in html and "<em>it</em>" in html
-    assert "<code>a*b*</code>" in html and "my_var_name" in html
-    assert "<ul><li>one</li><li>two</li></ul>" in html and "<ol><li>x</li></ol>" in html
-    code = markdown("```python\nif a < b:\n    pass\n```\nafter")
-    assert '<pre class="ja-code" data-lang="python"><code>if a &lt; b:\n    pass</code></pre>' in code
-    assert "<p>after</p>" in code
-    assert "<code>still streaming</code></pre>" in markdown("```\nstill streaming")
-
-
-@needs_node
-def test_markdown_escapes_html_and_only_links_web_urls() -> None:
-    html = markdown(
-        "<img src=x onerror=alert(1)> [ok](https://a.org/x_y_z?a=1&b=2) [bad](javascript:alert(1))"
-    )
-    assert "<img" not in html and "&lt;img" in html
-    assert '<a href="https://a.org/x_y_z?a=1&amp;b=2"' in html
-    assert "javascript:" not in html.split("[bad]")[0] and 'href="javascript' not in html
 
 
 # ---------------------------------------------------------------- the view in Chromium
@@ -103,9 +63,16 @@ def page() -> Iterator[Any]:
 def start_view(page: Any) -> str:
     page.set_content(PAGE)
     page.add_style_tag(content=(STATIC / "widget.css").read_text())
-    module = WIDGET_JS.read_text() + "\nwindow.jaRender = render;\n"
-    page.add_script_tag(content=module, type="module")
-    page.wait_for_function("window.jaRender !== undefined")
+    # loaded as anywidget loads `_esm`: a module imported from a blob URL
+    page.evaluate(
+        """async (src) => {
+            const url = URL.createObjectURL(new Blob([src], {type: "text/javascript"}));
+            const m = await import(url);
+            window.jaRender = m.default.render; window.jaMarkdown = m.markdown;
+        }""",
+        WIDGET_JS.read_text(),
+    )
+    page.wait_for_function("window.jaRender !== undefined && window.jaMarkdown !== undefined")
     # (a bare expression that evaluates to a function would be *called* by playwright)
     page.evaluate("() => { window.cleanup = window.jaRender({model, el: document.getElementById('out')}); }")
     ready = page.evaluate("window.sent[0]")
@@ -234,3 +201,42 @@ def test_view_shows_approvals_errors_retries_and_compaction(page: Any) -> None:
     deliver(page, {"kind": "removed", "message_id": "m2"})
     assert tid(page, "ja-error").count() == 0 and tid(page, "ja-retry").count() == 0
     page.evaluate("window.cleanup()")
+
+
+def markdown(page: Any, text: str) -> str:
+    return str(page.evaluate("(t) => window.jaMarkdown(t)", text))
+
+
+@pytest.mark.browser
+def test_markdown_is_a_real_renderer(page: Any) -> None:
+    """Issue 20 bug 3: bold code, nested lists and LaTeX; code is highlighted."""
+    start_view(page)
+    html = markdown(page, "# Title\nSome **bold**, *it*, `a*b*`, my_var_name.\n\n- one\n- two\n\n1. x\n")
+    assert "<h1>Title</h1>" in html
+    assert "<strong>bold</strong>" in html and "<em>it</em>" in html
+    assert "<code>a*b*</code>" in html and "my_var_name" in html
+    assert "**`df`**" not in (html := markdown(page, "Use **`df`** here."))
+    assert "<strong><code>df</code></strong>" in html
+    nested = markdown(page, "- outer\n  - inner\n    - deepest\n- next\n")
+    assert nested.count("<ul>") == 3, nested
+    math = markdown(page, "Euler: $e^{i\\pi} + 1 = 0$ and\n\n$$\\int_0^1 x\\,dx$$\n")
+    assert "<math" in math and "$e^" not in math
+    code = markdown(page, "```python\nif a < b:\n    pass\n```\nafter")
+    assert '<pre class="ja-code" data-lang="python"><code class="language-python hljs">' in code
+    assert '<span class="hljs-keyword">if</span>' in code and "a &lt; b" in code
+    assert "<p>after</p>" in code
+    assert "still streaming" in markdown(page, "```\nstill streaming")
+    table = markdown(page, "| a | b |\n|---|---|\n| 1 | 2 |\n")
+    assert "<table>" in table and "<td>1</td>" in table
+
+
+@pytest.mark.browser
+def test_markdown_escapes_html_and_only_links_web_urls(page: Any) -> None:
+    start_view(page)
+    html = markdown(
+        page, "<img src=x onerror=alert(1)> [ok](https://a.org/x_y_z?a=1&b=2) [bad](javascript:alert(1))"
+    )
+    assert "onerror" not in html
+    assert '<a href="https://a.org/x_y_z?a=1&amp;b=2"' in html and 'target="_blank"' in html
+    assert 'href="javascript' not in html
+    assert "<script" not in markdown(page, "<script>alert(1)</script>")

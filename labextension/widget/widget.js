@@ -1,5 +1,7 @@
 // jupyter-agent live widget: renders the kernel's UI messages (see ui/protocol.py).
 // Plain DOM, no framework, no network: works in JupyterLab 4, Notebook 7 and VS Code.
+// Bundled with its Markdown renderer (markdown.js) into jupyter_agent/ui/static/widget.js
+// by labextension/build-widget.mjs; the side panel imports this source directly.
 //
 // Kernel → view: custom messages {kind: part|delta|message|removed|gauge|permission|
 //   permission_done|compacted|status|notice|replay}.
@@ -7,102 +9,9 @@
 //   holding everything sent so far), {type: stop}, {type: approve, request_id, reply},
 //   {type: compact}.
 
-// ------------------------------------------------------------------ markdown
+import { addCodeActions, escapeHtml, highlight, markdown } from "./markdown.js";
 
-const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
-
-const INLINE_TOKENS = /(`[^`]+`|\[[^\]]+\]\((?:https?:|mailto:)[^)\s]+\))/;
-
-function emphasis(s) {
-  return s
-    .replace(/\*\*(?=\S)([^*]+?)\*\*/g, "<strong>$1</strong>")
-    .replace(/(^|\W)__(?=\S)([^_]+?)__(?!\w)/g, "$1<strong>$2</strong>")
-    .replace(/(^|[^*])\*(?=\S)([^*]+?)\*(?!\*)/g, "$1<em>$2</em>")
-    .replace(/(^|\W)_(?=\S)([^_]+?)_(?!\w)/g, "$1<em>$2</em>");
-}
-
-// `s` is already HTML-escaped; code spans and link targets are cut out first so nothing
-// inside them is styled.
-function inline(s) {
-  return s
-    .split(INLINE_TOKENS)
-    .map((piece, i) => {
-      if (i % 2 === 0) return emphasis(piece);
-      if (piece.startsWith("`")) return `<code>${piece.slice(1, -1)}</code>`;
-      const link = piece.match(/^\[([^\]]+)\]\((.+)\)$/);
-      return `<a href="${link[2]}" target="_blank" rel="noopener noreferrer">${emphasis(link[1])}</a>`;
-    })
-    .join("");
-}
-
-const cells = (row) => row.replace(/^\s*\|/, "").replace(/\|\s*$/, "").split("|").map((c) => c.trim());
-const isTableRule = (line) => /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line);
-
-// A small, safe markdown renderer: everything is escaped first, then a few block and
-// inline forms become tags. An unclosed code fence (still streaming) runs to the end.
-export function markdown(src) {
-  const lines = escapeHtml(src).split("\n");
-  const out = [];
-  let para = [];
-  let list = null;
-  const endPara = () => { if (para.length) out.push(`<p>${inline(para.join(" "))}</p>`); para = []; };
-  const endList = () => { if (list) out.push(`</${list}>`); list = null; };
-  const endBlocks = () => { endPara(); endList(); };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const fence = line.match(/^\s*(```|~~~)\s*([\w+-]*)/);
-    if (fence) {
-      endBlocks();
-      const body = [];
-      for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) body.push(lines[i]);
-      const lang = fence[2] ? ` data-lang="${fence[2]}"` : "";
-      out.push(`<pre class="ja-code"${lang}><code>${body.join("\n")}</code></pre>`);
-      continue;
-    }
-    if (line.includes("|") && i + 1 < lines.length && isTableRule(lines[i + 1])) {
-      endBlocks();
-      const head = cells(line).map((c) => `<th>${inline(c)}</th>`).join("");
-      const rows = [];
-      for (i += 2; i < lines.length && lines[i].includes("|") && lines[i].trim(); i++) {
-        rows.push(`<tr>${cells(lines[i]).map((c) => `<td>${inline(c)}</td>`).join("")}</tr>`);
-      }
-      i--;
-      out.push(`<table><thead><tr>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`);
-      continue;
-    }
-    const heading = line.match(/^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/);
-    const bullet = line.match(/^\s*[-*+]\s+(.*)$/);
-    const numbered = line.match(/^\s*\d+[.)]\s+(.*)$/);
-    const quote = line.match(/^\s*&gt;\s?(.*)$/);
-    if (heading) {
-      endBlocks();
-      const n = heading[1].length;
-      out.push(`<h${n}>${inline(heading[2])}</h${n}>`);
-    } else if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
-      endBlocks();
-      out.push("<hr>");
-    } else if (bullet || numbered) {
-      endPara();
-      const kind = bullet ? "ul" : "ol";
-      if (list !== kind) { endList(); out.push(`<${kind}>`); list = kind; }
-      out.push(`<li>${inline((bullet || numbered)[1])}</li>`);
-    } else if (quote) {
-      endBlocks();
-      out.push(`<blockquote>${inline(quote[1])}</blockquote>`);
-    } else if (line.trim() === "") {
-      endBlocks();
-    } else {
-      endList();
-      para.push(line.trim());
-    }
-  }
-  endBlocks();
-  return out.join("");
-}
+export { escapeHtml, markdown };
 
 // ------------------------------------------------------------------ DOM helpers
 
@@ -151,8 +60,12 @@ class AgentView {
     const root = this.root;
     root.classList.add("ja-root");
     root.replaceChildren();
+    root.setAttribute("tabindex", "-1"); // focus lands here after Stop (the button hides)
+    root.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.requestStop()) event.preventDefault();
+    });
     this.statusText = h("span", { class: "ja-status-text" });
-    this.status = h("span", { class: "ja-status" }, h("span", { class: "ja-spinner" }), this.statusText);
+    this.status = h("span", { class: "ja-status", role: "status" }, h("span", { class: "ja-spinner" }), this.statusText);
     this.gaugeText = h("span", { class: "ja-gauge-text" });
     this.gaugeFill = h("span", { class: "ja-gauge-fill" });
     this.gauge = h("span", { class: "ja-gauge", "data-testid": "ja-gauge", hidden: true },
@@ -164,15 +77,21 @@ class AgentView {
       this.model.send({ type: "compact" });
     });
     this.stopButton = h("button", { class: "ja-button ja-stop", type: "button", "data-testid": "ja-stop",
-      text: "■ Stop", title: "Stop the agent" });
-    this.stopButton.addEventListener("click", () => {
-      this.stopButton.disabled = true;
-      this.stopButton.textContent = "Stopping…";
-      this.model.send({ type: "stop" });
-    });
+      text: "■ Stop", title: "Stop the agent (Escape)", "aria-keyshortcuts": "Escape" });
+    this.stopButton.addEventListener("click", () => this.requestStop());
     const header = h("div", { class: "ja-header" }, this.status, h("span", { class: "ja-spacer" }), this.gauge, this.compactButton, this.stopButton);
-    this.stream = h("div", { class: "ja-stream" });
+    this.stream = h("div", { class: "ja-stream", role: "log", "aria-live": "polite", "aria-label": "Agent messages" });
     root.append(header, this.stream);
+  }
+
+  /** Stop the run (the button or Escape); false when nothing runs. */
+  requestStop() {
+    if (this.stopButton.hidden || this.stopButton.disabled) return false;
+    this.stopping = true;
+    this.stopButton.disabled = true;
+    this.stopButton.textContent = "Stopping…";
+    this.model.send({ type: "stop" });
+    return true;
   }
 
   reset() {
@@ -277,6 +196,7 @@ class AgentView {
   onPart(p) {
     const entry = this.messageEntry(p.message_id);
     const old = this.parts.get(p.id);
+    if (!old && p.type !== "reasoning") this.thoughtsDone();
     if (p.type === "text" || p.type === "reasoning") {
       const part = old || this.textPart(p, entry);
       part.text = p.text || "";
@@ -297,6 +217,7 @@ class AgentView {
       body = h("div", { class: "ja-md" });
       node = h("details", { class: "ja-reasoning", "data-testid": "ja-reasoning" },
         h("summary", { text: "Thinking…" }), body);
+      this.thinking = node;
     } else {
       const cls = entry.role === "user" ? "ja-text ja-md ja-prompt" : "ja-text ja-md";
       node = body = h("div", { class: cls, "data-testid": "ja-text" });
@@ -305,6 +226,15 @@ class AgentView {
     const part = { node, body, text: "", type: p.type, messageId: p.message_id };
     this.parts.set(p.id, part);
     return part;
+  }
+
+  /** "Thinking…" only while the reasoning is the newest thing shown. */
+  thoughtsDone() {
+    if (!this.thinking) return;
+    const summary = this.thinking.querySelector("summary");
+    if (summary) summary.textContent = "Thoughts";
+    this.thinking.classList.add("ja-done");
+    this.thinking = null;
   }
 
   onDelta(msg) {
@@ -322,7 +252,10 @@ class AgentView {
       this.frame = null;
       for (const pid of this.dirty) {
         const part = this.parts.get(pid);
-        if (part && part.body) part.body.innerHTML = markdown(part.text);
+        if (part && part.body) {
+          part.body.innerHTML = markdown(part.text);
+          addCodeActions(part.body);
+        }
       }
       this.dirty.clear();
     };
@@ -346,18 +279,27 @@ class AgentView {
     const wasOpen = old ? old.node.querySelector("details.ja-output")?.open : undefined;
     const badge = h("span", { class: "ja-badge", "data-testid": "ja-tool-status", "data-status": p.status },
       p.status === "running" ? h("span", { class: "ja-spinner" }) : null, document.createTextNode(p.status));
+    // the input once: highlighted code (python, bash) or the one-line summary in the head
+    const title = p.title && !(p.code || p.input || "").startsWith(p.title.replace(/…$/, "")) ? p.title : "";
     const head = h("div", { class: "ja-tool-head" },
       h("span", { class: "ja-tool-name", text: p.tool }),
-      h("code", { class: "ja-tool-input", text: p.input || "", title: p.input || "" }),
+      p.code ? h("span", { class: "ja-tool-input ja-tool-desc", text: title }) :
+        h("code", { class: "ja-tool-input", text: p.input || "", title: p.input || "" }),
       badge);
     const card = h("div", { class: `ja-tool ja-status-${p.status}`, "data-testid": "ja-tool",
       "data-tool": p.tool, "data-status": p.status }, head);
-    if (p.title) card.append(h("div", { class: "ja-tool-title", text: p.title }));
+    if (title && !p.code) card.append(h("div", { class: "ja-tool-title", text: title }));
+    if (p.code) {
+      const code = h("code", { class: `hljs language-${p.lang || "plaintext"}` });
+      code.innerHTML = highlight(p.code, p.lang);
+      card.append(h("pre", { class: "ja-code ja-tool-code", "data-testid": "ja-tool-code" }, code));
+      addCodeActions(card);
+    }
     const body = p.error ?? p.output;
     if (body) {
       const label = p.error ? (p.interrupted ? "Interrupted" : "Error") : p.pruned ? "Output (cleared from context)" : "Output";
       const details = h("details", { class: p.error ? "ja-output ja-output-error" : "ja-output" },
-        h("summary", { text: label }), h("pre", { text: body }));
+        h("summary", { text: label }), h("pre", { class: "ja-tool-output", text: body }));
       details.open = wasOpen ?? Boolean(p.error);
       card.append(details);
     }
@@ -437,6 +379,13 @@ class AgentView {
 
   setStatus(s) {
     const busy = s.state === "busy";
+    if (!busy) this.thoughtsDone();
+    if (!busy && this.stopping) {
+      // the Stop button hides: keep the keyboard user in the panel's prompt (or this view)
+      this.stopping = false;
+      const prompt = this.root.closest(".ja-panel")?.querySelector("[data-testid=ja-prompt]");
+      (prompt && !prompt.disabled ? prompt : this.root).focus();
+    }
     this.root.dataset.state = s.state;
     this.status.dataset.state = s.state;
     this.statusText.textContent = s.text || (busy ? "Working…" : "");

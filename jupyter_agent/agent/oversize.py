@@ -1,0 +1,73 @@
+"""Refuse a prompt that cannot fit the model's window even on its own (SPEC "Compaction").
+
+Sending it would overflow, its compaction would overflow too, and every later turn would
+carry it again. Instead the prompt is kept for the record but never sent (its texts are
+marked ``ignored``), an answer with the error says why, and the session stays usable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jupyter_agent.context.compaction import message_tokens
+from jupyter_agent.context.overflow import usable
+from jupyter_agent.core import ids
+from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.events import SessionErrored
+from jupyter_agent.core.messages import (
+    AssistantMessage,
+    MessageError,
+    MessageTime,
+    MessageWithParts,
+    TextPart,
+)
+
+if TYPE_CHECKING:
+    from jupyter_agent.agent.loop import AgentLoop
+
+
+def _chars(m: MessageWithParts) -> int:
+    return sum(len(p.text) for p in m.parts if isinstance(p, TextPart) and not p.ignored)
+
+
+def window(loop: AgentLoop) -> int:
+    s = loop.settings
+    return usable(s.context_limit, s.input_limit, s.output_limit, s.reserved, s.output_token_max)
+
+
+def too_large(loop: AgentLoop, user: MessageWithParts) -> int | None:
+    """The prompt's size in tokens when it alone does not fit, else None (cheap for small ones)."""
+    limit = window(loop)
+    if not limit or _chars(user) < limit:  # a token is at least one character
+        return None
+    size = message_tokens(user, loop.counter)
+    return size if size >= limit else None
+
+
+def refuse(
+    loop: AgentLoop, user: MessageWithParts, size: int, answer: AssistantMessage | None = None
+) -> None:
+    """Stop the prompt from ever being sent, and say so in an error the user can act on."""
+    rec = loop.recorder
+    s = loop.settings
+    for p in user.parts:
+        if isinstance(p, TextPart) and not p.ignored:
+            rec.part(p.model_copy(update={"ignored": True}))
+    message = (
+        f"This prompt is too large for {s.model}: about {size:,} tokens, but the model's context "
+        f"window is {s.context_limit:,} tokens ({window(loop):,} usable for a request). It was not "
+        "sent and the session is unchanged. Send a shorter prompt (put large data in a file the "
+        "agent can read), or start over with `%agent new` (CLI: run without --continue)."
+    )
+    error = MessageError(name="context_overflow", message=message)
+    if answer is None:
+        answer = AssistantMessage(
+            id=ids.ascending("msg"),
+            session_id=user.info.session_id,
+            parent_id=user.info.id,
+            agent=user.info.agent,
+            model=s.model,
+        )
+    time = MessageTime(created=answer.time.created, completed=now_ms())
+    rec.message(answer.model_copy(update={"error": error, "finish": "error", "time": time}))
+    rec.bus.publish(SessionErrored(session_id=user.info.session_id, error=error))

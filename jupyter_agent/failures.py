@@ -1,0 +1,52 @@
+"""Expected failures as one line a user can act on, and the exit code the CLI returns.
+
+Front ends (the CLI, the magics) share this list so a broken ``jupyter-agent.json``, a
+full disk or a missing file reads the same everywhere: which file, what is wrong, what
+to do — never a traceback. ``--debug`` / ``JUPYTER_AGENT_DEBUG=1`` bring tracebacks back.
+Everything is imported lazily: this module is loaded by ``%load_ext``'s code paths.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+"""The run or command failed (a provider error, a store that cannot be used, a bug)."""
+EXIT_USAGE = 2
+"""Bad arguments or configuration: fix the command line, the environment or the file."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+class UsageProblem(Exception):
+    """A command-line argument that cannot work (a folder given as an output file…)."""
+
+
+class Explained(NamedTuple):
+    message: str
+    exit_code: int
+
+
+def debug_enabled(flag: bool = False) -> bool:
+    """``--debug`` or ``JUPYTER_AGENT_DEBUG=1``: show tracebacks and library logs."""
+    return flag or os.environ.get("JUPYTER_AGENT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def explain(exc: BaseException) -> Explained | None:
+    """The one line for an expected failure; None for a bug (which deserves a traceback)."""
+    from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.config import ConfigError
+    from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError
+
+    if isinstance(exc, (ConfigError, ConfigurationError, UsageProblem)):
+        return Explained(str(exc), EXIT_USAGE)
+    if isinstance(exc, SessionNotFound):
+        return Explained(str(exc), EXIT_USAGE)
+    if isinstance(exc, StoreError):
+        return Explained(str(exc), EXIT_FAILED)
+    if isinstance(exc, OSError) and exc.filename is not None:
+        what = exc.strerror or str(exc)
+        return Explained(f"{exc.filename}: {what.lower()}", EXIT_FAILED)
+    return None

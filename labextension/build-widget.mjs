@@ -1,0 +1,16 @@
+// Bundle the cell widget (widget/widget.js with its Markdown renderer) into one ES module
+// for anywidget: jupyter_agent/ui/static/widget.js. Run by `npm run build:widget`.
+import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+await build({
+  entryPoints: [here("widget/widget.js")],
+  outfile: here("../jupyter_agent/ui/static/widget.js"),
+  bundle: true,
+  format: "esm",
+  minify: true,
+  target: "es2020",
+  legalComments: "eof",
+  logLevel: "warning",
+});

@@ -1,0 +1,61 @@
+"""Retry-After is bounded (issue 13 item 9, SPEC "retry" row).
+
+``inf`` / ``1e400`` crashed the step with ``OverflowError`` and left the answer open;
+``3600`` slept an hour without a word. A wait over 5 minutes or one that is not a finite
+number is not slept: the step fails at once with the provider's wait in the message.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from faults_support import assert_kept, first_turn, parts
+from scripted_server import ErrorReply, Reply
+
+from jupyter_agent.core.messages import AssistantMessage, RetryPart
+
+
+@pytest.mark.parametrize("wait", ["inf", "1e400", "3600", "nan", "-inf", "soon-ish"])
+async def test_unbounded_retry_after_fails_the_step_at_once(
+    make_runtime: Any, scripted_server: Any, wait: str
+) -> None:
+    """User sees: "… The provider asked to wait (retry-after: inf), longer than jupyter-agent
+    waits (5 minutes); run the prompt again later." within a second; the answer is closed."""
+    runtime = make_runtime()
+    sid, before = await first_turn(runtime, scripted_server)
+    scripted_server.queue(
+        ErrorReply(status=429, body="rate limited", headers={"retry-after": wait}), Reply(text="never")
+    )
+    started = time.monotonic()
+    await runtime.prompt("hi", session_id=sid)
+    assert time.monotonic() - started < 5
+    last = runtime.store.messages(sid)[-1].info
+    assert isinstance(last, AssistantMessage) and last.error is not None
+    assert f"retry-after: {wait}" in last.error.message and "5 minutes" in last.error.message
+    assert last.time.completed is not None
+    assert parts(runtime, sid, RetryPart) == []
+    assert_kept(runtime.store.path, before)
+
+
+async def test_retries_config_bounds_the_attempts(make_runtime: Any, scripted_server: Any) -> None:
+    """User sees: one retry notice (``"retries": 1``), then the provider's error."""
+    runtime = make_runtime(retries=1)
+    sid, _ = await first_turn(runtime, scripted_server)
+    scripted_server.queue(
+        *[ErrorReply(status=500, body="down", headers={"retry-after-ms": "10"}) for _ in range(3)]
+    )
+    await runtime.prompt("hi", session_id=sid)
+    assert [r.attempt for r in parts(runtime, sid, RetryPart)] == [1]
+
+
+def test_delay_parsing_is_bounded() -> None:
+    from jupyter_agent.providers.retry import RetryWaitTooLong, retry_delay_ms
+
+    assert retry_delay_ms(1, {"retry-after": "300"}) == 300_000
+    assert retry_delay_ms(1, {"retry-after-ms": "1.5"}) == 1
+    assert retry_delay_ms(1, {"retry-after": ""}) == 2000
+    for headers in ({"retry-after": "301"}, {"retry-after-ms": "inf"}, {"retry-after": "1e400"}):
+        with pytest.raises(RetryWaitTooLong):
+            retry_delay_ms(1, headers)
