@@ -94,7 +94,10 @@ def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
             "--ServerApp.allow_root=True",
             f"--ServerApp.root_dir={root}",
             *(
-                ["--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.expose_app_in_browser=True"]
+                [
+                    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    "--LabApp.expose_app_in_browser=True",
+                ]
                 if app == "lab"
                 else ["--JupyterNotebookApp.expose_app_in_browser=True"]
             ),
@@ -129,10 +132,10 @@ def open_notebook(page: Any, url: str) -> None:
     """Load a notebook and wait until its kernel is idle."""
     page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    # Lab's status bar, or Notebook 7's kernel indicator (it has no status bar)
+    # the notebook's own session (the page exposes the app): the status bar says "Idle" before
+    # the kernel is connected, and keys pressed then advance without running the cell
     page.wait_for_function(
-        "() => (document.querySelector('#jp-main-statusbar')?.innerText || '').includes('Idle') || "
-        "document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator')"
-        "?.getAttribute('data-status') === 'idle'",
+        "() => { const k = window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel;"
+        " return k?.connectionStatus === 'connected' && k?.status === 'idle'; }",
         timeout=90_000,
     )
