@@ -144,7 +144,11 @@ async def _run(args: argparse.Namespace) -> int:
         print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        for notice in runtime.notices:
+        try:
+            model = runtime.model_for(args.model, args.agent)
+        except ConfigurationError:
+            model = ""
+        for notice in runtime.take_notices(session_id or "", model):
             print(f"note: {notice}", file=sys.stderr)
     last = next(
         (

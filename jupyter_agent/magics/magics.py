@@ -110,9 +110,8 @@ class AgentMagics(Magics):
         limits = runtime.settings(model)
         unsubscribe = runtime.bus.subscribe(agent.gauge_listener(widget, session_id, limits.context_limit))
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
-        for notice in runtime.notices:
+        for notice in runtime.take_notices(session_id, model):
             run.notice(notice)
-        runtime.notices.clear()
 
         async def go() -> None:
             agent.notify_panels(session_id, True)

@@ -8,7 +8,6 @@ from pydantic import BaseModel
 
 DEFAULT_CONTEXT = 32_000
 DEFAULT_OUTPUT = 4_096
-_noticed: set[str] = set()
 
 
 class ModelLimits(BaseModel):
@@ -29,7 +28,8 @@ def model_info(model: str) -> dict[str, Any] | None:
 
 
 def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tuple[ModelLimits, str | None]:
-    """Limits for ``model``; explicit config wins over litellm; unknown → default + notice."""
+    """Limits for ``model``; explicit config wins over litellm; unknown → default + notice
+    (every time: the runtime decides which sessions have been told)."""
     configured = {k: v for k, v in (configured or {}).items() if v}
     info = model_info(model) or {}
     context = configured.get("context") or info.get("max_input_tokens") or info.get("max_tokens")
@@ -37,15 +37,18 @@ def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tupl
     input_limit = configured.get("input")
     if context:
         return ModelLimits(context=int(context), input=input_limit, output=output), None
-    notice = None
-    if model not in _noticed:
-        _noticed.add(model)
-        notice = (
-            f"jupyter-agent does not know the context window of {model}; assuming "
-            f"{DEFAULT_CONTEXT:,} tokens. Set it in jupyter-agent.json: "
-            f'{{"models": {{"{model}": {{"limit": {{"context": N, "output": M}}}}}}}}'
-        )
+    notice = unknown_window_notice(model)
     return ModelLimits(context=DEFAULT_CONTEXT, input=input_limit, output=output or DEFAULT_OUTPUT), notice
+
+
+def unknown_window_notice(model: str) -> str:
+    """What a user reads when litellm does not know ``model``: a sentence, with the fix."""
+    return (
+        f"jupyter-agent does not know the context window of {model}, so it assumes "
+        f"{DEFAULT_CONTEXT:,} tokens (and {DEFAULT_OUTPUT:,} for an answer). If the model takes "
+        f"more or less, set its limit.context and limit.output under models → {model} in "
+        "jupyter-agent.json (see docs/configuration.md)."
+    )
 
 
 def supports_vision(model: str) -> bool:

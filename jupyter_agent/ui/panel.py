@@ -183,6 +183,9 @@ class PanelConnection:
         sid = self.agent.current_session()
         if sid != self.stream.session_id:
             self.show(sid)
+        runtime.settings(model)  # learns whether the model's window is known
+        for notice in runtime.take_notices(sid, model):
+            self.stream.notice(notice)
         runtime.permissions.interactive = True
         self._start(runtime.prompt(expand_mentions(text, self.agent), session_id=sid, model=model), sid)
 

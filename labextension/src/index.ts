@@ -1,9 +1,11 @@
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
+import { cellSession, tagCellSessions } from './cellSessions';
 import { AgentPanel } from './panel';
 
 const COMMAND = 'jupyter-agent:open-panel';
+const CELL_SESSION = 'jupyter-agent:show-cell-session';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agent:panel',
@@ -23,6 +25,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
       execute: () => shell.activateById(panel.id)
     });
     palette?.addItem({ command: COMMAND, category: 'Agent' });
+    tracker.widgetAdded.connect((_, notebook) => tagCellSessions(notebook));
+    tracker.forEach(notebook => tagCellSessions(notebook));
+    // a saved cell remembers its session: open that session in the panel
+    app.commands.addCommand(CELL_SESSION, {
+      label: "Show This Cell's Agent Session",
+      isVisible: () => cellSession(tracker.activeCell?.model) !== '',
+      execute: () => {
+        const sessionId = cellSession(tracker.activeCell?.model);
+        if (!sessionId) return;
+        panel.showSession(sessionId);
+        shell.activateById(panel.id);
+      }
+    });
+    app.contextMenu.addItem({ command: CELL_SESSION, selector: '.jp-Notebook .jp-CodeCell', rank: 20 });
   }
 };
 

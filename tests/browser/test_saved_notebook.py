@@ -48,12 +48,12 @@ def _wait_transcript(page: Any) -> Any:
     return page.locator(TRANSCRIPT).first
 
 
-def _saved(path: Path) -> dict[str, Any]:
+def _saved(path: Path, text: str = "jp-agent-transcript") -> dict[str, Any]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        nb = json.loads(path.read_text())
-        if "jp-agent-transcript" in path.read_text():
-            return nb  # type: ignore[no-any-return]
+        raw = path.read_text()
+        if text in raw:
+            return json.loads(raw)  # type: ignore[no-any-return]
         time.sleep(0.3)
     raise AssertionError(f"{path.name} was not saved with the transcript")
 
@@ -79,7 +79,12 @@ def _check_transcript(page: Any) -> None:
 
 @pytest.fixture
 def lab(tmp_path: Path, scripted_server: ScriptedServer, chromium: Any) -> Iterator[Lab]:
-    write_notebook(tmp_path / "demo.ipynb", "%load_ext jupyter_agent", "%agent what files are here?")
+    write_notebook(
+        tmp_path / "demo.ipynb",
+        "%load_ext jupyter_agent",
+        "%agent what files are here?",
+        "%agent --new a second session",
+    )
     with running_lab(tmp_path, scripted_server) as running:
         yield running
 
@@ -93,20 +98,45 @@ def test_saved_notebook_shows_the_transcript_after_a_restart(
         open_notebook(page, lab.url("demo.ipynb"))
         _run_all(page)
         _check_transcript(page)  # the live widget was replaced, not shown twice
+        # a later cell in another session: the latest session is no longer the first cell's
+        scripted_server.queue(Reply(text="Second session answer."))
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "(sel) => [...document.querySelectorAll(sel)].some(e => e.innerText.includes('Second session'))",
+            arg=TRANSCRIPT,
+            timeout=60_000,
+        )
         assert page.locator(".jp-NotebookPanel .ja-root").count() == 0
         page.keyboard.press("Control+s")
-        nb = _saved(lab.root / "demo.ipynb")
+        nb = _saved(lab.root / "demo.ipynb", "Second session answer.")
+        second = nb["cells"][2]["metadata"]["jupyter_agent"]["session_id"]
         _restart_kernels(lab)
         page.reload()
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
         _check_transcript(page)
-    finally:
         page.screenshot(path=str(ARTIFACTS / "saved-lab-after-restart.png"), full_page=True)
+        # the cell remembers its session: its context menu opens it in the panel
+        session_id = nb["cells"][1]["metadata"]["jupyter_agent"]["session_id"]
+        page.locator(".jp-NotebookPanel .jp-CodeCell").nth(1).click(button="right")
+        page.locator(".lm-Menu-item", has_text="Show This Cell's Agent Session").click()
+        panel = page.locator("#jupyter-agent-panel")
+        page.wait_for_selector('#jupyter-agent-panel[data-state="missing"]', timeout=60_000)
+        panel.locator("[data-testid=ja-load-extension]").click()
+        page.wait_for_function(
+            "(sid) => document.querySelector('#jupyter-agent-panel [data-testid=ja-session-select]')"
+            "?.value === sid && (document.querySelector('#jupyter-agent-panel')?.innerText || '')"
+            ".includes('one notebook')",
+            arg=session_id,
+            timeout=60_000,
+        )
+        assert session_id != second
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "saved-lab-cell-session.png"), full_page=True)
         page.close()
     outputs = nb["cells"][1]["outputs"]
     assert len(outputs) == 1, outputs
     output = outputs[0]
-    assert output["metadata"]["jupyter_agent"]["session_id"].startswith("ses_")
+    assert output["metadata"]["jupyter_agent"]["session_id"] == session_id
     assert "application/vnd.jupyter.widget-view+json" not in output["data"]
     raw = (lab.root / "demo.ipynb").read_text()
     assert len(raw) < 20_000, len(raw)  # no widget state, no JavaScript per cell
