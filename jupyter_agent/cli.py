@@ -111,10 +111,9 @@ class Printer:
             print(f"error: {event.error.message}", file=sys.stderr)
 
 
-def _print_notices(runtime: Any) -> None:
-    for notice in runtime.notices:
+def _print_notices(runtime: Any, session_id: str, model: str) -> None:
+    for notice in runtime.take_notices(session_id, model):
         print(f"note: {notice}", file=sys.stderr)
-    runtime.notices.clear()
 
 
 def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
@@ -172,7 +171,8 @@ async def _run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
             return EXIT_USAGE
         runtime.settings(model)  # notices about the model (unknown limits) before the request
-        _print_notices(runtime)
+        session_id = session_id or runtime.new_session().id
+        _print_notices(runtime, session_id, model)
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
         )
@@ -190,7 +190,11 @@ async def _run(args: argparse.Namespace) -> int:
         print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        _print_notices(runtime)
+        try:
+            model = runtime.model_for(args.model, args.agent)
+        except ConfigurationError:
+            model = ""
+        _print_notices(runtime, session_id or "", model)
     history = runtime.recorder(session_id).history()
     last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
     print_cost(history, session_id, args.json)
@@ -228,18 +232,30 @@ def _usd(text: str) -> float:
 
 
 def parser() -> argparse.ArgumentParser:
+    from jupyter_agent import __version__
+
     top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
+    top.add_argument("--version", action="version", version=f"jupyter-agent {__version__}")
     top.add_argument("--debug", action="store_true", help="show tracebacks and library logs")
-    sub = top.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run one prompt headless")
-    run.add_argument("prompt")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser("run", help="run one prompt headless", description="Run one prompt headless.")
+    run.add_argument("prompt", help="what to ask the agent")
     compact = sub.add_parser("compact", help="summarise a session now")
     for p in (run, compact):
         p.add_argument("--notebook", help="the notebook whose session store to use")
-        p.add_argument("--model")
-        p.add_argument("--api-base", dest="api_base")
+        p.add_argument(
+            "--model",
+            help="litellm model id, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5, ollama/qwen2.5-coder "
+            '(default: JUPYTER_AGENT_MODEL or "model" in jupyter-agent.json)',
+        )
+        p.add_argument("--api-base", dest="api_base", help="endpoint of an OpenAI-compatible server")
         p.add_argument("--session", help="session id (default: a new one for run)")
-    run.add_argument("--agent", default="build")
+    run.add_argument(
+        "--agent",
+        default="build",
+        help="build (default: may edit files and run code), plan (read-only, proposes changes), "
+        "explore or general (sub-agents, as with @explore / @general)",
+    )
     run.add_argument("--continue", dest="cont", action="store_true", help="continue the latest")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
     run.add_argument(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,14 +15,16 @@ from jupyter_agent.core.messages import TextPart, ToolPart
 def add_session_commands(sub: Any) -> None:
     sessions = sub.add_parser("sessions", help="list, show, rename or delete sessions")
     sessions.add_argument("--notebook", help="the notebook whose session store to use")
-    actions = sessions.add_subparsers(dest="action", required=True)
-    actions.add_parser("list")
-    show = actions.add_parser("show")
+    actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="the sessions stored here, newest first")
+    listing.add_argument("--json", action="store_true", help="one JSON array of sessions")
+    show = actions.add_parser("show", help="print a session's messages")
     show.add_argument("id")
-    rename = actions.add_parser("rename")
+    show.add_argument("--json", action="store_true", help="the session and its messages as JSON")
+    rename = actions.add_parser("rename", help="give a session a new title")
     rename.add_argument("id")
     rename.add_argument("title")
-    delete = actions.add_parser("delete")
+    delete = actions.add_parser("delete", help="delete a session, its messages and child sessions")
     delete.add_argument("id")
     fork = actions.add_parser("fork", help="copy a session up to a message into a new one")
     fork.add_argument("id")
@@ -127,7 +130,15 @@ def run_session_command(args: argparse.Namespace) -> int:
             from jupyter_agent.core.cost import CostTotal
 
             costs = runtime.store.session_costs()
-            for s in sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated):
+            listed = sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated)
+            if args.json:
+                rows = [
+                    {**s.model_dump(mode="json"), "cost_usd": costs.get(s.id, CostTotal()).usd}
+                    for s in listed
+                ]
+                print(json.dumps(rows, indent=1))
+                return 0
+            for s in listed:
                 child = f"  (child of {s.parent_id})" if s.parent_id else ""
                 cost = costs.get(s.id, CostTotal()).text()
                 print(f"{s.id}  {_when(s.time.updated)}  {cost:>10}  {s.title}{child}")
@@ -139,6 +150,8 @@ def run_session_command(args: argparse.Namespace) -> int:
         elif args.action == "delete":
             runtime.delete_session(session.id)
             print(f"deleted {session.id} and its messages and child sessions")
+        elif args.json:
+            _export(runtime, session.id, "json", None)
         else:
             print(f"# {session.title}  ({session.id})")
             for m in runtime.store.messages(session.id):

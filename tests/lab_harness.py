@@ -53,15 +53,19 @@ def write_notebook(path: Path, *sources: str) -> Path:
 class Lab:
     base: str
     root: Path
+    app: str = "lab"
 
     def url(self, notebook: str) -> str:
+        if self.app == "notebook":  # Notebook 7: one notebook per page
+            return f"{self.base}/notebooks/{notebook}?token={TOKEN}"
         # `reset`: a fresh workspace, so notebooks opened by earlier pages do not come back
         return f"{self.base}/lab/tree/{notebook}?reset&token={TOKEN}"
 
 
 @contextmanager
-def running_lab(root: Path, server: Any) -> Iterator[Lab]:
-    """``jupyter lab`` on a free port whose kernels talk to the scripted model server."""
+def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
+    """``jupyter lab`` (or ``app="notebook"``: Notebook 7) on a free port whose kernels talk to
+    the scripted model server; the page exposes ``window.jupyterapp`` for commands."""
     port = _free_port()
     settings = root / ".lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
@@ -82,14 +86,21 @@ def running_lab(root: Path, server: Any) -> Iterator[Lab]:
         [
             sys.executable,
             "-m",
-            "jupyterlab",
+            "jupyterlab" if app == "lab" else "notebook",
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={port}",
             f"--ServerApp.token={TOKEN}",
             "--ServerApp.allow_root=True",
             f"--ServerApp.root_dir={root}",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *(
+                [
+                    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    "--LabApp.expose_app_in_browser=True",
+                ]
+                if app == "lab"
+                else ["--JupyterNotebookApp.expose_app_in_browser=True"]
+            ),
         ],
         cwd=root,
         env=env,
@@ -107,7 +118,7 @@ def running_lab(root: Path, server: Any) -> Iterator[Lab]:
                 time.sleep(0.5)
         else:
             pytest.fail("jupyter lab did not start:\n" + log_path.read_text()[-3000:])
-        yield Lab(base, root)
+        yield Lab(base, root, app)
     finally:
         proc.terminate()
         try:
@@ -121,7 +132,10 @@ def open_notebook(page: Any, url: str) -> None:
     """Load a notebook and wait until its kernel is idle."""
     page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    # the notebook's own session (the page exposes the app): the status bar says "Idle" before
+    # the kernel is connected, and keys pressed then advance without running the cell
     page.wait_for_function(
-        "() => (document.querySelector('#jp-main-statusbar')?.innerText || '').includes('Idle')",
+        "() => { const k = window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel;"
+        " return k?.connectionStatus === 'connected' && k?.status === 'idle'; }",
         timeout=90_000,
     )

@@ -158,8 +158,8 @@ class Runtime:
         limits, notice = resolve_limits(
             model, configured.limit.model_dump(exclude_none=True) if configured else None
         )
-        if notice:
-            self.notices.append(notice)
+        if notice:  # told once per session that uses the model (take_notices)
+            self.extra.setdefault("window_notices", {})[model] = notice
         family = provider_family(model)
         from jupyter_agent.config import output_token_max_from_env
 
@@ -218,6 +218,17 @@ class Runtime:
     @property
     def notices(self) -> list[str]:
         return self.extra.setdefault("notices", [])
+
+    def take_notices(self, session_id: str, model: str) -> list[str]:
+        """Notices a run in ``session_id`` should show: the pending ones (then cleared) and,
+        once per session, that ``model``'s context window is unknown (after ``settings``)."""
+        taken, self.notices[:] = list(self.notices), []
+        told: set[tuple[str, str]] = self.extra.setdefault("window_told", set())
+        window = self.extra.get("window_notices", {}).get(model)
+        if window and (session_id, model) not in told:
+            told.add((session_id, model))
+            taken.append(window)
+        return taken
 
     def system_prompt(self, agent: AgentInfo, model: str) -> str:
         if self.system_builder is not None:

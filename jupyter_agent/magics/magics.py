@@ -11,7 +11,6 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.display import display
 
 from jupyter_agent.magics.kernel import KernelAgent, run_blocking
 
@@ -81,6 +80,8 @@ class AgentMagics(Magics):
     def _prompt(self, cmd: PromptCommand) -> None:
         from jupyter_agent.core import ids
         from jupyter_agent.magics.mentions import expand_mentions
+        from jupyter_agent.ui.cell_output import CellRun, NoView
+        from jupyter_agent.ui.transcript import RunStatus
         from jupyter_agent.ui.widget import AgentWidget
 
         agent = self.agent
@@ -95,62 +96,47 @@ class AgentMagics(Magics):
         headless = cmd.wait or agent.headless()
         runtime.permissions.interactive = not headless
         since = ids.ascending("msg")
-        widget = AgentWidget(
-            runtime.bus,
-            session_id,
-            since_id=since,
-            on_stop=lambda: runtime.stop(session_id),
-            on_approve=runtime.permissions.reply,
+        widget = (
+            NoView()
+            if agent.headless()
+            else AgentWidget(
+                runtime.bus,
+                session_id,
+                since_id=since,
+                on_stop=lambda: runtime.stop(session_id),
+                on_approve=runtime.permissions.reply,
+            )
         )
         limits = runtime.settings(model)
         unsubscribe = runtime.bus.subscribe(agent.gauge_listener(widget, session_id, limits.context_limit))
-        display(widget)
-        for notice in runtime.notices:
-            widget.notice(notice)
-        runtime.notices.clear()
+        run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
+        for notice in runtime.take_notices(session_id, model):
+            run.notice(notice)
 
         async def go() -> None:
             agent.notify_panels(session_id, True)
+            status: RunStatus = "done"
             try:
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
-                for notice in runtime.notices:
-                    widget.notice(notice, "warn")
-                runtime.notices.clear()
+                for notice in runtime.take_notices(session_id, model):
+                    run.notice(notice, "warn")
                 await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
             except asyncio.CancelledError:
-                agent.stopped(widget, session_id)
+                status = "stopped"
+                agent.stopped(run, session_id)
             except Exception as exc:
+                status = "failed"
                 log.exception("agent run failed")
-                widget.notice(f"Error: {type(exc).__name__}: {exc}")
+                run.notice(f"Error: {type(exc).__name__}: {exc}", "error")
             finally:
-                widget.done()
                 unsubscribe()
                 agent.notify_panels(session_id, False)
+                # the saved notebook keeps a static transcript, not a widget it cannot restore
+                run.finish(status, lambda: runtime.store.messages(session_id))
 
         if headless:
             run_blocking(go())
-            if agent.headless():
-                # nbclient/papermill keep no widget state: leave the answer in the notebook
-                from IPython.display import Markdown
-
-                answer = answer_text(runtime.store.messages(session_id), since)
-                if answer:
-                    display(Markdown(answer))
             return
         task = asyncio.get_running_loop().create_task(go())
         agent.tasks.add(task)
         task.add_done_callback(agent.tasks.discard)
-
-
-def answer_text(history: list[Any], since: str) -> str:
-    """The assistant's text written after ``since`` (for outputs that must outlive widgets)."""
-    from jupyter_agent.core.messages import AssistantMessage, TextPart
-
-    texts = [
-        p.text
-        for m in history
-        if isinstance(m.info, AssistantMessage) and m.info.id >= since and not m.info.summary
-        for p in m.parts
-        if isinstance(p, TextPart) and not p.synthetic and p.text.strip()
-    ]
-    return "\n\n".join(texts)

@@ -168,16 +168,17 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     before = gauge(rt.store.messages(sid), limit)
     print(f"Compacting {sid} (before: {before.text})…")
     from jupyter_agent.core import ids
+    from jupyter_agent.ui.cell_output import CellRun, NoView
     from jupyter_agent.ui.widget import AgentWidget
 
-    widget = AgentWidget(rt.bus, sid, since_id=ids.ascending("msg"))
-    display(widget)
+    since = ids.ascending("msg")
+    widget = NoView() if agent.headless() else AgentWidget(rt.bus, sid, since_id=since)
+    run = CellRun(widget, session_id=sid, prompt="%compact", since=since, model=model)
     try:
         run_blocking(rt.compact(sid, model))
     finally:
-        widget.done()
+        run.finish("done", lambda: rt.store.messages(sid))  # a static summary stays in the cell
     after = gauge(rt.store.messages(sid), limit)
-    widget.set_gauge(after.tokens, after.percent)
     last = rt.store.messages(sid)[-1].info if rt.store.messages(sid) else None
     error = getattr(last, "error", None)
     if error is not None:

@@ -8,7 +8,6 @@ from pydantic import BaseModel
 
 DEFAULT_CONTEXT = 32_000
 DEFAULT_OUTPUT = 4_096
-_noticed: set[str] = set()
 
 
 class ModelLimits(BaseModel):
@@ -65,7 +64,8 @@ GPT5_WINDOW = 400_000
 
 
 def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tuple[ModelLimits, str | None]:
-    """Limits for ``model``; explicit config wins over litellm; unknown → default + notice.
+    """Limits for ``model``; explicit config wins over litellm; unknown → default + notice
+    (every time: the runtime decides which sessions have been told).
 
     A configured ``context`` replaces litellm's window and input limit together (an
     input limit larger than the configured window would make no sense).
@@ -83,16 +83,19 @@ def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tupl
         return ModelLimits(
             context=configured["context"], input=configured.get("input"), output=configured.get("output")
         ), None
-    notice = None
-    if model not in _noticed:
-        _noticed.add(model)
-        notice = (
-            f"jupyter-agent does not know the context window of {model}; assuming "
-            f"{DEFAULT_CONTEXT:,} tokens. Set it in jupyter-agent.json: "
-            f'{{"models": {{"{model}": {{"limit": {{"context": N, "output": M}}}}}}}}'
-        )
+    notice = unknown_window_notice(model)
     output = configured.get("output") or DEFAULT_OUTPUT
     return ModelLimits(context=DEFAULT_CONTEXT, input=configured.get("input"), output=output), notice
+
+
+def unknown_window_notice(model: str) -> str:
+    """What a user reads when litellm does not know ``model``: a sentence, with the fix."""
+    return (
+        f"jupyter-agent does not know the context window of {model}, so it assumes "
+        f"{DEFAULT_CONTEXT:,} tokens (and {DEFAULT_OUTPUT:,} for an answer). If the model takes "
+        f"more or less, set its limit.context and limit.output under models → {model} in "
+        "jupyter-agent.json (see docs/configuration.md)."
+    )
 
 
 def supports_vision(model: str) -> bool:

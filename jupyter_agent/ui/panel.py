@@ -195,6 +195,9 @@ class PanelConnection:
         sid = self.agent.current_session()
         if sid != self.stream.session_id:
             self.show(sid)
+        runtime.settings(model)  # learns whether the model's window is known
+        for notice in runtime.take_notices(sid, model):
+            self.stream.notice(notice)
         runtime.permissions.interactive = True
         prompt = expand_mentions(text, self.agent) + "".join(
             f'\n\n<context ref="{item.label}">\n{item.text}\n</context>' for item in context or []

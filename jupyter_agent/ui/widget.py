@@ -58,6 +58,13 @@ class AgentWidget(anywidget.AnyWidget):
             self.attach(bus, session_id)
         self.post(StatusMsg(state="busy" if busy else "idle"))
 
+    def __repr__(self) -> str:
+        """The widget's ``text/plain``: a sentence for text viewers, not an object repr."""
+        return (
+            f"jupyter-agent session {self.session_id}: running; this live view is replaced "
+            "by the transcript when the run ends."
+        )
+
     # ------------------------------------------------------------ kernel → browser
 
     @property

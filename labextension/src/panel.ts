@@ -57,6 +57,7 @@ export class AgentPanel extends Widget {
   private disposeView: (() => void) | null = null;
   private state: State = 'none';
   private sessionId = '';
+  private wantedSession = '';
   private completionId = 0;
   private completionTimer: number | undefined;
   private busyTimer: number | undefined;
@@ -240,6 +241,9 @@ export class AgentPanel extends Widget {
       this.empty.setModels(result.hello.model ?? '', this.models);
       this.setState('open');
       if (result.hello.problem) this.setState('open', result.hello.problem);
+      const wanted = this.wantedSession;
+      this.wantedSession = '';
+      if (wanted && wanted !== result.hello.session_id) this.request({ type: 'switch_session', session_id: wanted });
     } else if (result.state === 'missing') {
       this.setState('missing');
     } else {
@@ -271,6 +275,15 @@ export class AgentPanel extends Widget {
     const future = kernel.requestExecute({ code: '%load_ext jupyter_agent', silent: false, store_history: false });
     await future.done;
     if (this.state !== 'open') await this.connect();
+  }
+
+  /** Show a cell's session: now if connected, else as soon as the kernel says hello. */
+  showSession(sessionId: string): void {
+    if (this.state === 'open' && this.comm?.isOpen) {
+      if (sessionId !== this.sessionId) this.request({ type: 'switch_session', session_id: sessionId });
+    } else {
+      this.wantedSession = sessionId;
+    }
   }
 
   // ------------------------------------------------------------------ messages

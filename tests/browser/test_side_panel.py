@@ -238,7 +238,11 @@ def test_the_panel_is_in_the_wheel_data(lab: Lab) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "jupyter", "labextension", "list"], capture_output=True, text=True, check=True
     )
-    line = next(line for line in (out.stdout + out.stderr).splitlines() if "jupyter-agent" in line)
+    # the extension's own line ("jupyter-agent v0.1.0 enabled OK"), not a path header that
+    # happens to contain the clone's folder name
+    line = next(
+        line for line in (out.stdout + out.stderr).splitlines() if re.match(r"\s+jupyter-agent\s+v\d", line)
+    )
     assert "enabled" in line and "OK" in line, line
 
 

@@ -37,11 +37,19 @@ def _filled_db(folder: Path) -> Path:
 
 
 def _notices(kernel: Any) -> list[str]:
-    return [
+    """Notices a live widget showed, and the transcript lines a headless run left in the cell."""
+    shown = [
         c.get("text", "")
         for _, c in kernel_harness.custom_messages(kernel.iopub)
         if c.get("kind") == "notice"
     ]
+    transcripts = [
+        line
+        for m in kernel.iopub
+        if m["msg_type"] in ("display_data", "update_display_data")
+        for line in m["content"]["data"].get("text/plain", "").splitlines()
+    ]
+    return shown + transcripts
 
 
 # ------------------------------------------------------------ damaged files

@@ -30,8 +30,11 @@ def test_blocking_prompt_streams_and_persists(
     kernel = start_kernel()
     result = kernel.execute("%agent --wait compute the total")
     assert result.status == "ok", result.error
-    texts = "".join(m.get("text", "") for m in _widget_traffic(kernel) if m.get("kind") == "delta")
+    # no front end to show a live widget: the cell gets the transcript, and no widget state
+    texts = "".join(o["data"].get("text/markdown", "") for o in result.outputs)
     assert "The **total** is 42." in texts
+    opened = [m["content"] for m in kernel.iopub if m["msg_type"] == "comm_open"]
+    assert all(c["target_name"] == "jupyter_agent" for c in opened), opened  # the panel's, no widget
     assert kernel.execute("print(total)").stdout.strip() == "42"  # the agent's variable is the user's
     tool_result = next(m for m in scripted_server.requests[1]["body"]["messages"] if m["role"] == "tool")
     assert "Out: 42" in tool_result["content"]

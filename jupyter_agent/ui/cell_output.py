@@ -1,0 +1,75 @@
+"""A cell's output for one run: the live widget while it lasts, the static transcript after.
+
+The widget is displayed with a display id; when the run ends (done, stopped or failed) that
+display is updated in place with ``transcript.py``'s bundle and the widget is closed, so the
+live view is never shown twice and the saved notebook holds HTML/Markdown/text only. The
+session stays live in the side panel and for the next ``%agent``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from IPython.display import display
+
+from jupyter_agent.core.messages import MessageWithParts
+from jupyter_agent.ui.transcript import RunStatus, summarize, transcript_bundle
+
+log = logging.getLogger(__name__)
+
+
+class NoView:
+    """Stands in for the widget where no front end could show it (nbclient, papermill):
+    no widget comm is opened, so no widget state (with its JavaScript) lands in the file."""
+
+    session_id = ""
+
+    def notice(self, text: str, level: str = "info") -> None: ...
+    def set_gauge(self, tokens: int, percent: int | None) -> None: ...
+    def done(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class CellRun:
+    """Shows ``widget`` now; ``finish`` swaps it for the transcript of what the run did."""
+
+    def __init__(self, widget: Any, *, session_id: str, prompt: str, since: str, model: str = "") -> None:
+        self.widget = widget
+        self.session_id = session_id
+        self.prompt = prompt
+        self.since = since
+        self.model = model
+        self.notices: list[str] = []
+        self.started = time.monotonic()
+        self.handle = None if isinstance(widget, NoView) else display(widget, display_id=True)
+
+    def notice(self, text: str, level: str = "info") -> None:
+        """A notice in the live view that also stays in the transcript."""
+        self.widget.notice(text, level)
+        self.notices.append(text)
+
+    def finish(self, status: RunStatus, history: Callable[[], Iterable[MessageWithParts]]) -> None:
+        """Flush the live view, then replace it with the static transcript of this run."""
+        self.widget.done()
+        try:
+            messages = [m for m in history() if m.info.id >= self.since]
+            summary = summarize(messages, status, time.monotonic() - self.started, self.model)
+            data, metadata = transcript_bundle(
+                session_id=self.session_id,
+                prompt=self.prompt,
+                messages=messages,
+                summary=summary,
+                notices=self.notices,
+            )
+        except Exception:  # the live view stays; what ran is in the store either way
+            log.exception("could not build the transcript of the run")
+            return
+        metadata["jupyter_agent"]["since"] = self.since
+        if self.handle is not None:
+            self.handle.update(data, metadata=metadata, raw=True)
+        else:  # no display hook (plain Python): show it as a new output
+            display(data, metadata=metadata, raw=True)
+        self.widget.close()

@@ -1,0 +1,235 @@
+"""The static transcript that replaces a cell's live widget when its run ends.
+
+A saved notebook keeps no live widget: after a kernel restart JupyterLab shows "model
+not found", nbconvert and GitHub show the widget's ``text/plain``. So when a run ends the
+cell's display is replaced by this bundle — HTML, Markdown and plain text, no JavaScript —
+which every viewer renders. Model text is Markdown rendered with raw HTML escaped (a
+trusted notebook would otherwise run whatever HTML the model wrote).
+
+Front-end contract (the labextension styles and highlights it): the root is
+``<div class="jp-agent-transcript" data-session-id=… data-status=…>``; code blocks are
+``<pre><code class="language-xxx">``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from jupyter_agent.core.messages import (
+    AssistantMessage,
+    CompactionPart,
+    MessageWithParts,
+    ReasoningPart,
+    SubtaskPart,
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+)
+from jupyter_agent.ui.render import cap_output, input_summary
+
+RunStatus = Literal["done", "stopped", "failed"]
+OUTPUT_CAP = 2_000
+"""Characters of a tool's output kept in the notebook (the store keeps all of it)."""
+MAX_IMAGES = 4
+METADATA_KEY = "jupyter_agent"
+# tool inputs shown as code, with their language
+CODE_INPUTS = {"python": ("code", "python"), "bash": ("command", "bash")}
+
+
+class RunSummary(BaseModel):
+    """What the status line at the end of a run says."""
+
+    status: RunStatus
+    elapsed_s: float
+    model: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+
+    def line(self) -> str:
+        bits = [self.status, _duration(self.elapsed_s)]
+        if self.model:
+            bits.append(self.model)
+        if self.tokens_in or self.tokens_out:
+            bits.append(f"{self.tokens_in:,} tokens in · {self.tokens_out:,} out")
+        if self.cost > 0:
+            bits.append(f"${self.cost:.4f}")
+        return " · ".join(bits)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def summarize(
+    messages: Iterable[MessageWithParts], status: RunStatus, elapsed_s: float, model: str = ""
+) -> RunSummary:
+    """Tokens and cost of the assistant messages of one run; ``failed`` if the last one errored."""
+    summary = RunSummary(status=status, elapsed_s=elapsed_s, model=model)
+    last_error = None
+    for m in messages:
+        if not isinstance(m.info, AssistantMessage):
+            continue
+        t = m.info.tokens
+        summary.tokens_in += t.input + t.cache.read + t.cache.write
+        summary.tokens_out += t.output + t.reasoning
+        summary.cost += m.info.cost
+        last_error = m.info.error
+        summary.model = summary.model or m.info.model
+    if status == "done" and last_error is not None:
+        summary.status = "stopped" if last_error.name == "aborted" else "failed"
+    return summary
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    import mistune
+
+    return mistune.create_markdown(escape=True, plugins=["strikethrough", "table", "url", "task_lists"])
+
+
+def markdown_html(text: str) -> str:
+    """Markdown → HTML with any raw HTML escaped; fenced code keeps ``language-xxx``."""
+    return str(_markdown()(text))
+
+
+class _Builder:
+    """Collects the three renderings side by side, block by block."""
+
+    def __init__(self) -> None:
+        self.html: list[str] = []
+        self.md: list[str] = []
+        self.plain: list[str] = []
+        self.images = 0
+
+    def text(self, text: str) -> None:
+        self.html.append(f'<div class="jp-agent-transcript-text">{markdown_html(text)}</div>')
+        self.md.append(text)
+        self.plain.append(text)
+
+    def details(self, label: str, body: str) -> None:
+        text = cap_output(body, OUTPUT_CAP)
+        self.html.append(
+            f"<details><summary>{html.escape(label)}</summary><pre><code>{html.escape(text)}</code></pre></details>"
+        )
+        self.md.append(f"<details><summary>{html.escape(label)}</summary>\n\n{_fence(text)}\n\n</details>")
+
+    def tool(self, part: ToolPart) -> None:
+        state = part.state
+        summary = input_summary(state.input)
+        line = f"{part.tool} {summary} — {state.status}" if summary else f"{part.tool} — {state.status}"
+        body: list[str] = []
+        code_key, lang = CODE_INPUTS.get(part.tool, ("", ""))
+        code = state.input.get(code_key) if code_key else None
+        if isinstance(code, str) and "\n" in code.strip():
+            body.append(f'<pre><code class="language-{lang}">{html.escape(code)}</code></pre>')
+        output = ""
+        if isinstance(state, ToolStateCompleted):
+            output = "[output cleared from the context]" if state.time.compacted else state.output
+        elif isinstance(state, ToolStateError):
+            output = state.error
+        if output.strip():
+            body.append(f"<pre><code>{html.escape(cap_output(output, OUTPUT_CAP))}</code></pre>")
+        head = f"<code>{html.escape(part.tool)}</code> {html.escape(summary)} — <span>{state.status}</span>"
+        status = html.escape(state.status)
+        if body:
+            self.html.append(
+                f'<details class="jp-agent-transcript-tool" data-status="{status}">'
+                f"<summary>{head}</summary>{''.join(body)}</details>"
+            )
+        else:
+            self.html.append(f'<div class="jp-agent-transcript-tool" data-status="{status}">{head}</div>')
+        self.md.append(f"- `{part.tool}` {_inline(summary)} — *{state.status}*")
+        self.plain.append(f"[{line}]")
+        if isinstance(state, ToolStateCompleted):
+            for a in state.attachments:
+                if a.mime.startswith("image/") and self.images < MAX_IMAGES:
+                    self.images += 1
+                    self.html.append(
+                        f'<img src="{html.escape(a.url)}" alt="{html.escape(a.filename or a.mime)}">'
+                    )
+                    self.md.append(f"*({a.mime} attached: see the HTML view)*")
+
+    def error(self, text: str) -> None:
+        self.html.append(f'<div class="jp-agent-transcript-error">Error: {html.escape(text)}</div>')
+        self.md.append(f"> **Error:** {_inline(text)}")
+        self.plain.append(f"Error: {text}")
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}\n{text}\n{ticks}"
+
+
+def _inline(text: str) -> str:
+    return text.replace("\n", " ").replace("`", "'")
+
+
+def _message(b: _Builder, m: MessageWithParts) -> None:
+    info = m.info
+    if not isinstance(info, AssistantMessage):
+        return
+    for p in m.parts:
+        if isinstance(p, TextPart) and not p.synthetic and not p.ignored and p.text.strip():
+            if info.summary:
+                b.details("Summary of the session so far", p.text)
+            else:
+                b.text(p.text)
+        elif isinstance(p, ReasoningPart) and p.text.strip():
+            b.details("Thinking", p.text)
+        elif isinstance(p, ToolPart):
+            b.tool(p)
+        elif isinstance(p, SubtaskPart):
+            b.text(f"*@{p.agent}: {p.description}*")
+        elif isinstance(p, CompactionPart):
+            b.text("*— history summarised here —*")
+    if info.error is not None and info.error.name != "aborted":
+        b.error(info.error.message)
+
+
+def transcript_bundle(
+    *,
+    session_id: str,
+    prompt: str,
+    messages: Iterable[MessageWithParts],
+    summary: RunSummary,
+    notices: Iterable[str] = (),
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """(data, metadata) of the display that replaces the live widget; data has no JavaScript."""
+    b = _Builder()
+    if prompt.strip():
+        b.html.append(f'<div class="jp-agent-transcript-prompt"><b>You:</b> {html.escape(prompt)}</div>')
+        b.md.append("> **You:** " + prompt.replace("\n", "\n> "))
+        b.plain.append(f"You: {prompt}")
+    for m in messages:
+        _message(b, m)
+    for notice in notices:
+        b.html.append(f'<div class="jp-agent-transcript-notice">{html.escape(notice)}</div>')
+        b.md.append(f"*{_inline(notice)}*")
+        b.plain.append(notice)
+    status_line = f"{summary.line()} · session {session_id}"
+    b.html.append(f'<div class="jp-agent-transcript-status">{html.escape(status_line)}</div>')
+    b.md.append(f"*{status_line}*")
+    b.plain.append(f"— {status_line}")
+    root = (
+        f'<div class="jp-agent-transcript" data-session-id="{html.escape(session_id)}"'
+        f' data-status="{summary.status}">'
+    )
+    data = {
+        "text/html": root + "\n".join(b.html) + "</div>",
+        "text/markdown": "\n\n".join(b.md),
+        "text/plain": "\n".join(b.plain),
+    }
+    metadata = {METADATA_KEY: {"session_id": session_id, "status": summary.status}}
+    return data, metadata

@@ -1,0 +1,197 @@
+"""A saved notebook keeps the agent's work: JupyterLab after a kernel restart, Notebook 7,
+nbconvert. Also the side panel in Notebook 7 (it has no ILabShell).
+
+Screenshots: test-artifacts/saved-lab-after-restart.png, saved-notebook7.png.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lab_harness import ARTIFACTS, TOKEN, Lab, open_notebook, running_lab, write_notebook
+from scripted_server import Reply, ScriptedServer, ToolCall
+
+pytestmark = pytest.mark.browser
+TRANSCRIPT = ".jp-NotebookPanel .jp-agent-transcript"
+ANSWER = "Here is **one notebook**: `demo.ipynb`.\n\n```python\nprint('hi')\n```"
+WIDGET_ERRORS = ("Error displaying widget", "model not found", "object at 0x")
+
+
+def _queue(server: ScriptedServer) -> None:
+    server.queue(
+        Reply(tool_calls=[ToolCall("list", json.dumps({}))]),
+        Reply(text=ANSWER, chunk_size=4, delay_per_chunk=0.01),
+    )
+
+
+def _run_all(page: Any) -> None:
+    page.click(".jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Shift+Enter")
+
+
+def _wait_transcript(page: Any) -> Any:
+    page.wait_for_function(
+        "(sel) => [...document.querySelectorAll(sel)].some(e => e.innerText.includes('one notebook'))",
+        arg=TRANSCRIPT,
+        timeout=60_000,
+    )
+    return page.locator(TRANSCRIPT).first
+
+
+def _saved(path: Path, text: str = "jp-agent-transcript") -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        raw = path.read_text()
+        if text in raw:
+            return json.loads(raw)  # type: ignore[no-any-return]
+        time.sleep(0.3)
+    raise AssertionError(f"{path.name} was not saved with the transcript")
+
+
+def _restart_kernels(lab: Lab) -> None:
+    """What Kernel → Restart does: the kernel's widget models are gone afterwards."""
+    with urllib.request.urlopen(f"{lab.base}/api/kernels?token={TOKEN}") as r:
+        kernels = json.load(r)
+    for k in kernels:
+        req = urllib.request.Request(f"{lab.base}/api/kernels/{k['id']}/restart?token={TOKEN}", method="POST")
+        urllib.request.urlopen(req, timeout=60).close()
+
+
+def _check_transcript(page: Any) -> None:
+    transcript = _wait_transcript(page)
+    assert transcript.locator("strong").first.text_content() == "one notebook"
+    assert transcript.locator("pre code.language-python").first.text_content().strip() == "print('hi')"
+    assert "list" in transcript.inner_text() and "completed" in transcript.inner_text()
+    assert transcript.get_attribute("data-session-id", timeout=5_000).startswith("ses_")
+    body = page.locator(".jp-NotebookPanel").first.inner_text()
+    assert not [e for e in WIDGET_ERRORS if e in body], body
+
+
+@pytest.fixture
+def lab(tmp_path: Path, scripted_server: ScriptedServer, chromium: Any) -> Iterator[Lab]:
+    write_notebook(
+        tmp_path / "demo.ipynb",
+        "%load_ext jupyter_agent",
+        "%agent what files are here?",
+        "%agent --new a second session",
+    )
+    with running_lab(tmp_path, scripted_server) as running:
+        yield running
+
+
+def test_saved_notebook_shows_the_transcript_after_a_restart(
+    lab: Lab, scripted_server: ScriptedServer, chromium: Any
+) -> None:
+    _queue(scripted_server)
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        open_notebook(page, lab.url("demo.ipynb"))
+        _run_all(page)
+        _check_transcript(page)  # the live widget was replaced, not shown twice
+        # a later cell in another session: the latest session is no longer the first cell's
+        scripted_server.queue(Reply(text="Second session answer."))
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "(sel) => [...document.querySelectorAll(sel)].some(e => e.innerText.includes('Second session'))",
+            arg=TRANSCRIPT,
+            timeout=60_000,
+        )
+        assert page.locator(".jp-NotebookPanel .ja-root").count() == 0
+        page.keyboard.press("Control+s")
+        nb = _saved(lab.root / "demo.ipynb", "Second session answer.")
+        second = nb["cells"][2]["metadata"]["jupyter_agent"]["session_id"]
+        _restart_kernels(lab)
+        page.reload()
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+        _check_transcript(page)
+        page.screenshot(path=str(ARTIFACTS / "saved-lab-after-restart.png"), full_page=True)
+        # the cell remembers its session: its context menu opens it in the panel
+        session_id = nb["cells"][1]["metadata"]["jupyter_agent"]["session_id"]
+        page.locator(".jp-NotebookPanel .jp-CodeCell").nth(1).click(button="right")
+        page.locator(".lm-Menu-item", has_text="Show This Cell's Agent Session").click()
+        panel = page.locator("#jupyter-agent-panel")
+        page.wait_for_selector('#jupyter-agent-panel[data-state="missing"]', timeout=60_000)
+        panel.locator("[data-testid=ja-load-extension]").click()
+        page.wait_for_function(
+            "(sid) => document.querySelector('#jupyter-agent-panel [data-testid=ja-session-select]')"
+            "?.value === sid && (document.querySelector('#jupyter-agent-panel')?.innerText || '')"
+            ".includes('one notebook')",
+            arg=session_id,
+            timeout=60_000,
+        )
+        assert session_id != second
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "saved-lab-cell-session.png"), full_page=True)
+        page.close()
+    outputs = nb["cells"][1]["outputs"]
+    assert len(outputs) == 1, outputs
+    output = outputs[0]
+    assert output["metadata"]["jupyter_agent"]["session_id"] == session_id
+    assert "application/vnd.jupyter.widget-view+json" not in output["data"]
+    raw = (lab.root / "demo.ipynb").read_text()
+    assert len(raw) < 20_000, len(raw)  # no widget state, no JavaScript per cell
+    assert "<script" not in raw and "widget-state" not in raw and "_esm" not in raw
+    html = subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--stdout", "demo.ipynb"],
+        cwd=lab.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "<strong>one notebook</strong>" in html and "object at 0x" not in html
+    (ARTIFACTS / "saved-nbconvert.html").write_text(html)
+
+
+def test_notebook7_shows_the_transcript_and_the_side_panel(
+    tmp_path: Path, scripted_server: ScriptedServer, chromium: Any
+) -> None:
+    write_notebook(tmp_path / "demo.ipynb", "%load_ext jupyter_agent", "%agent what files are here?")
+    _queue(scripted_server)
+    scripted_server.queue(Reply(text="Answer in the Notebook 7 panel."))
+    with running_lab(tmp_path, scripted_server, app="notebook") as nb7:
+        page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        try:
+            open_notebook(page, nb7.url("demo.ipynb"))
+            _run_all(page)
+            _check_transcript(page)
+            page.keyboard.press("Control+s")
+            _saved(tmp_path / "demo.ipynb")
+            _restart_kernels(nb7)
+            page.reload()
+            open_notebook(page, nb7.url("demo.ipynb"))
+            _check_transcript(page)
+            assert not [e for e in errors if "ILabShell" in e], errors
+            # the side panel lives in Notebook 7's right area
+            page.evaluate("() => window.jupyterapp.commands.execute('jupyter-agent:open-panel')")
+            panel = page.locator("#jupyter-agent-panel")
+            panel.wait_for(state="visible", timeout=30_000)
+            page.wait_for_selector(
+                '#jupyter-agent-panel[data-state="missing"], #jupyter-agent-panel[data-state="open"]',
+                timeout=60_000,
+            )
+            if panel.get_attribute("data-state") == "missing":
+                panel.locator("[data-testid=ja-load-extension]").click()
+            page.wait_for_selector('#jupyter-agent-panel[data-state="open"]', timeout=60_000)
+            box = panel.locator("[data-testid=ja-prompt]")
+            box.fill("hello from notebook 7")
+            box.press("Enter")
+            page.wait_for_function(
+                "() => (document.querySelector('#jupyter-agent-panel')?.innerText || '')"
+                ".includes('Answer in the Notebook 7 panel.')",
+                timeout=60_000,
+            )
+        finally:
+            page.screenshot(path=str(ARTIFACTS / "saved-notebook7.png"), full_page=True)
+            page.close()

@@ -1,0 +1,116 @@
+"""The static transcript a finished run leaves in the cell: readable everywhere, no script."""
+
+from __future__ import annotations
+
+from jupyter_agent.core.messages import (
+    AssistantMessage,
+    Attachment,
+    MessageError,
+    MessageWithParts,
+    TextPart,
+    Tokens,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+    ToolTimeCompleted,
+    ToolTimeError,
+    UserMessage,
+)
+from jupyter_agent.ui.transcript import OUTPUT_CAP, summarize, transcript_bundle
+
+SID = "ses_1"
+
+
+def _assistant(mid: str, *parts: object, error: MessageError | None = None, **kw: object) -> MessageWithParts:
+    info = AssistantMessage(id=mid, session_id=SID, parent_id="msg_0", model="openai/test", error=error, **kw)
+    return MessageWithParts(info=info, parts=list(parts))
+
+
+def _text(mid: str, text: str, pid: str = "prt_t") -> TextPart:
+    return TextPart(id=pid, session_id=SID, message_id=mid, text=text)
+
+
+def _history() -> list[MessageWithParts]:
+    user = MessageWithParts(
+        info=UserMessage(id="msg_0", session_id=SID),
+        parts=[_text("msg_0", "expanded prompt with <mention> blocks", "prt_u")],
+    )
+    tool = ToolPart(
+        id="prt_tool",
+        session_id=SID,
+        message_id="msg_1",
+        call_id="c1",
+        tool="python",
+        state=ToolStateCompleted(
+            input={"code": "x = 6 * 7\nx"},
+            output="Out: 42\n" + "y" * (OUTPUT_CAP * 3),
+            time=ToolTimeCompleted(start=1),
+            attachments=[Attachment(mime="image/png", url="data:image/png;base64,iVBORw0KGgo=")],
+        ),
+    )
+    failed = ToolPart(
+        id="prt_bad",
+        session_id=SID,
+        message_id="msg_1",
+        call_id="c2",
+        tool="bash",
+        state=ToolStateError(
+            input={"command": "rm -rf /"}, error="denied by config", time=ToolTimeError(start=1)
+        ),
+    )
+    step = _assistant("msg_1", tool, failed, tokens=Tokens(input=1200, output=30), cost=0.0015)
+    answer = _assistant(
+        "msg_2",
+        _text("msg_2", "The **total** is 42.\n\n```python\nprint(x)\n```\n\n<script>alert(1)</script>"),
+        tokens=Tokens(input=1300, output=20),
+        cost=0.0010,
+    )
+    return [user, step, answer]
+
+
+def test_bundle_has_html_markdown_and_readable_text() -> None:
+    history = _history()
+    summary = summarize(history, "done", 4.2, "openai/test")
+    data, metadata = transcript_bundle(
+        session_id=SID, prompt="what is 6*7?", messages=history, summary=summary
+    )
+    assert set(data) == {"text/html", "text/markdown", "text/plain"}
+    page = data["text/html"]
+    assert page.startswith('<div class="jp-agent-transcript" data-session-id="ses_1" data-status="done">')
+    assert "<strong>total</strong>" in page
+    assert '<pre><code class="language-python">print(x)' in page  # the front-end contract
+    assert '<pre><code class="language-python">x = 6 * 7\nx</code></pre>' in page  # tool input as code
+    assert "<script>" not in page and "&lt;script&gt;" in page  # model HTML is never run
+    assert "expanded prompt" not in page and "what is 6*7?" in page
+    assert "<details" in page and "denied by config" in page
+    assert 'src="data:image/png;base64,iVBORw0KGgo="' in page
+    assert len(page) < 10_000  # long tool output is capped
+    plain = data["text/plain"]
+    assert "You: what is 6*7?" in plain and "The **total** is 42." in plain
+    assert "[python x = 6 * 7 — completed]" in plain and "[bash rm -rf / — error]" in plain
+    assert "object at 0x" not in plain
+    assert "done · 4.2 s · openai/test · 2,500 tokens in · 50 out · $0.0025 · session ses_1" in plain
+    assert "The **total** is 42." in data["text/markdown"]
+    assert metadata == {"jupyter_agent": {"session_id": SID, "status": "done"}}
+
+
+def test_status_follows_the_last_error() -> None:
+    aborted = [_assistant("msg_1", error=MessageError(name="aborted", message="Stopped"))]
+    assert summarize(aborted, "done", 1.0).status == "stopped"
+    broken = [_assistant("msg_1", error=MessageError(name="auth", message="Invalid API key for openai"))]
+    summary = summarize(broken, "done", 75.0)
+    assert summary.status == "failed" and summary.line().startswith("failed · 1 min 15 s · openai/test")
+    data, _ = transcript_bundle(session_id=SID, prompt="hi", messages=broken, summary=summary)
+    assert "Error: Invalid API key for openai" in data["text/plain"]
+    assert 'data-status="failed"' in data["text/html"]
+
+
+def test_links_cannot_run_script() -> None:
+    answer = [
+        _assistant("msg_1", _text("msg_1", "[click](javascript:alert(1)) and <img src=x onerror=alert(1)>"))
+    ]
+    data, _ = transcript_bundle(
+        session_id=SID, prompt='<b onclick="x">', messages=answer, summary=summarize(answer, "done", 0.1)
+    )
+    page = data["text/html"]
+    assert "javascript:" not in page and "<img src=x" not in page and "<b onclick" not in page
