@@ -65,14 +65,20 @@ def test_the_cell_gauge_moves_while_text_streams(
     text = "".join(f"Sentence {i} of a long answer that takes a while.\n\n" for i in range(300))
     server.queue(Reply(text=text, chunk_size=20, delay_per_chunk=0.03))
     run_agent_cell(page, lab, f"cell-gauge-{theme}.ipynb", theme)
-    page.wait_for_function("(sel) => document.querySelector(sel)?.innerText.includes('Sentence 40 ')",
-                           arg=f"{CELL} .ja-root", timeout=90_000)
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel)?.innerText.includes('Sentence 40 ')",
+        arg=f"{CELL} .ja-root",
+        timeout=90_000,
+    )
     gauge = page.locator(f"{CELL} [data-testid=ja-gauge]")
     busy = page.locator(f'{CELL} .ja-root[data-state="busy"]')
     assert busy.count() == 1 and gauge.is_visible(), "no gauge while the answer streams"
     first = tokens(gauge.inner_text())
-    page.wait_for_function("(sel) => document.querySelector(sel)?.innerText.includes('Sentence 150 ')",
-                           arg=f"{CELL} .ja-root", timeout=90_000)
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel)?.innerText.includes('Sentence 150 ')",
+        arg=f"{CELL} .ja-root",
+        timeout=90_000,
+    )
     assert busy.count() == 1
     assert tokens(gauge.inner_text()) > first > 0
     page.screenshot(path=str(ARTIFACTS / f"cell-widget-gauge-{theme}.png"))
