@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from anthropic_server import THINKING, AnthropicServer, AReply, AToolUse, breakpoints, signature_for
 from cli_runner import run_cli
 from proxy_harness import MASTER_KEY, LiteLLMProxy
 from scripted_server import Reply, ScriptedServer, ToolCall
@@ -32,9 +33,25 @@ def upstream() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture(scope="module")
-def proxy(upstream: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiteLLMProxy]:
+def claude() -> Iterator[AnthropicServer]:
+    server = AnthropicServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    upstream: ScriptedServer, claude: AnthropicServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiteLLMProxy]:
     folder = tmp_path_factory.mktemp("proxy")
-    models = {"team-coder": {"model": "openai/test", "api_base": upstream.base_url, "api_key": UPSTREAM_KEY}}
+    models = {
+        "team-coder": {"model": "openai/test", "api_base": upstream.base_url, "api_key": UPSTREAM_KEY},
+        "claude-sonnet": {
+            "model": "anthropic/claude-sonnet-4-5",
+            "api_base": claude.base_url,
+            "api_key": UPSTREAM_KEY,
+        },
+    }
     running = LiteLLMProxy(folder, models).start()
     yield running
     running.stop()
@@ -42,9 +59,26 @@ def proxy(upstream: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.fixture(autouse=True)
-def _fresh(upstream: ScriptedServer) -> None:
+def _fresh(upstream: ScriptedServer, claude: AnthropicServer) -> None:
     upstream.requests.clear()
     upstream.completions.clear()
+    claude.clear()
+    claude.requests.clear()
+    claude.refusals.clear()
+
+
+async def _turn(proxy: LiteLLMProxy, folder: Path, prompt: str, **flags: Any) -> list[Any]:
+    """One prompt from a notebook user's runtime whose model is an alias on the proxy."""
+    config = load_config(folder, {"api_base": proxy.base_url, **flags}, global_dir=folder / "no-global")
+    store = SqliteStore.for_directory(folder)
+    runtime = Runtime(
+        config=config, store=store, project_root=folder, working_dir=folder, generate_titles=False
+    )
+    try:
+        sid = await runtime.prompt(prompt)
+        return runtime.store.messages(sid)
+    finally:
+        store.close()
 
 
 async def test_a_tool_turn_through_the_proxy(
@@ -55,17 +89,7 @@ async def test_a_tool_turn_through_the_proxy(
         Reply(text="The shell said via-proxy."),
     )
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", MASTER_KEY)
-    flags = {"model": "litellm_proxy/team-coder", "api_base": proxy.base_url}
-    config = load_config(tmp_path, flags, global_dir=tmp_path / "no-global")
-    store = SqliteStore.for_directory(tmp_path)
-    runtime = Runtime(
-        config=config, store=store, project_root=tmp_path, working_dir=tmp_path, generate_titles=False
-    )
-    try:
-        sid = await runtime.prompt("run echo via-proxy")
-        history = runtime.store.messages(sid)
-    finally:
-        store.close()
+    history = await _turn(proxy, tmp_path, "run echo via-proxy", model="litellm_proxy/team-coder")
     final = history[-1].info
     assert isinstance(final, AssistantMessage) and final.error is None, final
     tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
@@ -84,6 +108,27 @@ async def test_a_tool_turn_through_the_proxy(
     assert proxy.blocked() == []
 
 
+async def test_claude_with_thinking_through_the_proxy(
+    proxy: LiteLLMProxy, claude: AnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Extended thinking set in jupyter-agent.json for the alias reaches Anthropic through
+    the proxy, and the signed thinking block goes back with the tool result."""
+    claude.queue(
+        AReply(thinking="List the folder first.", tool_uses=[AToolUse("bash", {"command": "echo listed"})]),
+        AReply(thinking="Done.", text="Listed."),
+    )
+    monkeypatch.setenv("JUPYTER_AGENT_API_KEY", MASTER_KEY)
+    model = "litellm_proxy/claude-sonnet"
+    history = await _turn(proxy, tmp_path, "list it", model=model, models={model: {"options": THINKING}})
+    assert history[-1].info.error is None, history[-1].info
+    assert claude.refusals == [] and len(claude.requests) == 2
+    second = claude.requests[1]["body"]
+    assert second["thinking"] == THINKING["thinking"]
+    assistant = [m for m in second["messages"] if m["role"] == "assistant"][-1]
+    assert assistant["content"][0]["signature"] == signature_for("List the folder first.")
+    assert 3 <= breakpoints(second) <= 4
+
+
 def test_cli_through_the_proxy_which_refuses_unknown_keys(
     proxy: LiteLLMProxy, upstream: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -92,7 +137,7 @@ def test_cli_through_the_proxy_which_refuses_unknown_keys(
     ok = run_cli(["run", *base, "say hello"], tmp_path, JUPYTER_AGENT_API_KEY=MASTER_KEY)
     assert ok.returncode == 0, ok.stderr
     assert "Hello from the team model." in ok.stdout
-    print(ok.stderr)
+    assert "cost unknown" in ok.stderr  # litellm has no price for an alias
     # the proxy, not the notebook, decides who may call: a key it does not know goes no further
     refused = run_cli(["run", *base, "say hello"], tmp_path, JUPYTER_AGENT_API_KEY="team-key-typo")
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
