@@ -12,14 +12,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_server import THINKING, AnthropicServer, AReply, AToolUse, breakpoints, signature_for
+from anthropic_server import (
+    THINKING,
+    AnthropicServer,
+    AReply,
+    AToolUse,
+    AUsage,
+    breakpoints,
+    signature_for,
+)
 from cli_runner import run_cli
 from proxy_harness import MASTER_KEY, LiteLLMProxy
 from scripted_server import Reply, ScriptedServer, ToolCall
 
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.config import load_config
-from jupyter_agent.core.messages import AssistantMessage, TextPart, ToolPart
+from jupyter_agent.core.messages import AssistantMessage, StepFinishPart, TextPart, ToolPart
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
 UPSTREAM_KEY = "sk-upstream-provider"
@@ -113,14 +121,23 @@ async def test_claude_with_thinking_through_the_proxy(
 ) -> None:
     """Extended thinking set in jupyter-agent.json for the alias reaches Anthropic through
     the proxy, and the signed thinking block goes back with the tool result."""
+    step = AUsage(input_tokens=1000, output_tokens=100)
     claude.queue(
-        AReply(thinking="List the folder first.", tool_uses=[AToolUse("bash", {"command": "echo listed"})]),
-        AReply(thinking="Done.", text="Listed."),
+        AReply(
+            thinking="List the folder first.",
+            tool_uses=[AToolUse("bash", {"command": "echo listed"})],
+            usage=step,
+        ),
+        AReply(thinking="Done.", text="Listed.", usage=step),
     )
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", MASTER_KEY)
     model = "litellm_proxy/claude-sonnet"
-    history = await _turn(proxy, tmp_path, "list it", model=model, models={model: {"options": THINKING}})
+    configured = {"options": THINKING, "base_model": "anthropic/claude-sonnet-4-5"}
+    history = await _turn(proxy, tmp_path, "list it", model=model, models={model: configured})
     assert history[-1].info.error is None, history[-1].info
+    # priced as its base model: 1000 input + 100 output tokens of Sonnet 4.5 a step
+    costs = [p.cost for m in history for p in m.parts if isinstance(p, StepFinishPart)]
+    assert costs == pytest.approx([0.0045, 0.0045])
     assert claude.refusals == [] and len(claude.requests) == 2
     second = claude.requests[1]["body"]
     assert second["thinking"] == THINKING["thinking"]
