@@ -115,6 +115,14 @@ class PermissionManager:
         builtin = BUILTIN[agent].permission if agent in BUILTIN else None
         return build_ruleset(self.config, builtin, agent)
 
+    def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
+        """The rules' answer for one value, without asking (answers of "always" count)."""
+        found = evaluate(self.rules_for(agent), permission, [value])
+        remembered = self._always.get(session_id or "", [])
+        if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):
+            return "allow"
+        return found
+
     async def ask(
         self,
         session_id: str,
