@@ -116,8 +116,10 @@ class PermissionManager:
         return build_ruleset(self.config, builtin, agent)
 
     def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
-        """The rules' answer for one value, without asking (answers of "always" count)."""
-        found = evaluate(self.rules_for(agent), permission, [value])
+        """What the rules written for ``permission`` say about one value, without asking
+        (answers of "always" count). The catch-all ``"*"`` is not used: with ``"*": "ask"``
+        a search the user allowed must not withhold every file it finds."""
+        found = evaluate(self.rules_for(agent), permission, [value], default="allow")
         remembered = self._always.get(session_id or "", [])
         if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):
             return "allow"

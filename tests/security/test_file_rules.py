@@ -94,3 +94,17 @@ async def test_without_rules_nothing_is_withheld(
         make_runtime, scripted_server, {}, ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"}))
     )
     assert "hunter2" in grep_out and "withheld" not in grep_out
+
+
+async def test_a_catch_all_ask_does_not_withhold_everything(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path
+) -> None:
+    _project(tmp_path)
+    (grep_out,) = await _outputs(
+        make_runtime,
+        scripted_server,
+        {"*": "ask", "grep": "allow", "read": {"secrets/*": "deny"}},
+        ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"})),
+    )
+    assert "app.py" in grep_out and "local-only" in grep_out
+    assert "hunter2" not in grep_out and "1 file was withheld" in grep_out
