@@ -20,8 +20,10 @@ from scripted_server import Reply, ToolCall
 from jupyter_agent.core.messages import ToolPart
 from jupyter_agent.tools import search_proc
 from jupyter_agent.tools.base import ToolContext, ToolError
+from jupyter_agent.tools.edit import EditTool
 from jupyter_agent.tools.grep import GrepTool, find_rg
 from jupyter_agent.tools.read import MAX_LINE_CHARS, ReadTool
+from jupyter_agent.tools.write import WriteTool
 
 EVIL = "(a+)+$"
 """Exponential backtracking in Python's ``re`` against ``"a" * 40 + "!"``."""
@@ -80,6 +82,16 @@ def test_read_and_grep_refuse_special_files(tmp_path: Path, kind: str) -> None:
         _within(5, lambda: ReadTool().run(ReadTool.Args(filePath=str(path)), ctx))
     with pytest.raises(ToolError, match="not a file or folder"):
         _within(5, lambda: GrepTool().run(GrepTool.Args(pattern="x", path=str(path)), ctx))
+
+
+def test_write_and_edit_refuse_a_named_pipe(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    ctx = _ctx(tmp_path)
+    with pytest.raises(ToolError, match="named pipe"):
+        _within(5, lambda: WriteTool().run(WriteTool.Args(filePath="pipe", content="x"), ctx))
+    edit = EditTool()
+    with pytest.raises(ToolError, match="named pipe"):
+        _within(5, lambda: edit.run(edit.Args(filePath="pipe", oldString="a", newString="b"), ctx))
 
 
 def test_a_huge_single_line_is_read_by_bytes(tmp_path: Path) -> None:
