@@ -88,6 +88,7 @@ class Runtime:
         self.todos: dict[str, Any] = {}
         self.extra.setdefault("todos", self.todos)
         self.extra.setdefault("runtime", self)
+        self.extra.setdefault("permission_rule", self.permissions.action)
         from jupyter_agent.agent.task_tool import run_subtask
 
         self.extra.setdefault("subtask_runner", run_subtask)
@@ -395,8 +396,10 @@ class Runtime:
         self._store_copy(session, messages)
         return session
 
-    def import_session(self, data: str) -> Session:
-        """Restore a JSON export as a new session (fresh ids)."""
+    def import_session(self, data: str, dropped: list[str] | None = None) -> Session:
+        """Restore a JSON export as a new session (fresh ids). File changes naming paths
+        outside this project are left out (added to ``dropped``): revert never writes there."""
+        from jupyter_agent.agent.outside import drop_outside_changes
         from jupyter_agent.session.export import SessionExport
         from jupyter_agent.session.fork import copy_messages
 
@@ -409,7 +412,11 @@ class Runtime:
                 "revert": None,
             }
         )
-        self._store_copy(session, copy_messages(export.messages, session.id))
+        rules = self.permissions.rules_for("build")
+        messages, outside = drop_outside_changes(export.messages, self.project_root, rules)
+        if dropped is not None:
+            dropped.extend(outside)
+        self._store_copy(session, copy_messages(messages, session.id))
         return session
 
     def _store_copy(self, session: Session, messages: list[Any]) -> None:
