@@ -332,8 +332,17 @@ def _problem(exc: BaseException) -> str:
         return f"failed to start: {invalid_listing(exc)}"
     if isinstance(exc, FileNotFoundError):
         return f"failed to start: command not found: {exc.filename or exc}"
+    if _closed(exc):  # the SDK says only "Connection closed": the process exited or hung up
+        return "failed to start: it closed the connection before answering (exited?)"
     text = str(exc) or type(exc).__name__
     return redact(f"failed to start: {type(exc).__name__}: {text}")
+
+
+def _closed(exc: BaseException) -> bool:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
