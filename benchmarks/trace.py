@@ -264,7 +264,7 @@ def _describe(message: dict[str, Any]) -> str:
     lines = content.strip().split("\n")
     first = lines[0]
     if first == "<system-reminder>" and len(lines) > 2:  # after step 1 new user texts are wrapped
-        first = f"<system-reminder> {lines[1]} {lines[2]}"
+        first = f"[in a system-reminder] {lines[2]}"
     short = first if len(first) <= 60 else first[:57] + "..."
     return f"{message['role']}: {short} ({len(content):,} chars)"
 
@@ -289,14 +289,14 @@ def main() -> None:
             print(f"The provider refused the turn's request ({c.refused:,} tokens, over the window).\n")
         tries = f", {c.attempts} attempts" if c.attempts > 1 else ""
         print(f"Summary request ({c.sent:,} tokens{tries}), its last user message begins:\n")
-        print("\n".join("    " + line for line in c.anchor))
+        print("\n".join(("    " + line).rstrip() for line in c.anchor))
         if c.summary:
             print("\nThe summary it stored:\n")
-            print("\n".join("    " + line for line in c.summary.split("\n")))
+            print("\n".join(("    " + line).rstrip() for line in c.summary.split("\n")))
         else:
-            print(f"\nIt failed; the user was told:\n\n    {c.error}")
+            print(f"\nIt failed; `%compact` printed:\n\n    Compaction failed: {c.error}")
         print("\nThe next request, message by message:\n")
-        print("\n".join("    " + line for line in c.after))
+        print("\n".join(("    " + line).rstrip() for line in c.after))
 
 
 if __name__ == "__main__":
