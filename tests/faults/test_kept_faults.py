@@ -87,7 +87,7 @@ def test_retry_after_streamed_text_is_marked_on_stdout(tmp_path: Path, scripted_
     assert "FIRST-ATTEMPT" in before and "FIRST-ATTEMPT" not in after
     assert after.split("]\n", 1)[1].strip() == "final answer"
     # stderr holds only our own lines: no LiteLLM/httpx/asyncio log output without --debug
-    ours = ("note: ", "[retry ", "session: ")
+    ours = ("note: ", "[retry ", "session: ", "cost: ")
     assert [line for line in result.stderr.splitlines() if line and not line.startswith(ours)] == []
     from jupyter_agent.storage.sqlite_store import SqliteStore
 
