@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     import asyncio, logging, sys
@@ -35,7 +37,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _run(debug: bool, **env: str) -> subprocess.CompletedProcess[str]:
+def _run(debug: bool | None, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", SCRIPT.format(debug=debug)],
         capture_output=True,
@@ -49,6 +51,7 @@ def _run(debug: bool, **env: str) -> subprocess.CompletedProcess[str]:
 def test_library_lines_are_routed_under_jupyter_agent_not_printed() -> None:
     """User sees: nothing from litellm/httpx on stderr; their own asyncio error still shows."""
     done = _run(False)
+    assert _run(None).stderr == done.stderr  # a kernel: no flag, no variable
     assert "LoggingWorker" not in done.stderr and "HTTP trouble" not in done.stderr
     assert "Unclosed client session" not in done.stderr
     assert "the user's own task failed" in done.stderr
@@ -57,9 +60,11 @@ def test_library_lines_are_routed_under_jupyter_agent_not_printed() -> None:
     assert kept == ["LiteLLM", "httpx", "asyncio"], kept
 
 
-def test_debug_shows_library_lines() -> None:
-    """User sees (with --debug / JUPYTER_AGENT_DEBUG=1): the library lines, named by source."""
-    done = _run(True)
+@pytest.mark.parametrize("how", ["--debug", "JUPYTER_AGENT_DEBUG=1"])
+def test_debug_shows_library_lines(how: str) -> None:
+    """User sees (with --debug / JUPYTER_AGENT_DEBUG=1): the library lines, named by source.
+    In a kernel there is no flag: the variable alone turns them on."""
+    done = _run(True) if how == "--debug" else _run(None, JUPYTER_AGENT_DEBUG="1")
     assert "WARNING LiteLLM: LoggingWorker: event loop changed" in done.stderr
     assert "WARNING httpx: HTTP trouble" in done.stderr
     assert "ERROR asyncio: Unclosed client session" in done.stderr
