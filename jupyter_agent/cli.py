@@ -159,6 +159,8 @@ async def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     runtime = build_runtime(args)
     session_id = args.session
+    if session_id:
+        runtime.store.get_session(session_id)  # a mistyped id fails before any note or request
     if args.cont and not session_id:
         latest = runtime.latest_session()
         session_id = latest.id if latest else None
