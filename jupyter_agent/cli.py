@@ -174,6 +174,7 @@ async def _run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         runtime.settings(model)  # notices about the model (unknown limits) before the request
         session_id = session_id or runtime.new_session().id
+        await runtime.start_mcp()  # an MCP server that fails to start is told before the request
         _print_notices(runtime, session_id, model)
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
