@@ -150,15 +150,24 @@ class Runtime:
     def settings(self, model: str) -> LoopSettings:
         from jupyter_agent.providers.models import (
             provider_family,
+            register_alias,
             resolve_limits,
             supports_vision,
         )
 
         cfg = self.config
         configured = cfg.models.get(model)
-        limits, notice = resolve_limits(
-            model, configured.limit.model_dump(exclude_none=True) if configured else None
+        unknown_base = (
+            register_alias(model, configured.base_model) if configured and configured.base_model else None
         )
+        # litellm knows the base model by its own name (GPT-5's window is read from the name)
+        known_as = (
+            configured.base_model if configured and configured.base_model and not unknown_base else model
+        )
+        limits, notice = resolve_limits(
+            known_as, configured.limit.model_dump(exclude_none=True) if configured else None
+        )
+        notice = " ".join(n for n in (unknown_base, notice) if n)
         if notice:  # told once per session that uses the model (take_notices)
             self.extra.setdefault("window_notices", {})[model] = notice
         family = provider_family(model)
@@ -178,7 +187,7 @@ class Runtime:
             tail_turns=cfg.compaction.tail_turns,
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
-            supports_vision=supports_vision(model),
+            supports_vision=supports_vision(known_as),
             # litellm chat format: only Anthropic-style APIs take images inside tool results
             media_in_tool_results=family in ("anthropic", "bedrock", "vertex"),
             api_base=cfg.api_base,
