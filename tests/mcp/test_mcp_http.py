@@ -1,15 +1,21 @@
-"""Remote MCP servers beyond the happy path: the older SSE transport, a server killed mid-call."""
+"""MCP servers beyond the happy path: the older SSE transport, servers dying mid-call or between prompts."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from mcp_support import stdio_server
 from scripted_server import Reply, ToolCall
 from test_mcp_tools import sent_tools, tool_parts
+
+from jupyter_agent.mcp.manager import CHECK_AFTER
 
 WEB = {"permission": {"web_*": "allow"}}
 
@@ -65,3 +71,42 @@ async def test_http_server_killed_mid_call(
     assert runtime.extra["mcp"].servers["web"].state == "failed"
     await runtime.prompt("again", session_id=sid)
     assert "web_slow" not in sent_tools(scripted_server.requests[-1])
+
+
+async def test_servers_dying_between_prompts(
+    mcp_runtime: Any, scripted_server: Any, http_server: Any
+) -> None:
+    web = http_server()
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("demo_whoami", "{}"), ToolCall("web_echo", json.dumps({"text": "a"}))]),
+        Reply(text="first"),
+        Reply(text="second, without the dead servers' tools"),
+        Reply(text="third"),
+    )
+    alive = http_server()
+    servers = {
+        "demo": stdio_server(),
+        "web": {"type": "remote", "url": web.url},
+        "alive": {"type": "remote", "url": alive.url},
+        "local": stdio_server(),
+    }
+    runtime = mcp_runtime(mcp=servers, permission={"demo_*": "allow", "web_*": "allow"})
+    sid = await runtime.prompt("who")
+    whoami, _ = tool_parts(runtime, sid)
+    os.kill(int(re.search(r"pid=(\d+)", whoami.state.output).group(1)), signal.SIGKILL)  # type: ignore[union-attr]
+    web.kill()
+    time.sleep(CHECK_AFTER + 0.5)
+    runtime.notices.clear()
+    await runtime.prompt("again", session_id=sid)
+    tools = sent_tools(scripted_server.requests[-1])
+    assert not any(name.startswith(("demo_", "web_")) for name in tools), sorted(tools)
+    assert "alive_echo" in tools and "local_echo" in tools  # idle, not dead: still offered
+    demo = next(n for n in runtime.notices if "MCP server 'demo'" in n)
+    assert "stopped since the last call" in demo and "demo server starting" in demo  # its stderr
+    web_notice = next(n for n in runtime.notices if "MCP server 'web'" in n)
+    assert "stopped" in web_notice and "failed to start" not in web_notice, web_notice
+    assert "second, without" in json.dumps(runtime.store.messages(sid)[-1].model_dump())
+    assert not any("'alive'" in n or "'local'" in n for n in runtime.notices), runtime.notices
+    runtime.notices.clear()
+    await runtime.prompt("third", session_id=sid)
+    assert runtime.notices == []  # reported once
