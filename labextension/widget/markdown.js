@@ -111,8 +111,9 @@ async function copyText(text) {
   }
 }
 
-/** Give every `pre > code` under `root` a bar with Copy (and Insert below / Replace cell). */
-export function addCodeActions(root) {
+/** Give every `pre > code` under `root` a bar above it (the language, then Copy and, when
+ * `cellActions`, Insert below / Replace cell): a bar of its own, so it never covers code. */
+export function addCodeActions(root, cellActions = true) {
   for (const pre of root.querySelectorAll("pre")) {
     const code = pre.querySelector(":scope > code");
     if (!code || pre.parentElement?.classList.contains("ja-codeblock")) continue;
@@ -120,8 +121,12 @@ export function addCodeActions(root) {
     wrap.className = "ja-codeblock";
     const bar = document.createElement("div");
     bar.className = "ja-code-actions";
+    const lang = document.createElement("span");
+    lang.className = "ja-code-lang";
+    lang.textContent = pre.dataset.lang || "";
+    bar.append(lang);
     for (const [action, label, title] of ACTIONS) {
-      if (action !== "copy" && !notebookActions()) continue;
+      if (action !== "copy" && !(cellActions && notebookActions())) continue;
       const button = document.createElement("button");
       button.type = "button";
       button.className = `ja-code-action ja-code-${action}`;
