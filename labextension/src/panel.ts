@@ -8,7 +8,7 @@ import { Widget } from '@lumino/widgets';
 // @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
 import widgetModule from '../widget/widget.js';
 // @ts-expect-error: the same plain module's code-block actions
-import { addCodeActions } from '../widget/markdown.js';
+import { addTranscriptActions } from '../widget/markdown.js';
 import { CodeActions } from './codeActions';
 import { AgentComm, TARGET } from './comm';
 import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
@@ -140,7 +140,7 @@ export class AgentPanel extends Widget {
         record.addedNodes.forEach(node => {
           if (!(node instanceof HTMLElement)) return;
           const found = node.matches('.jp-agent-transcript') ? [node] : [...node.querySelectorAll('.jp-agent-transcript')];
-          found.forEach(root => addCodeActions(root));
+          found.forEach(root => addTranscriptActions(root));
         });
       }
     }).observe(document.body, { childList: true, subtree: true });

@@ -1,5 +1,6 @@
-"""The `%agent` cell widget in real Chromium (light and dark): code in answers is highlighted
-and carries Copy / Insert below / Replace cell, and the gauge moves while text streams.
+"""The `%agent` cell widget in real Chromium (light and dark): the answer the cell keeps is
+real Markdown, its code is highlighted and carries Copy / Insert below / Replace cell (Replace
+fills the cell the user was in, never the `%agent` cell), and the gauge moves while text streams.
 """
 
 from __future__ import annotations
@@ -46,14 +47,16 @@ def test_code_in_a_cell_answer_is_highlighted_with_actions(
 ) -> None:
     server.queue(Reply(text=CELL_ANSWER, chunk_size=5))
     run_agent_cell(page, lab, f"cell-code-{theme}.ipynb", theme)
-    block = page.locator(f"{CELL} .ja-text .ja-codeblock").first
-    block.wait_for(timeout=90_000)
-    page.wait_for_selector(f'{CELL} .ja-root[data-state="idle"]', timeout=60_000)
-    # the same Markdown as the panel: bold code, nested lists, LaTeX
-    text = page.locator(f"{CELL} .ja-text").last
+    # the live widget streams; at the end the cell keeps a static transcript: both have the actions
+    page.wait_for_selector(f"{CELL} .jp-agent-transcript", timeout=90_000)
+    text = page.locator(f"{CELL} .jp-agent-transcript-text").last
+    block = text.locator(".ja-codeblock").first
+    block.wait_for(timeout=10_000)
+    # the same Markdown as the panel: bold code, nested lists, LaTeX typeset
     assert text.locator("strong > code").inner_text() == "df"
     assert text.locator("ul ul ul li").inner_text() == "deepest"
-    assert text.locator("math").count() >= 1 and "$e^" not in text.inner_text()
+    typeset = "(sel) => !document.querySelector(sel).innerText.includes('$e^')"
+    page.wait_for_function(typeset, arg=f"{CELL} .jp-agent-transcript-text")
     assert block.locator(".hljs-keyword").first.inner_text() == "import"
     for action in ("copy", "insert", "replace"):
         assert block.locator(f"[data-testid=ja-code-{action}]").is_visible()
@@ -79,7 +82,7 @@ def test_code_in_a_cell_answer_is_highlighted_with_actions(
     block.locator("[data-testid=ja-code-copy]").click()
     page.wait_for_function(
         "(sel) => document.querySelector(sel)?.textContent === 'Copied'",
-        arg=f"{CELL} .ja-text [data-testid=ja-code-copy]",
+        arg=f"{CELL} .jp-agent-transcript [data-testid=ja-code-copy]",
         timeout=5_000,
     )
 
