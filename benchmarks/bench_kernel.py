@@ -52,6 +52,7 @@ def run() -> dict[str, float]:
         "JUPYTER_AGENT_API_BASE": server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-bench",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "JPY_SESSION_NAME": str(folder / "bench.ipynb"),  # a front end is attached: live widgets
     }
     kernel = Kernel(folder, env)
     try:

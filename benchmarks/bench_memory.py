@@ -59,6 +59,7 @@ def run(turns: int = TURNS) -> dict[str, Any]:
         "JUPYTER_AGENT_API_BASE": server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-bench",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "JPY_SESSION_NAME": str(folder / "bench.ipynb"),  # a front end is attached: live widgets
     }
     kernel = Kernel(folder, env)
     try:

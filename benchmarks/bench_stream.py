@@ -80,14 +80,18 @@ def _stamp(msg: dict[str, Any]) -> float:
 
 
 def _first_delta(msgs: list[dict[str, Any]]) -> float | None:
-    """When the first text delta (or the first part carrying text) left the kernel."""
+    """When the answer's first text (a delta, or a part of an assistant message carrying
+    text) left the kernel."""
+    assistant: set[str] = set()
     for m in msgs:
         if m["msg_type"] != "comm_msg":
             continue
         data = m["content"].get("data", {}).get("content") or {}
         kind = data.get("kind")
+        if kind == "message" and data["message"].get("role") == "assistant":
+            assistant.add(data["message"]["id"])
         part = data.get("part") or {}
-        if kind == "delta" or (kind == "part" and part.get("type") == "text" and part.get("text")):
+        if kind == "delta" or (kind == "part" and part.get("message_id") in assistant and part.get("text")):
             return _stamp(m)
     return None
 
@@ -97,23 +101,20 @@ OUTPUT_MSGS = ("comm_open", "comm_msg", "comm_close", "display_data", "update_di
 
 def widget_bytes(msgs: list[dict[str, Any]]) -> dict[str, int]:
     """Bytes of one cell's output traffic: the widget's code (its ``_esm`` and ``_css`` in the
-    comm_open) vs everything else (state, streamed content, the final transcript)."""
-    code = content = 0
+    comm_open), the live view's state and streamed content, and the final transcript."""
+    code = live = transcript = 0
     for m in msgs:
-        if m["msg_type"] not in (
-            "comm_open",
-            "comm_msg",
-            "comm_close",
-            "display_data",
-            "update_display_data",
-        ):
+        if m["msg_type"] not in OUTPUT_MSGS:
             continue
         size = len(json.dumps(m["content"]))
+        if m["msg_type"].endswith("display_data"):
+            transcript += size
+            continue
         state = m["content"].get("data", {}).get("state", {}) if m["msg_type"] == "comm_open" else {}
         shipped = sum(len(json.dumps(state[k])) for k in ("_esm", "_css") if isinstance(state.get(k), str))
         code += shipped
-        content += size - shipped
-    return {"code": code, "content": content}
+        live += size - shipped
+    return {"code": code, "live": live, "transcript": transcript}
 
 
 def _round(kernel: Any, server: ScriptedServer, out: dict[str, list[dict[str, float]]]) -> None:
@@ -140,7 +141,7 @@ def _summary(samples: dict[str, list[dict[str, float]]]) -> dict[str, float]:
     med = {
         f"{name}_{key}": statistics.median(s[key] for s in rows if key in s)
         for name, rows in samples.items()
-        for key in ("first", "done", "request", "bytes_code", "bytes_content")
+        for key in ("first", "done", "request", "bytes_code", "bytes_live", "bytes_transcript")
         if any(key in s for s in rows)
     }
     med["first_delta_ms"] = (med["ours_first"] - med["bare_first"]) * 1000
