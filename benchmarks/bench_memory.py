@@ -10,6 +10,7 @@ from ``/proc/self/statm`` every ``EVERY`` turns; the figure is its growth after 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -18,7 +19,8 @@ from typing import Any
 
 from benchmarks.common import Reply, ScriptedServer
 
-TURNS = 1_000
+TURNS = int(os.environ.get("BENCH_MEMORY_TURNS", "1000"))
+"""``BENCH_MEMORY_TURNS=300`` for a shorter run (the growth is still measured from turn 100)."""
 EVERY = 100
 CONTEXT = 16_000
 LOOP = """
