@@ -288,7 +288,8 @@ class Runtime:
         get_agent(agent)
         self._finish_revert(session_id)
         recorder = self._loops[session_id].recorder if session_id in self._loops else None
-        rec = recorder or self.recorder(session_id)
+        # only writes: a running loop's recorder sees the prompt, otherwise nobody reads it
+        rec = recorder or Recorder(self.store, self.bus, self.store.get_session(session_id), load=False)
         message = UserMessage(id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or "")
         rec.message(message)
         common = {"session_id": session_id, "message_id": message.id}

@@ -133,7 +133,7 @@ class AgentMagics(Magics):
                 unsubscribe()
                 agent.notify_panels(session_id, False)
                 # the saved notebook keeps a static transcript, not a widget it cannot restore
-                run.finish(status, lambda: runtime.store.messages(session_id))
+                run.finish(status, lambda: runtime.store.messages(session_id, since))
 
         if headless:
             run_blocking(go())
