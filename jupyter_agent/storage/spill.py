@@ -1,7 +1,7 @@
 """Full text of truncated tool outputs, so the model can grep or page through it later.
 
 Files are named ``tool_<sortable id>`` so a listing is in creation order, and they are
-deleted after ``RETENTION_DAYS`` (SPEC-context "tool-output retention") by mtime, which
+deleted after ``RETENTION_DAYS`` (docs/spec.md, "tool-output retention") by mtime, which
 works across kernels without any index to keep in sync.
 """
 

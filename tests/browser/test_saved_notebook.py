@@ -72,6 +72,8 @@ def _check_transcript(page: Any) -> None:
     assert transcript.locator("strong").first.text_content() == "one notebook"
     assert transcript.locator("pre code.language-python").first.text_content().strip() == "print('hi')"
     assert "list" in transcript.inner_text() and "completed" in transcript.inner_text()
+    status = transcript.locator(".jp-agent-transcript-status").inner_text()  # the run's status line
+    assert status.startswith("done · ") and "openai/test" in status and "tokens" in status, status
     assert transcript.get_attribute("data-session-id", timeout=5_000).startswith("ses_")
     body = page.locator(".jp-NotebookPanel").first.inner_text()
     assert not [e for e in WIDGET_ERRORS if e in body], body
