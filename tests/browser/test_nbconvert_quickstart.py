@@ -34,14 +34,16 @@ def _run_quickstart(folder: Path, server: ScriptedServer) -> Path:
     plot = ToolCall("python", json.dumps({"code": PLOT}))
     server.queue(
         Reply(text="Let me look at the data and plot it.", tool_calls=[plot], usage=usage),
-        Reply(text="**2025-04** had the highest revenue. The plot above shows revenue by month:\n\n"
-              "- a peak in April\n- a dip over the summer", usage=usage),
+        Reply(text="**2025-01** had the highest revenue (119.6). The plot shows revenue by month:\n\n"
+              "- a strong start in January and February\n- the low point in July (65.1)", usage=usage),
         Reply(tool_calls=[ToolCall("python", json.dumps({"code": ROLLING}))], usage=usage),
         Reply(text="Added `revenue_3m`, the 3-month rolling mean:\n\n```python\n"
               "sales['revenue'].rolling(3).mean()\n```", usage=usage),
         Reply(text="## Goal\nExplore sales\n## Progress\n### Done\n- plotted revenue"),
     )  # fmt: skip
     server.title_reply = Reply(text="Sales: revenue by month")
+    limits = {"models": {server.model: {"limit": {"context": 128_000, "output": 8_192}}}}
+    (folder / "jupyter-agent.json").write_text(json.dumps(limits))  # a model it knows: no notice
     path = folder / "quickstart.ipynb"
     shutil.copy(ROOT / "notebooks" / "quickstart.ipynb", path)
     nb = nbformat.read(path, as_version=4)
@@ -77,21 +79,27 @@ def test_the_saved_quickstart_reads_well_in_nbconvert_html(
     try:
         page.goto((tmp_path / "quickstart.html").as_uri())
         transcripts = page.locator(".jp-agent-transcript")
-        assert transcripts.count() == 2
+        assert transcripts.count() == 3  # the two prompts and %compact
         first = transcripts.first
-        assert first.locator("strong").first.inner_text() == "2025-04"
+        assert first.locator("strong").first.inner_text() == "2025-01"
         assert "Which month had the highest revenue" in first.inner_text()
         assert first.locator("img").first.evaluate("i => i.naturalWidth") > 100  # the plot
         assert "done ·" in first.inner_text() and "openai/test" in first.inner_text()
         body = page.locator("body").inner_text()
         assert "object at 0x" not in body and "Error displaying widget" not in body
-        first.scroll_into_view_if_needed()
-        top = page.locator(".jp-Cell").nth(4).bounding_box()
+        # from the first %agent cell to the end of the second: the README's picture
+        top, bottom = page.evaluate(
+            """() => {
+              const cells = [...document.querySelectorAll('.jp-agent-transcript')]
+                .map(t => t.closest('.jp-Cell').getBoundingClientRect());
+              return [cells[0].top + window.scrollY - 8, cells[1].bottom + window.scrollY + 8];
+            }"""
+        )
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(
             path=str(ARTIFACTS / "quickstart-nbconvert.png"),
             full_page=True,
-            clip={"x": 0, "y": top["y"] if top else 0, "width": 1000, "height": 1100},
+            clip={"x": 0, "y": top, "width": 1000, "height": min(bottom - top, 1400)},
         )
     finally:
         page.close()
