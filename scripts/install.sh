@@ -42,6 +42,9 @@ have=$(cat "$stamp" 2>/dev/null || true)
 if [ "$have" = "$want test" ] || { [ "$mode" = "run" ] && [ "$have" = "$want run" ]; }; then
   exit 0
 fi
+if ! command -v npm >/dev/null 2>&1; then
+  fail "npm not found: installing from a clone builds the side panel with Node.js; install Node.js 18+ with npm (https://nodejs.org) and run this again"
+fi
 if [ "$mode" = "run" ]; then
   extras=examples
   say "installing jupyter-agent, JupyterLab and the quickstart's libraries into .venv
@@ -52,9 +55,6 @@ else
   (this also builds the side panel with npm; a few minutes the first time)…"
 fi
 rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
-if ! command -v npm >/dev/null 2>&1; then
-  fail "npm not found: installing from a clone builds the side panel with Node.js; install Node.js 18+ with npm (https://nodejs.org) and run this again"
-fi
 # pip's notes about local index folders are noise here; real errors still show
 .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
 .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
