@@ -45,7 +45,10 @@ def test_notebook_in_a_missing_folder_creates_nothing(tmp_path: Path) -> None:
     wrong = tmp_path / "typo" / "analysis.ipynb"
     result = run_cli(["run", "--notebook", str(wrong), "--model", "openai/test", "hi"], tmp_path)
     assert result.returncode == 2
-    assert one_line(result) == f"error: --notebook {wrong}: the folder {wrong.parent} does not exist"
+    assert one_line(result) == (
+        f"error: --notebook {wrong}: the folder {wrong.parent} does not exist. "
+        "Create it first or point --notebook at an existing folder."
+    )
     assert not wrong.parent.exists()
     listing = run_cli(["sessions", "--notebook", str(wrong), "list"], tmp_path)
     assert listing.returncode == 2 and "does not exist" in one_line(listing)
