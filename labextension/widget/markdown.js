@@ -111,11 +111,18 @@ async function copyText(text) {
   }
 }
 
-/** Give every `pre > code` under `root` a bar with Copy (and Insert below / Replace cell). */
+/** Give every `pre > code` under `root` a bar with Copy (and Insert below / Replace cell),
+ * highlighting code that is not highlighted yet. */
 export function addCodeActions(root) {
   for (const pre of root.querySelectorAll("pre")) {
     const code = pre.querySelector(":scope > code");
     if (!code || pre.parentElement?.classList.contains("ja-codeblock")) continue;
+    // a saved transcript's `<code class="language-x">` is plain text: highlight it like the live view
+    const lang = [...code.classList].find((c) => c.startsWith("language-"));
+    if (lang && !code.classList.contains("hljs")) {
+      code.innerHTML = highlight(code.textContent ?? "", lang.slice("language-".length));
+      code.classList.add("hljs");
+    }
     const wrap = document.createElement("div");
     wrap.className = "ja-codeblock";
     const bar = document.createElement("div");
