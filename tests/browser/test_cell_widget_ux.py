@@ -35,9 +35,11 @@ def test_code_in_a_cell_answer_is_highlighted_with_actions(
 ) -> None:
     server.queue(Reply(text="Run this:\n\n```python\nimport math\nprint(math.tau)\n```\n", chunk_size=5))
     run_agent_cell(page, lab, f"cell-code-{theme}.ipynb", theme)
-    block = page.locator(f"{CELL} .ja-text .ja-codeblock").first
+    # the live view streams it (tests/browser/test_panel_ux.py: the same renderer); when the run
+    # ends the cell keeps the transcript, which the extension highlights and gives the same actions
+    block = page.locator(f"{CELL} .jp-agent-transcript .ja-codeblock:has(code.language-python)").first
     block.wait_for(timeout=90_000)
-    page.wait_for_selector(f'{CELL} .ja-root[data-state="idle"]', timeout=60_000)
+    assert page.locator(f"{CELL} .ja-root").count() == 0  # not shown twice
     assert block.locator(".hljs-keyword").first.inner_text() == "import"
     for action in ("copy", "insert", "replace"):
         assert block.locator(f"[data-testid=ja-code-{action}]").is_visible()
@@ -53,7 +55,7 @@ def test_code_in_a_cell_answer_is_highlighted_with_actions(
     block.locator("[data-testid=ja-code-copy]").click()
     page.wait_for_function(
         "(sel) => document.querySelector(sel)?.textContent === 'Copied'",
-        arg=f"{CELL} .ja-text [data-testid=ja-code-copy]",
+        arg=f"{CELL} .jp-agent-transcript [data-testid=ja-code-copy]",
         timeout=5_000,
     )
 
@@ -82,7 +84,7 @@ def test_the_cell_gauge_moves_while_text_streams(
     assert busy.count() == 1
     assert tokens(gauge.inner_text()) > first > 0
     page.screenshot(path=str(ARTIFACTS / f"cell-widget-gauge-{theme}.png"))
-    page.wait_for_selector(f'{CELL} .ja-root[data-state="idle"]', timeout=90_000)
+    page.wait_for_selector(f"{CELL} .jp-agent-transcript", timeout=90_000)  # the run ended
 
 
 def tokens(text: str) -> int:
