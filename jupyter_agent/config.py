@@ -146,10 +146,12 @@ class Config(_Strict):
         ]
         from jupyter_agent.mcp.config import shown
 
-        for server in data["mcp"].values():
+        # from the unmasked values: a reference ("Bearer {env:TOKEN}") is shown as written
+        for name, server in data["mcp"].items():
+            configured = self.mcp[name].model_dump()
             for key in ("headers", "environment"):
                 if key in server:
-                    server[key] = {k: shown(v) for k, v in server[key].items()}
+                    server[key] = {k: shown(v) for k, v in configured[key].items()}
         return data
 
 

@@ -88,6 +88,7 @@ class Runtime:
         self.todos: dict[str, Any] = {}
         self.extra.setdefault("todos", self.todos)
         self.extra.setdefault("runtime", self)
+        self.extra.setdefault("permission_rule", self.permissions.action)
         from jupyter_agent.agent.task_tool import run_subtask
 
         self.extra.setdefault("subtask_runner", run_subtask)
@@ -287,7 +288,8 @@ class Runtime:
         get_agent(agent)
         self._finish_revert(session_id)
         recorder = self._loops[session_id].recorder if session_id in self._loops else None
-        rec = recorder or self.recorder(session_id)
+        # only writes: a running loop's recorder sees the prompt, otherwise nobody reads it
+        rec = recorder or Recorder(self.store, self.bus, self.store.get_session(session_id), load=False)
         message = UserMessage(id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or "")
         rec.message(message)
         common = {"session_id": session_id, "message_id": message.id}
@@ -404,8 +406,10 @@ class Runtime:
         self._store_copy(session, messages)
         return session
 
-    def import_session(self, data: str) -> Session:
-        """Restore a JSON export as a new session (fresh ids)."""
+    def import_session(self, data: str, dropped: list[str] | None = None) -> Session:
+        """Restore a JSON export as a new session (fresh ids). File changes naming paths
+        outside this project are left out (added to ``dropped``): revert never writes there."""
+        from jupyter_agent.agent.outside import drop_outside_changes
         from jupyter_agent.session.export import SessionExport
         from jupyter_agent.session.fork import copy_messages
 
@@ -418,7 +422,11 @@ class Runtime:
                 "revert": None,
             }
         )
-        self._store_copy(session, copy_messages(export.messages, session.id))
+        rules = self.permissions.rules_for("build")
+        messages, outside = drop_outside_changes(export.messages, self.project_root, rules)
+        if dropped is not None:
+            dropped.extend(outside)
+        self._store_copy(session, copy_messages(messages, session.id))
         return session
 
     def _store_copy(self, session: Session, messages: list[Any]) -> None:
