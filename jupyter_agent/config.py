@@ -40,6 +40,9 @@ class ModelConfig(_Strict):
     limit: Limit = Field(default_factory=Limit)
     options: dict[str, Any] = Field(default_factory=dict)
     """litellm call arguments for this model (``thinking``, ``reasoning_effort``, ``temperature``…)."""
+    base_model: str | None = None
+    """The litellm model this one is priced and sized like: an alias on a LiteLLM proxy
+    (``litellm_proxy/claude-sonnet`` → ``anthropic/claude-sonnet-4-5``) has no price of its own."""
 
 
 class BudgetConfig(_Strict):
