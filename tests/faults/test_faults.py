@@ -118,7 +118,7 @@ async def test_stop_during_running_tool(make_runtime: Any, scripted_server: Any)
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo started; sleep 30"}))])
     )
     task = asyncio.create_task(runtime.prompt("wait", session_id=sid))
-    for _ in range(200):
+    for _ in range(1200):  # up to 60 s: a loaded machine starts the shell slowly
         await asyncio.sleep(0.05)
         running = [
             e
