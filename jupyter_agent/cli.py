@@ -306,6 +306,9 @@ def _main(args: argparse.Namespace, debug: bool) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `… | head`: the reader has gone; say nothing, as `ls | head` does
+        _silence_stdout()
+        return EXIT_FAILED
     except Exception as exc:
         explained = explain(exc, cli=True)
         if debug:
@@ -321,6 +324,15 @@ def _main(args: argparse.Namespace, debug: bool) -> int:
             return EXIT_FAILED
         print(f"error: {explained.message}", file=sys.stderr)
         return explained.exit_code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the exit-time flush does not raise again."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ else 1)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:
     ``cli``: worded for a terminal (flags and environment variables, not magics)."""
     from jupyter_agent.agent.runtime import ConfigurationError
     from jupyter_agent.config import ConfigError
+    from jupyter_agent.storage.lease import SessionBusyError
     from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError
 
     if isinstance(exc, ConfigurationError) and cli:
@@ -48,7 +49,7 @@ def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:
         return Explained(str(exc), EXIT_USAGE)
     if isinstance(exc, SessionNotFound):
         return Explained(str(exc), EXIT_USAGE)
-    if isinstance(exc, StoreError):
+    if isinstance(exc, (StoreError, SessionBusyError)):
         return Explained(str(exc), EXIT_FAILED)
     if isinstance(exc, OSError) and exc.filename is not None:
         what = (exc.strerror or str(exc)).lower()

@@ -126,9 +126,12 @@ class AgentMagics(Magics):
                 status = "stopped"
                 agent.stopped(run, session_id)
             except Exception as exc:
+                from jupyter_agent.failures import explain
+
                 status = "failed"
                 log.exception("agent run failed")
-                run.notice(f"Error: {type(exc).__name__}: {exc}", "error")
+                explained = explain(exc)  # a full disk is a sentence, a bug keeps its class name
+                run.notice(explained.message if explained else f"Error: {type(exc).__name__}: {exc}", "error")
             finally:
                 unsubscribe()
                 agent.notify_panels(session_id, False)

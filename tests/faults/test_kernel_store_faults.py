@@ -98,3 +98,24 @@ def test_damaged_store_in_a_kernel_is_moved_aside(
     [moved] = list(db.parent.glob("sessions.db.corrupt-*"))
     assert moved.read_bytes() == bytes(data)
     assert db_path(tmp_path) == db
+
+
+def test_full_disk_in_a_running_session_is_one_sentence(
+    store_fs: Path, start_kernel: Any, scripted_server: Any
+) -> None:
+    """The session exists and the disk fills before the next prompt. User sees, in the
+    cell: "The disk holding the session store … is full …" (no exception class name);
+    the model was not asked again and the first answer is kept."""
+    scripted_server.queue(Reply(text="first answer"))
+    kernel = start_kernel()
+    assert "first answer" in str(kernel.execute("%agent --wait hello").outputs)
+    db = db_path(store_fs)
+    before = finished(db)
+    _fill(db.parent)
+    result = kernel.execute("%agent --wait again")
+    shown = _message(result) + str(result.outputs)
+    assert f"The disk holding the session store {db} is full" in shown, shown
+    assert "StoreError" not in shown and "Error:" not in shown, shown
+    assert len(scripted_server.requests) == 1
+    (db.parent / "filler").unlink()
+    assert {k: v for k, v in finished(db).items() if k in before} == before
