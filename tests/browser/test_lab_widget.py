@@ -66,3 +66,39 @@ def test_agent_widget_streams_in_jupyterlab(lab: str, scripted_server: Any, chro
     finally:
         page.screenshot(path=str(ARTIFACTS / "lab-widget.png"), full_page=True)
         page.close()
+
+
+@pytest.fixture
+def two_prompts(tmp_path: Path, scripted_server: Any) -> Iterator[str]:
+    write_notebook(tmp_path / "two.ipynb", "%load_ext jupyter_agent", "%agent first", "%agent second")
+    with running_lab(tmp_path, scripted_server) as server:
+        yield server.url("two.ipynb")
+
+
+def test_a_later_cell_renders_with_the_module_already_on_the_page(
+    two_prompts: str, scripted_server: Any, chromium: Any
+) -> None:
+    """Only the kernel's first widget carries the widget's code; the next cell's widget is a
+    small loader that must find the module on the page and stream as the first did."""
+    scripted_server.queue(
+        Reply(text="First answer."),
+        Reply(text="The **second answer** streams slowly. " * 4, chunk_size=1, delay_per_chunk=0.05),
+    )
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        open_notebook(page, two_prompts)
+        page.click(".jp-Cell .jp-InputArea-editor")
+        page.keyboard.press("Escape")
+        for _ in range(2):
+            page.keyboard.press("Shift+Enter")
+        transcript = "() => document.querySelector('.jp-NotebookPanel .jp-agent-transcript') !== null"
+        page.wait_for_function(transcript, timeout=90_000)
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.jp-NotebookPanel [data-testid=ja-text] strong')]"
+            ".some(e => e.textContent.includes('second answer'))",
+            timeout=60_000,
+        )
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "lab-widget-second.png"), full_page=True)
+        page.close()
