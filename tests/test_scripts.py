@@ -141,9 +141,11 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
     venv_bin = sandbox.clone / ".venv" / "bin"
     (venv_bin / "jupyter").symlink_to(Path(sys.executable).with_name("jupyter"))
     env = {
-        "PATH": f"{sandbox.tmp / 'bin'}",
+        "PATH": str(sandbox.tmp / "bin"),
         "CALLS": str(sandbox.tmp / "calls.log"),
         "HOME": str(sandbox.tmp),
+        # the no-network guard of tests/conftest.py, in the server too
+        **{k: os.environ[k] for k in ("PYTHONPATH", "JUPYTER_AGENT_NETGUARD") if k in os.environ},
     }
     port = _free_port()
     lab = subprocess.Popen(

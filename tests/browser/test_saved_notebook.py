@@ -79,6 +79,11 @@ def _check_transcript(page: Any) -> None:
     assert "list" in transcript.inner_text() and "completed" in transcript.inner_text()
     status = transcript.locator(".jp-agent-transcript-status").inner_text()  # the run's status line
     assert status.startswith("done · ") and "openai/test" in status and "tokens" in status, status
+    muted, text = (
+        transcript.locator(sel).first.evaluate("e => getComputedStyle(e).color")
+        for sel in (".jp-agent-transcript-status", ".jp-agent-transcript-text")
+    )
+    assert muted != text  # the status line reads as a footnote, not as part of the answer
     assert transcript.get_attribute("data-session-id", timeout=5_000).startswith("ses_")
     body = page.locator(".jp-NotebookPanel").first.inner_text()
     assert not [e for e in WIDGET_ERRORS if e in body], body
