@@ -112,9 +112,10 @@ def render(r: dict[str, Any], machine: str) -> str:
         "system prompt and the request build. Under load this CPU work stretches: an earlier run of the "
         "same changes measured +102 ms with the CPU-bound process beside it (+0 ms idle).",
         "- **Answer complete.** Single wall-clock runs move by more than the 5 % target on the "
-        "measuring machine (earlier runs during this round measured 0.79–1.23× idle; the raw floor "
-        "was once slower than litellm): all three variants wait for the same 1,000 server-side "
-        "sleeps, which the load stretches unevenly. The kernel's CPU time is steadier and says what our work costs: "
+        "measuring machine (earlier runs during this round measured 0.79–1.23× idle; the raw "
+        "floor was once slower than litellm): all three variants wait for the same 1,000 "
+        "server-side sleeps, which the load stretches unevenly. The kernel's CPU time is "
+        "steadier and says what our work costs: "
         f"{_ms(idle['ours_cpu'])} for our answer against {_ms(idle['bare_cpu'])} for bare litellm "
         f"({idle['ours_cpu'] / idle['bare_cpu']:.2f}×) and {_ms(idle['raw_cpu'])} for the raw read "
         "(idle): nearly all of it is litellm's own per-chunk processing, which the raw floor does not "
