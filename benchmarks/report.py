@@ -176,6 +176,9 @@ def render(r: dict[str, Any], machine: str) -> str:
         "Notes:",
         f"- Streaming writes: {turn['part_writes']} part rows for a 2,000-token answer "
         "(≤ 1 write per ~200 ms per part, plus the final write).",
+        "- Per-step request build: the two sessions step in alternating rounds and the ratio is the "
+        "median of the rounds' ratios; the converted-message cache is keyed by each part's content, "
+        "not its length.",
         f"- Tokens counted per step: {context['new_tokens_counted_per_step']:,} (the new tool outputs); "
         "counts are cached per part.",
         "- The request list is kept between steps and only the changed tail is converted again; sending "

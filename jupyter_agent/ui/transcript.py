@@ -14,6 +14,7 @@ Front-end contract (the labextension styles and highlights it): the root is
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, Literal
@@ -97,9 +98,30 @@ def _markdown() -> Any:
     return mistune.create_markdown(escape=True, plugins=["strikethrough", "table", "url", "task_lists"])
 
 
+_MATH = re.compile(
+    r"(?P<code>```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]+`)"
+    r"|(?P<math>\$\$[\s\S]+?\$\$|\\\[[\s\S]+?\\\]|\\\([\s\S]+?\\\)"
+    r"|(?<![\\$\w])\$(?=\S)[^$\n]+?(?<=\S)\$(?![\w$]))"
+)
+"""Code (left alone) or LaTeX: ``$$…$$``, ``\\[…\\]``, ``\\(…\\)``, ``$…$`` (not ``$5 and $10``)."""
+
+
 def markdown_html(text: str) -> str:
-    """Markdown → HTML with any raw HTML escaped; fenced code keeps ``language-xxx``."""
-    return str(_markdown()(text))
+    """Markdown → HTML with any raw HTML escaped; fenced code keeps ``language-xxx``.
+
+    LaTeX is taken out before the Markdown pass and put back verbatim (escaped), as
+    JupyterLab does for Markdown cells: ``$x*y*z$`` must not turn into emphasis, and
+    JupyterLab's MathJax typesets the output's ``$…$`` afterwards."""
+    math: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        if match.group("code") is not None:
+            return match.group(0)
+        math.append(match.group(0))
+        return f"JAMATHSPAN{len(math) - 1}X"
+
+    rendered = str(_markdown()(_MATH.sub(hide, text)))
+    return re.sub(r"JAMATHSPAN(\d+)X", lambda m: html.escape(math[int(m.group(1))], quote=False), rendered)
 
 
 class _Builder:

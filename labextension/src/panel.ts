@@ -2,13 +2,14 @@
 // The message stream is the cell widget's own renderer (labextension/widget/widget.js)
 // fed by the comm, so the panel and the widget show exactly the same parts.
 import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
-import { NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
+import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 // @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
 import widgetModule from '../widget/widget.js';
 // @ts-expect-error: the same plain module's code-block actions
-import { addCodeActions } from '../widget/markdown.js';
+import { addTranscriptActions } from '../widget/markdown.js';
+import { CodeActions } from './codeActions';
 import { AgentComm, TARGET } from './comm';
 import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
 import { ContextChips, activeCellContext } from './context';
@@ -132,14 +133,14 @@ export class AgentPanel extends Widget {
     });
     // code blocks (here and in %agent cells) insert into / replace the active cell
     document.body.dataset.jupyterAgentActions = '1';
-    document.addEventListener('jupyter-agent:code', event => this.codeAction(event as CustomEvent));
+    new CodeActions(() => this.notebook);
     // a saved run's static transcript (`.jp-agent-transcript`) gets the same code actions
     new MutationObserver(records => {
       for (const record of records) {
         record.addedNodes.forEach(node => {
           if (!(node instanceof HTMLElement)) return;
           const found = node.matches('.jp-agent-transcript') ? [node] : [...node.querySelectorAll('.jp-agent-transcript')];
-          found.forEach(root => addCodeActions(root));
+          found.forEach(root => addTranscriptActions(root));
         });
       }
     }).observe(document.body, { childList: true, subtree: true });
@@ -341,8 +342,9 @@ export class AgentPanel extends Widget {
   }
 
   private onGrow(): void {
+    // notices (a model choice, /help) keep the empty state; the first message hides it
     const stream = this.streamHost.querySelector('.ja-stream');
-    this.empty.node.hidden = !stream || stream.childElementCount > 0;
+    this.empty.node.hidden = !stream || [...stream.children].some(c => !c.classList.contains('ja-notice'));
     if (this.following) this.streamHost.scrollTop = this.streamHost.scrollHeight;
     else this.jumpButton.hidden = false;
   }
@@ -351,18 +353,6 @@ export class AgentPanel extends Widget {
     this.following = true;
     this.jumpButton.hidden = true;
     this.streamHost.scrollTop = this.streamHost.scrollHeight;
-  }
-
-  private codeAction(event: CustomEvent<{ action: string; code: string }>): void {
-    const notebook = this.notebook?.content;
-    const { action, code } = event.detail ?? {};
-    if (!notebook || typeof code !== 'string') return;
-    if (action === 'insert') {
-      NotebookActions.insertBelow(notebook);
-    } else if (action !== 'replace') {
-      return;
-    }
-    notebook.activeCell?.model.sharedModel.setSource(code);
   }
 
   private newView(): void {
@@ -503,7 +493,7 @@ export class AgentPanel extends Widget {
     } else if (open && (event.key === 'Tab' || event.key === 'Enter')) {
       event.preventDefault();
       const active = this.completions.querySelector('li.ja-active') as HTMLElement | null;
-      if (active) this.accept(active.dataset.label ?? '');
+      if (active) this.accept(active.dataset.label ?? '', event.key);
     } else if (open && event.key === 'Escape') {
       event.preventDefault();
       this.hideCompletions();
@@ -569,13 +559,13 @@ export class AgentPanel extends Widget {
     items[(at + step + items.length) % items.length]?.classList.add('ja-active');
   }
 
-  private accept(label: string): void {
+  private accept(label: string, event: 'Enter' | 'Tab' | 'click' | string = 'click'): void {
     const kind = this.completions.dataset.kind;
     if (kind === 'command' || kind === 'model') {
       // `/model [name]` → `/model `; a model → `/model NAME`
       const text = kind === 'command' ? label.replace(/ \[.*\]$/, '') + (label.includes('[') ? ' ' : '') : '/model ' + label;
-      if (kind === 'command' && text === this.input.value.trim()) {
-        this.submit(); // typed in full: Enter runs it
+      if (kind === 'command' && event === 'Enter' && text.trim() === this.input.value.trim()) {
+        this.submit(); // typed in full (`/model` too): Enter runs it, Tab completes
         return;
       }
       this.input.value = text;

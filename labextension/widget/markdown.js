@@ -111,38 +111,60 @@ async function copyText(text) {
   }
 }
 
-/** Give every `pre > code` under `root` a bar with Copy (and Insert below / Replace cell). */
-export function addCodeActions(root) {
-  for (const pre of root.querySelectorAll("pre")) {
-    const code = pre.querySelector(":scope > code");
-    if (!code || pre.parentElement?.classList.contains("ja-codeblock")) continue;
-    const wrap = document.createElement("div");
-    wrap.className = "ja-codeblock";
-    const bar = document.createElement("div");
-    bar.className = "ja-code-actions";
-    for (const [action, label, title] of ACTIONS) {
-      if (action !== "copy" && !notebookActions()) continue;
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = `ja-code-action ja-code-${action}`;
-      button.dataset.testid = `ja-code-${action}`;
-      button.textContent = label;
-      button.title = title;
-      button.setAttribute("aria-label", title);
-      button.addEventListener("click", async (event) => {
-        event.preventDefault();
-        const text = code.textContent ?? "";
-        if (action === "copy") {
-          const ok = await copyText(text);
-          button.textContent = ok ? "Copied" : "Copy failed";
-          setTimeout(() => { button.textContent = label; }, 1500);
-          return;
-        }
-        button.dispatchEvent(new CustomEvent("jupyter-agent:code", { bubbles: true, detail: { action, code: text } }));
-      });
-      bar.append(button);
+/** Give every `pre > code` under `root` a bar above it (the language, then Copy and, when
+ * `cellActions`, Insert below / Replace cell): a bar of its own, so it never covers code. */
+export function addCodeActions(root, cellActions = true) {
+  for (const pre of root.querySelectorAll("pre")) wrapCode(pre, cellActions);
+}
+
+/** A saved run's static transcript (`.jp-agent-transcript`, HTML written by the kernel): its
+ * code is highlighted and gets the same bar (Python and answers' code may go into cells, a
+ * shell command is Copy only); tool outputs stay as they are. */
+export function addTranscriptActions(root) {
+  for (const code of root.querySelectorAll('pre > code[class*="language-"]')) {
+    const lang = (code.className.match(/language-(\S+)/) || [])[1] || "";
+    if (!code.classList.contains("hljs")) {
+      code.innerHTML = highlight(code.textContent ?? "", lang);
+      code.classList.add("hljs");
     }
-    pre.replaceWith(wrap);
-    wrap.append(bar, pre);
+    wrapCode(code.parentElement, !code.closest(".jp-agent-transcript-tool") || lang === "python");
   }
+  for (const pre of root.querySelectorAll(".jp-agent-transcript-text pre")) wrapCode(pre, true);
+}
+
+function wrapCode(pre, cellActions) {
+  const code = pre.querySelector(":scope > code");
+  if (!code || pre.parentElement?.classList.contains("ja-codeblock")) return;
+  const wrap = document.createElement("div");
+  wrap.className = "ja-codeblock";
+  const bar = document.createElement("div");
+  bar.className = "ja-code-actions";
+  const lang = document.createElement("span");
+  lang.className = "ja-code-lang";
+  lang.textContent = pre.dataset.lang || (code.className.match(/language-(\S+)/) || [])[1] || "";
+  bar.append(lang);
+  for (const [action, label, title] of ACTIONS) {
+    if (action !== "copy" && !(cellActions && notebookActions())) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `ja-code-action ja-code-${action}`;
+    button.dataset.testid = `ja-code-${action}`;
+    button.textContent = label;
+    button.title = title;
+    button.setAttribute("aria-label", title);
+    button.addEventListener("click", async (event) => {
+      event.preventDefault();
+      const text = code.textContent ?? "";
+      if (action === "copy") {
+        const ok = await copyText(text);
+        button.textContent = ok ? "Copied" : "Copy failed";
+        setTimeout(() => { button.textContent = label; }, 1500);
+        return;
+      }
+      button.dispatchEvent(new CustomEvent("jupyter-agent:code", { bubbles: true, detail: { action, code: text } }));
+    });
+    bar.append(button);
+  }
+  pre.replaceWith(wrap);
+  wrap.append(bar, pre);
 }

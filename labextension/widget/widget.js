@@ -299,7 +299,7 @@ class AgentView {
       const code = h("code", { class: `hljs language-${p.lang || "plaintext"}` });
       code.innerHTML = highlight(p.code, p.lang);
       card.append(h("pre", { class: "ja-code ja-tool-code", "data-testid": "ja-tool-code" }, code));
-      addCodeActions(card);
+      addCodeActions(card, p.lang === "python"); // a shell command is no cell: Copy only
     }
     const body = p.error ?? p.output;
     if (body) {

@@ -1,5 +1,6 @@
-"""The `%agent` cell widget in real Chromium (light and dark): code in answers is highlighted
-and carries Copy / Insert below / Replace cell, and the gauge moves while text streams.
+"""The `%agent` cell widget in real Chromium (light and dark): the answer the cell keeps is
+real Markdown, its code is highlighted and carries Copy / Insert below / Replace cell (Replace
+fills the cell the user was in, never the `%agent` cell), and the gauge moves while text streams.
 """
 
 from __future__ import annotations
@@ -29,31 +30,59 @@ def run_agent_cell(page: Any, lab: Lab, name: str, theme: str) -> None:
     page.keyboard.press("Shift+Enter")
 
 
+CELL_ANSWER = (
+    "Look at **`df`** first.\n\n- outer\n  - inner\n    - deepest\n\nEuler says $e^{i\\pi} + 1 = 0$.\n\n"
+    "Run this:\n\n```python\nimport math\nprint(math.tau)\n```\n"
+)
+
+
+def sources(page: Any) -> list[str]:
+    editors = page.locator(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    return [s.strip() for s in editors.all_inner_texts()]
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_code_in_a_cell_answer_is_highlighted_with_actions(
     page: Any, lab: Lab, server: ScriptedServer, theme: str
 ) -> None:
-    server.queue(Reply(text="Run this:\n\n```python\nimport math\nprint(math.tau)\n```\n", chunk_size=5))
+    server.queue(Reply(text=CELL_ANSWER, chunk_size=5))
     run_agent_cell(page, lab, f"cell-code-{theme}.ipynb", theme)
-    block = page.locator(f"{CELL} .ja-text .ja-codeblock").first
-    block.wait_for(timeout=90_000)
-    page.wait_for_selector(f'{CELL} .ja-root[data-state="idle"]', timeout=60_000)
+    # the live widget streams; at the end the cell keeps a static transcript: both have the actions
+    page.wait_for_selector(f"{CELL} .jp-agent-transcript", timeout=90_000)
+    text = page.locator(f"{CELL} .jp-agent-transcript-text").last
+    block = text.locator(".ja-codeblock").first
+    block.wait_for(timeout=10_000)
+    # the same Markdown as the panel: bold code, nested lists, LaTeX typeset
+    assert text.locator("strong > code").inner_text() == "df"
+    assert text.locator("ul ul ul li").inner_text() == "deepest"
+    typeset = "(sel) => !document.querySelector(sel).innerText.includes('$e^')"
+    page.wait_for_function(typeset, arg=f"{CELL} .jp-agent-transcript-text")
     assert block.locator(".hljs-keyword").first.inner_text() == "import"
     for action in ("copy", "insert", "replace"):
         assert block.locator(f"[data-testid=ja-code-{action}]").is_visible()
+    # the bar sits above the code, never over it
+    bar = block.locator(".ja-code-actions").bounding_box()
+    code = block.locator("pre").bounding_box()
+    assert bar and code and bar["y"] + bar["height"] <= code["y"] + 1, (bar, code)
     page.screenshot(path=str(ARTIFACTS / f"cell-widget-code-actions-{theme}.png"))
-    cells = page.locator(".jp-NotebookPanel .jp-Cell")
-    count = cells.count()
-    block.locator("[data-testid=ja-code-insert]").click()
+    # Shift+Enter left the new empty third cell active: Replace fills it, not the %agent cell
+    assert sources(page) == ["%load_ext jupyter_agent", "%agent explain", ""], sources(page)
+    block.locator("[data-testid=ja-code-replace]").click()
     page.wait_for_function(
-        "(n) => document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length === n + 1", arg=count
+        "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell .jp-InputArea-editor')[2]"
+        "?.innerText.includes('print(math.tau)')"
     )
-    sources = cells.locator(".jp-InputArea-editor").all_inner_texts()
-    assert any("print(math.tau)" in s for s in sources), sources
+    assert sources(page)[1] == "%agent explain"
+    # Insert below puts a new cell right under the %agent cell
+    block.locator("[data-testid=ja-code-insert]").click()
+    page.wait_for_function("() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length === 4")
+    after = sources(page)
+    assert after[1] == "%agent explain", after
+    assert "print(math.tau)" in after[2] and "print(math.tau)" in after[3], after
     block.locator("[data-testid=ja-code-copy]").click()
     page.wait_for_function(
         "(sel) => document.querySelector(sel)?.textContent === 'Copied'",
-        arg=f"{CELL} .ja-text [data-testid=ja-code-copy]",
+        arg=f"{CELL} .jp-agent-transcript [data-testid=ja-code-copy]",
         timeout=5_000,
     )
 

@@ -1,4 +1,5 @@
-"""A real JupyterLab in real Chromium: %agent streams text, a tool card and the gauge."""
+"""A real JupyterLab in real Chromium: %agent streams text, a tool card and the gauge, then
+leaves the run's transcript in the cell."""
 
 from __future__ import annotations
 
@@ -24,7 +25,12 @@ def lab(tmp_path: Path, scripted_server: Any) -> Iterator[str]:
 def test_agent_widget_streams_in_jupyterlab(lab: str, scripted_server: Any, chromium: Any) -> None:
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("list", json.dumps({}))]),
-        Reply(text="Here is **one notebook**: `demo.ipynb`.", chunk_size=3, delay_per_chunk=0.01),
+        # slow enough to watch the live view before the transcript replaces it
+        Reply(
+            text="Here is **one notebook**: `demo.ipynb`." + " More." * 300,
+            chunk_size=6,
+            delay_per_chunk=0.03,
+        ),
     )
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     try:
@@ -53,6 +59,10 @@ def test_agent_widget_streams_in_jupyterlab(lab: str, scripted_server: Any, chro
             ".includes('tokens')",
             timeout=30_000,
         )
+        transcript = page.locator(".jp-NotebookPanel .jp-agent-transcript")
+        transcript.wait_for(timeout=90_000)
+        assert transcript.locator("strong").first.text_content() == "one notebook"
+        assert page.locator(".jp-NotebookPanel .ja-root").count() == 0
     finally:
         page.screenshot(path=str(ARTIFACTS / "lab-widget.png"), full_page=True)
         page.close()

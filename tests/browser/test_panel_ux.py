@@ -209,8 +209,9 @@ def contrast(rgb_a: str, rgb_b: str) -> float:
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
 def test_the_selected_completion_is_readable(page: Any, lab: Lab, theme: str) -> None:
-    write_notebook(lab.root / f"complete-{theme[-4:]}.ipynb", "dataframe_one = 1")
-    panel = open_panel(page, lab, f"complete-{theme[-4:]}.ipynb")
+    name = theme.split()[-1].lower()
+    write_notebook(lab.root / f"complete-{name}.ipynb", "dataframe_one = 1")
+    panel = open_panel(page, lab, f"complete-{name}.ipynb")
     set_theme(page, theme)
     box = panel.locator("[data-testid=ja-prompt]")
     box.click()
@@ -219,4 +220,4 @@ def test_the_selected_completion_is_readable(page: Any, lab: Lab, theme: str) ->
     active.wait_for(timeout=30_000)
     fg, bg = active.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
     assert contrast(fg, bg) >= 4.5, (theme, fg, bg)
-    page.screenshot(path=str(ARTIFACTS / f"panel-completion-{theme[-4:].lower()}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"panel-completion-{name}.png"))

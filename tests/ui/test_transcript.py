@@ -16,7 +16,7 @@ from jupyter_agent.core.messages import (
     ToolTimeError,
     UserMessage,
 )
-from jupyter_agent.ui.transcript import OUTPUT_CAP, summarize, transcript_bundle
+from jupyter_agent.ui.transcript import OUTPUT_CAP, markdown_html, summarize, transcript_bundle
 
 SID = "ses_1"
 
@@ -114,3 +114,13 @@ def test_links_cannot_run_script() -> None:
     )
     page = data["text/html"]
     assert "javascript:" not in page and "<img src=x" not in page and "<b onclick" not in page
+
+
+def test_latex_is_kept_verbatim_for_mathjax() -> None:
+    """`$x*y*z$` became `$x<em>y</em>z$`: math is taken out before Markdown, as JupyterLab does."""
+    shown = markdown_html("Product $x*y*z$, $$\\sum_i a_i * b_i$$ and \\(p*q*r\\); $x<y$.")
+    assert "$x*y*z$" in shown and "$$\\sum_i a_i * b_i$$" in shown and "\\(p*q*r\\)" in shown
+    assert "<em>" not in shown and "$x&lt;y$" in shown  # still escaped HTML
+    # prices and code stay what they were
+    assert "<em>really</em>" in markdown_html("costs $5 and $10 *really*")
+    assert "<code>$x*y$</code>" in markdown_html("code `$x*y$` here")
