@@ -7,6 +7,7 @@ per token costs O(text²)); the delta coalescing and late-view replay live in
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -31,6 +32,7 @@ CODE = (STATIC / "widget.js").read_text(encoding="utf-8")
 """The widget's ES module (with its Markdown renderer): sent once per page, see ``loader_esm``."""
 
 
+@functools.lru_cache(maxsize=4)
 def loader_esm(code: str, *, inline: bool) -> str:
     """The small module each widget carries instead of ``code`` (``static/loader.js``).
 
