@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -58,8 +59,16 @@ def run() -> dict[str, float]:
     loop = asyncio.new_event_loop()
     loop.run_until_complete(bare())  # warm-up both paths
     loop.run_until_complete(ours())
-    baseline = median_time(lambda: loop.run_until_complete(bare()), REPEAT)
-    agent = median_time(lambda: loop.run_until_complete(ours()), REPEAT)
+    # interleaved, so both see the same load on a shared machine
+    pairs = [
+        (
+            median_time(lambda: loop.run_until_complete(bare()), 1),
+            median_time(lambda: loop.run_until_complete(ours()), 1),
+        )
+        for _ in range(REPEAT)
+    ]
+    baseline = statistics.median(b for b, _ in pairs)
+    agent = statistics.median(a for _, a in pairs)
     writes_before = runtime.store.writes
     loop.run_until_complete(ours())
     writes = runtime.store.writes - writes_before

@@ -159,6 +159,8 @@ async def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     runtime = build_runtime(args)
     session_id = args.session
+    if session_id:
+        runtime.store.get_session(session_id)  # a mistyped id fails before any note or request
     if args.cont and not session_id:
         latest = runtime.latest_session()
         session_id = latest.id if latest else None
@@ -172,6 +174,7 @@ async def _run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         runtime.settings(model)  # notices about the model (unknown limits) before the request
         session_id = session_id or runtime.new_session().id
+        await runtime.start_mcp()  # an MCP server that fails to start is told before the request
         _print_notices(runtime, session_id, model)
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model

@@ -40,6 +40,9 @@ class ModelConfig(_Strict):
     limit: Limit = Field(default_factory=Limit)
     options: dict[str, Any] = Field(default_factory=dict)
     """litellm call arguments for this model (``thinking``, ``reasoning_effort``, ``temperature``…)."""
+    base_model: str | None = None
+    """The litellm model this one is priced and sized like: an alias on a LiteLLM proxy
+    (``litellm_proxy/claude-sonnet`` → ``anthropic/claude-sonnet-4-5``) has no price of its own."""
 
 
 class BudgetConfig(_Strict):
@@ -143,10 +146,12 @@ class Config(_Strict):
         ]
         from jupyter_agent.mcp.config import shown
 
-        for server in data["mcp"].values():
+        # from the unmasked values: a reference ("Bearer {env:TOKEN}") is shown as written
+        for name, server in data["mcp"].items():
+            configured = self.mcp[name].model_dump()
             for key in ("headers", "environment"):
                 if key in server:
-                    server[key] = {k: shown(v) for k, v in server[key].items()}
+                    server[key] = {k: shown(v) for k, v in configured[key].items()}
         return data
 
 

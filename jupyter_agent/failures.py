@@ -8,6 +8,7 @@ Everything is imported lazily: this module is loaded by ``%load_ext``'s code pat
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import NamedTuple
 
@@ -50,6 +51,18 @@ def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:
     if isinstance(exc, StoreError):
         return Explained(str(exc), EXIT_FAILED)
     if isinstance(exc, OSError) and exc.filename is not None:
-        what = exc.strerror or str(exc)
-        return Explained(f"{exc.filename}: {what.lower()}", EXIT_FAILED)
+        what = (exc.strerror or str(exc)).lower()
+        todo = _TODO.get(exc.errno or 0)
+        return Explained(f"{exc.filename}: {what}" + (f"; {todo}" if todo else ""), EXIT_FAILED)
     return None
+
+
+_TODO = {
+    errno.ENOSPC: "free some space and run again",
+    errno.EROFS: "choose a folder you can write to",
+    errno.EACCES: "check its permissions or choose a folder you can write to",
+    errno.EPERM: "check its permissions or choose a folder you can write to",
+    errno.EISDIR: "a folder has that name: give another file name",
+    errno.ENOENT: "check the path",
+}
+"""What to do about a file that could not be read or written, by ``errno``."""

@@ -76,9 +76,11 @@ def _is_ours(handler: logging.Handler) -> bool:
 
 
 def route_library_logs(debug: bool | None = None) -> None:
-    """Idempotent: call after importing litellm (it adds its handler at import time)."""
-    if debug is not None:
-        _state["debug"] = debug
+    """Idempotent: call after importing litellm (it adds its handler at import time).
+    ``debug`` None (in a kernel): as set before, or ``JUPYTER_AGENT_DEBUG=1``."""
+    from jupyter_agent.failures import debug_enabled
+
+    _state["debug"] = debug if debug is not None else _state["debug"] or debug_enabled()
     ours = logging.getLogger(ROOT)
     if not any(_is_ours(h) for h in ours.handlers):
         quiet: logging.Handler = logging.NullHandler()  # no "last resort" printing to stderr

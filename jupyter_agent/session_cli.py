@@ -108,8 +108,16 @@ def run_session_command(args: argparse.Namespace) -> int:
     runtime = build_runtime(args)
     try:
         if args.action == "import":
-            session = runtime.import_session(_read_export(args.file))
+            dropped: list[str] = []
+            session = runtime.import_session(_read_export(args.file), dropped)
             print(f"imported as {session.id}: {session.title}")
+            if dropped:
+                shown = ", ".join(dropped[:3]) + (f" and {len(dropped) - 3} more" if len(dropped) > 3 else "")
+                print(
+                    f"note: {len(dropped)} recorded file change(s) outside this project were left out "
+                    f"({shown}); revert will not touch them",
+                    file=sys.stderr,
+                )
             return 0
         if args.action == "fork":
             session = runtime.fork(runtime.store.get_session(args.id).id, args.at)

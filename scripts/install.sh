@@ -1,30 +1,62 @@
 #!/usr/bin/env bash
-# Install jupyter-agent and everything its tests need into ./.venv (idempotent).
-# System packages (Chromium for the browser tests) are installed with apt when missing
-# and we are root; set JUPYTER_AGENT_SKIP_APT=1 to skip that step.
+# Install jupyter-agent into ./.venv (idempotent).
+#   scripts/install.sh --run   what running needs: the package, JupyterLab and the quickstart
+#                              notebook's libraries (the `examples` extra). Used by start.sh.
+#   scripts/install.sh         everything the tests need as well (`test`, `dev` extras) and,
+#                              when we are root, Chromium from apt for the browser tests; set
+#                              JUPYTER_AGENT_SKIP_APT=1 to skip apt. Used by test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=test
+if [ "${1:-}" = "--run" ]; then
+  mode=run
+fi
 PY=${PYTHON:-python3}
-if [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && ! command -v chromium >/dev/null 2>&1; then
+say() { echo "jupyter-agent: $*"; }
+fail() { echo "jupyter-agent: error: $*" >&2; exit 1; }
+
+command -v "$PY" >/dev/null 2>&1 || fail "$PY not found; install Python 3.10 or newer (or set PYTHON=/path/to/python3)"
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+  fail "$("$PY" --version 2>&1) is too old; jupyter-agent needs Python 3.10 or newer (set PYTHON=/path/to/python3)"
+
+if [ "$mode" = "test" ] && [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing chromium (apt) for the browser tests…"
+    say "installing chromium (apt) for the browser tests…"
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
-    echo "note: chromium is not installed; browser tests will be skipped" >&2
+    echo "note: chromium is not installed; browser tests will be skipped (as root, this script installs it with apt)" >&2
   fi
 fi
+
 if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $("$PY" --version 2>&1)…"
   "$PY" -m venv .venv
 fi
 stamp=.venv/.jupyter-agent-installed
 # the side panel is rebuilt (npm, from the registry) when its sources change
 want=$(cat pyproject.toml labextension/package.json labextension/src/* labextension/style/* \
   labextension/widget/* jupyter_agent/ui/static/*.css | sha1sum | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
-  # pip's notes about local index folders are noise here; real errors still show
-  .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
-  .venv/bin/python -m pip install -q -e ".[test,dev]" 2> >(grep -v "is ignored: it is neither" >&2)
-  echo "$want" > "$stamp"
+have=$(cat "$stamp" 2>/dev/null || true)
+# a test install holds everything a run install does
+if [ "$have" = "$want test" ] || { [ "$mode" = "run" ] && [ "$have" = "$want run" ]; }; then
+  exit 0
 fi
+if ! command -v npm >/dev/null 2>&1; then
+  fail "npm not found: installing from a clone builds the side panel with Node.js; install Node.js 18+ with npm (https://nodejs.org) and run this again"
+fi
+if [ "$mode" = "run" ]; then
+  extras=examples
+  say "installing jupyter-agent, JupyterLab and the quickstart's libraries into .venv
+  (this also builds the side panel with npm; a few minutes the first time)…"
+else
+  extras=examples,test,dev
+  say "installing jupyter-agent with its test and dev tools into .venv
+  (this also builds the side panel with npm; a few minutes the first time)…"
+fi
+rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
+# pip's notes about local index folders are noise here; real errors still show
+.venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+.venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
+echo "$want $mode" > "$stamp"
+say "installed into .venv"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Install (if needed) and run the whole test suite. "No tests ran" is a failure.
+# Install (if needed) everything the tests need, then run the whole suite; skipped tests are
+# listed with their reason. "No tests ran" is a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh || exit 1
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest -rs "$@"
 code=$?
 if [ "$code" = "5" ]; then
   echo "error: pytest collected no tests" >&2

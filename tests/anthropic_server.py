@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -48,6 +49,8 @@ class AReply:
     tool_uses: list[AToolUse] = field(default_factory=list)
     usage: AUsage = field(default_factory=AUsage)
     chunk_size: int = 6
+    input_delay: float = 0.0
+    """Seconds before each ``input_json_delta``: a tool's input that streams slowly."""
 
 
 def signature_for(thinking: str) -> str:
@@ -311,6 +314,8 @@ class AnthropicServer:
                 self.end_headers()
                 try:
                     for name, data in events:
+                        if reply.input_delay and data.get("delta", {}).get("type") == "input_json_delta":
+                            time.sleep(reply.input_delay)
                         self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):

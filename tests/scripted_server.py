@@ -155,7 +155,7 @@ class ScriptedServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 body = json.loads(raw or b"{}")
-                record = {"path": self.path, "headers": dict(self.headers), "body": body}
+                record = {"path": self.path, "headers": dict(self.headers), "body": body, "at": time.time()}
                 if not body.get("stream"):
                     # one-shot completions (session titles) have their own script
                     server.completions.append(record)

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from guard import NetworkBlocked
@@ -44,3 +45,22 @@ def test_importing_the_package_does_not_import_litellm() -> None:
     )
     assert out.returncode == 0 and "jupyter_agent" in out.stderr
     assert "litellm" not in out.stderr
+
+
+def test_a_swallowed_attempt_in_a_child_is_still_logged(tmp_path: Path) -> None:
+    """Servers the tests start (the LiteLLM proxy) may catch the guard's error and go on;
+    the log still shows that they tried."""
+    log = tmp_path / "blocked.log"
+    code = (
+        "import socket\ntry:\n    socket.getaddrinfo('example.com', 443)\nexcept OSError:\n    pass\n"
+        "print('carried on')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JUPYTER_AGENT_NETGUARD_LOG": str(log)},
+        timeout=60,
+    )
+    assert out.stdout.strip() == "carried on"
+    assert log.read_text().splitlines() == ["test tried to resolve example.com; only loopback is allowed"]

@@ -70,6 +70,8 @@ BUILTIN: dict[str, AgentInfo] = {
             "bash": _PLAN_BASH,
             "bash_write": "ask",
             "python": "ask",
+            # a sub-agent that may write (general) would be a way around read-only
+            "task": {"*": "ask", "explore": "allow"},
         },
     ),
     "explore": AgentInfo(

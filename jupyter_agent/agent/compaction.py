@@ -177,7 +177,7 @@ class CompactionRunner:
         self.recorder.message(message)
         if replay is not None:
             for p in replay.parts:
-                if isinstance(p, TextPart) and not p.ignored:
+                if isinstance(p, TextPart) and not p.ignored and p.text.strip():
                     self.recorder.part(
                         p.model_copy(update={"id": ids.ascending("prt"), "message_id": message.id})
                     )

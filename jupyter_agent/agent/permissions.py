@@ -115,6 +115,16 @@ class PermissionManager:
         builtin = BUILTIN[agent].permission if agent in BUILTIN else None
         return build_ruleset(self.config, builtin, agent)
 
+    def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
+        """What the rules written for ``permission`` say about one value, without asking
+        (answers of "always" count). The catch-all ``"*"`` is not used: with ``"*": "ask"``
+        a search the user allowed must not withhold every file it finds."""
+        found = evaluate(self.rules_for(agent), permission, [value], default="allow")
+        remembered = self._always.get(session_id or "", [])
+        if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):
+            return "allow"
+        return found
+
     async def ask(
         self,
         session_id: str,

@@ -169,7 +169,11 @@ class StepProcessor:
         self._close_open_parts()
         entry = self.recorder.find(self.message.id)
         parts = entry.parts if entry is not None else self._state.created
-        last = next((p for p in reversed(parts) if isinstance(p, ReasoningPart)), None)
+        reasoning = [p for p in parts if isinstance(p, ReasoningPart)]
+        last = reasoning[-1] if reasoning else None
+        for earlier in reasoning[:-1]:
+            if earlier.provider_metadata:  # the blocks so far moved on to the last part
+                self.recorder.part(earlier.model_copy(update={"provider_metadata": None}))
         if last is None:
             common = dict(id=self._new_id(), session_id=self.message.session_id, message_id=self.message.id)
             self._add(ReasoningPart(**common, provider_metadata=metadata, time=PartTime(end=now_ms())))

@@ -32,11 +32,12 @@ _T = TypeVar("_T", bound=BaseModel)
 class Recorder:
     """Write-through cache of one session's messages and parts."""
 
-    def __init__(self, store: SessionStore, bus: Bus, session: Session) -> None:
+    def __init__(self, store: SessionStore, bus: Bus, session: Session, *, load: bool = True) -> None:
+        """``load=False``: a writer only (recording a prompt), its history holds what it wrote."""
         self.store = store
         self.bus = bus
         self.session = session
-        self._history: list[MessageWithParts] = store.messages(session.id)
+        self._history: list[MessageWithParts] = store.messages(session.id) if load else []
         if session.revert is not None:  # reverted messages are hidden until cleanup/unrevert
             point = session.revert.message_id
             self._history = [m for m in self._history if m.info.id < point]

@@ -165,9 +165,10 @@ class RequestBuilder:
 
 
 def _wrapped(m: MessageWithParts) -> MessageWithParts:
+    """The user's own texts in a reminder; an empty text stays empty (and is never sent)."""
     parts = [
         p.model_copy(update={"text": wrap_system_reminder(p.text)})
-        if isinstance(p, TextPart) and not p.synthetic and not p.ignored
+        if isinstance(p, TextPart) and not p.synthetic and not p.ignored and p.text.strip()
         else p
         for p in m.parts
     ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.core.messages import (
     AssistantMessage,
@@ -27,6 +27,21 @@ if TYPE_CHECKING:
 
 class RevertError(Exception):
     """A revert that cannot be done; the message says why."""
+
+
+def _check_inside(runtime: Runtime, paths: list[str], action: str) -> None:
+    """Refuse before writing anything when a stored path leaves the project (an imported
+    or tampered session must not write elsewhere); only an "allow" rule lets it through."""
+    from jupyter_agent.agent.outside import external_pattern, refused_paths
+
+    bad = refused_paths(paths, runtime.project_root, runtime.permissions.rules_for("build"))
+    if bad:
+        shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+        example = json.dumps({"permission": {"external_directory": {external_pattern(bad[0]): "allow"}}})
+        raise RevertError(
+            f"{action} would write outside the project ({shown}); nothing was changed. "
+            f"If you trust this session, allow it in jupyter-agent.json, e.g. {example}"
+        )
 
 
 def _write(path: Path, content: str | None, binary: bool) -> None:
@@ -80,6 +95,7 @@ def revert(runtime: Runtime, session_id: str, message_id: str | None = None) -> 
             )
     patches = [p for m in after for p in m.parts if isinstance(p, PatchPart)]
     touched = {c.path for p in patches for c in p.files}
+    _check_inside(runtime, sorted(touched), "Revert")
     snapshot = {path: _current(Path(path)) for path in sorted(touched)}
     if session.revert is not None and session.revert.snapshot:
         snapshot = {**json.loads(session.revert.snapshot), **snapshot}
@@ -98,7 +114,9 @@ def unrevert(runtime: Runtime, session_id: str) -> None:
     session = runtime.store.get_session(session_id)
     if session.revert is None:
         raise RevertError("Nothing to unrevert: there is no pending revert in this session.")
-    for path, saved in json.loads(session.revert.snapshot or "{}").items():
+    saved_files: dict[str, Any] = json.loads(session.revert.snapshot or "{}")
+    _check_inside(runtime, sorted(saved_files), "Unrevert")
+    for path, saved in saved_files.items():
         _write(Path(path), saved["content"], bool(saved["binary"]))
     runtime.recorder(session_id).update_session(session.model_copy(update={"revert": None}))
 

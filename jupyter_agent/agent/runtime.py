@@ -88,6 +88,7 @@ class Runtime:
         self.todos: dict[str, Any] = {}
         self.extra.setdefault("todos", self.todos)
         self.extra.setdefault("runtime", self)
+        self.extra.setdefault("permission_rule", self.permissions.action)
         from jupyter_agent.agent.task_tool import run_subtask
 
         self.extra.setdefault("subtask_runner", run_subtask)
@@ -149,15 +150,24 @@ class Runtime:
     def settings(self, model: str) -> LoopSettings:
         from jupyter_agent.providers.models import (
             provider_family,
+            register_alias,
             resolve_limits,
             supports_vision,
         )
 
         cfg = self.config
         configured = cfg.models.get(model)
-        limits, notice = resolve_limits(
-            model, configured.limit.model_dump(exclude_none=True) if configured else None
+        unknown_base = (
+            register_alias(model, configured.base_model) if configured and configured.base_model else None
         )
+        # litellm knows the base model by its own name (GPT-5's window is read from the name)
+        known_as = (
+            configured.base_model if configured and configured.base_model and not unknown_base else model
+        )
+        limits, notice = resolve_limits(
+            known_as, configured.limit.model_dump(exclude_none=True) if configured else None
+        )
+        notice = " ".join(n for n in (unknown_base, notice) if n)
         if notice:  # told once per session that uses the model (take_notices)
             self.extra.setdefault("window_notices", {})[model] = notice
         family = provider_family(model)
@@ -177,7 +187,7 @@ class Runtime:
             tail_turns=cfg.compaction.tail_turns,
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
-            supports_vision=supports_vision(model),
+            supports_vision=supports_vision(known_as),
             # litellm chat format: only Anthropic-style APIs take images inside tool results
             media_in_tool_results=family in ("anthropic", "bedrock", "vertex"),
             api_base=cfg.api_base,
@@ -278,7 +288,8 @@ class Runtime:
         get_agent(agent)
         self._finish_revert(session_id)
         recorder = self._loops[session_id].recorder if session_id in self._loops else None
-        rec = recorder or self.recorder(session_id)
+        # only writes: a running loop's recorder sees the prompt, otherwise nobody reads it
+        rec = recorder or Recorder(self.store, self.bus, self.store.get_session(session_id), load=False)
         message = UserMessage(id=ids.ascending("msg"), session_id=session_id, agent=agent, model=model or "")
         rec.message(message)
         common = {"session_id": session_id, "message_id": message.id}
@@ -395,8 +406,10 @@ class Runtime:
         self._store_copy(session, messages)
         return session
 
-    def import_session(self, data: str) -> Session:
-        """Restore a JSON export as a new session (fresh ids)."""
+    def import_session(self, data: str, dropped: list[str] | None = None) -> Session:
+        """Restore a JSON export as a new session (fresh ids). File changes naming paths
+        outside this project are left out (added to ``dropped``): revert never writes there."""
+        from jupyter_agent.agent.outside import drop_outside_changes
         from jupyter_agent.session.export import SessionExport
         from jupyter_agent.session.fork import copy_messages
 
@@ -409,7 +422,11 @@ class Runtime:
                 "revert": None,
             }
         )
-        self._store_copy(session, copy_messages(export.messages, session.id))
+        rules = self.permissions.rules_for("build")
+        messages, outside = drop_outside_changes(export.messages, self.project_root, rules)
+        if dropped is not None:
+            dropped.extend(outside)
+        self._store_copy(session, copy_messages(messages, session.id))
         return session
 
     def _store_copy(self, session: Session, messages: list[Any]) -> None:

@@ -78,6 +78,7 @@ class TaskTool(Tool[TaskArgs]):
         if info.mode != "subagent":
             names = ", ".join(a.name for a in subagents())
             raise ToolError(f"'{info.name}' is not a sub-agent. Use one of: {names}")
+        await ctx.permit("task", [info.name], f"Run the {info.name} agent: {args.description}")
         ctx.progress(args.description)
         child_id, answer = await run_child(runtime, ctx.session_id, info.name, args.prompt)
         return ToolResult(

@@ -24,26 +24,30 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+_blocking_loop: asyncio.AbstractEventLoop | None = None
+
+
 def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion on this thread, even inside the kernel's running loop.
 
     The kernel's loop is paused while the cell blocks anyway; a private loop on the same
-    (main) thread keeps user code on the main thread, so signals and plots behave.
+    (main) thread keeps user code on the main thread, so signals and plots behave. The
+    private loop is kept for the next blocking cell: litellm keeps its HTTP clients per
+    event loop, and a fresh loop per cell cost every ``--wait`` prompt a new client and
+    connection (~50 ms before the request left).
     """
+    global _blocking_loop
     outer = running_loop()
     if outer is None:
         return asyncio.run(coro)
     events = asyncio.events
     events._set_running_loop(None)
-    loop = asyncio.new_event_loop()
+    if _blocking_loop is None or _blocking_loop.is_closed():
+        _blocking_loop = asyncio.new_event_loop()
     try:
-        return loop.run_until_complete(coro)
+        return _blocking_loop.run_until_complete(coro)
     finally:
-        try:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()
-            events._set_running_loop(outer)
+        events._set_running_loop(outer)
 
 
 class KernelAgent:

@@ -63,19 +63,20 @@ class AgentMagics(Magics):
 
     def _guard(self, action: Any) -> None:
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
-        from jupyter_agent.agent.runtime import ConfigurationError
-        from jupyter_agent.config import ConfigError
-        from jupyter_agent.failures import debug_enabled
-        from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError
+        from jupyter_agent.failures import debug_enabled, explain
+        from jupyter_agent.storage.sqlite_store import SessionNotFound
 
         try:
             action()
-        except (ConfigurationError, ConfigError, StoreError) as exc:
-            if debug_enabled():
-                raise
+        except SessionNotFound as exc:
             print(str(exc))
-        except (SessionNotFound, KeyError) as exc:
+        except KeyError as exc:
             print(exc.args[0] if exc.args else str(exc))
+        except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
+            explained = explain(exc)
+            if explained is None or debug_enabled():
+                raise
+            print(explained.message)
 
     def _prompt(self, cmd: PromptCommand) -> None:
         from jupyter_agent.core import ids
@@ -132,7 +133,7 @@ class AgentMagics(Magics):
                 unsubscribe()
                 agent.notify_panels(session_id, False)
                 # the saved notebook keeps a static transcript, not a widget it cannot restore
-                run.finish(status, lambda: runtime.store.messages(session_id))
+                run.finish(status, lambda: runtime.store.messages(session_id, since))
 
         if headless:
             run_blocking(go())

@@ -89,14 +89,14 @@ def _file_text(path: Path) -> str:
 
 
 def expand_mentions(prompt: str, agent: Any) -> str:
-    """The prompt plus one ``<mention>`` block per resolvable mention."""
+    """The prompt plus one ``<mention_xxxxxxxx>`` block per mention (see ``core.fence``)."""
+    from jupyter_agent.core.fence import fence
+
     blocks: list[str] = []
     for mention in parse_mentions(prompt):
         body = _resolve(mention.kind, mention.value, agent)
-        if body is None:
-            blocks.append(f'<mention ref="{mention.text}">(not found)</mention>')
-        else:
-            blocks.append(f'<mention ref="{mention.text}">\n{body}\n</mention>')
+        # file text, cells and variables are untrusted: their tag cannot be closed from inside
+        blocks.append(fence("mention", "(not found)" if body is None else body, ref=mention.text))
     if not blocks:
         return prompt
     return prompt + "\n\n" + "\n".join(blocks)

@@ -6,7 +6,7 @@ import datetime as dt
 import html
 import json
 
-from IPython.display import HTML, display
+from IPython.display import display
 
 from jupyter_agent.magics.kernel import KernelAgent, run_blocking
 from jupyter_agent.magics.parser import SubCommand
@@ -16,29 +16,45 @@ def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
-def sessions_table(agent: KernelAgent) -> str:
+def sessions_table(agent: KernelAgent) -> dict[str, str]:
+    """The notebook's sessions as HTML and as aligned plain text (terminal IPython, VS Code)."""
     from jupyter_agent.core.cost import CostTotal
 
-    rows = []
     costs = agent.runtime.store.session_costs()
-    for s in sorted(agent.runtime.sessions(), key=lambda s: -s.time.updated):
-        mark = "▶" if s.id == agent.session_id else ""
-        cost = costs.get(s.id, CostTotal()).text()
-        rows.append(
-            f"<tr><td>{mark}</td><td><code>{html.escape(s.id)}</code></td>"
-            f"<td>{html.escape(s.title)}</td><td>{_when(s.time.updated)}</td><td>{cost}</td></tr>"
+    rows = [
+        (
+            "▶" if s.id == agent.session_id else "",
+            s.id,
+            s.title,
+            _when(s.time.updated),
+            costs.get(s.id, CostTotal()).text(),
         )
+        for s in sorted(agent.runtime.sessions(), key=lambda s: -s.time.updated)
+    ]
     if not rows:
-        return "<p>No sessions yet for this notebook. Start one with <code>%agent …</code>.</p>"
-    head = "<tr><th></th><th>id</th><th>title</th><th>updated</th><th>cost</th></tr>"
-    return f"<table>{head}{''.join(rows)}</table>"
+        return {
+            "text/html": "<p>No sessions yet for this notebook. Start one with <code>%agent …</code>.</p>",
+            "text/plain": "No sessions yet for this notebook. Start one with %agent …",
+        }
+    head = ("", "id", "title", "updated", "cost")
+    cells = "".join(
+        f"<tr><td>{mark}</td><td><code>{html.escape(sid)}</code></td><td>{html.escape(title)}</td>"
+        f"<td>{when}</td><td>{cost}</td></tr>"
+        for mark, sid, title, when, cost in rows
+    )
+    widths = [max(len(r[i]) for r in (head, *rows)) for i in range(len(head))]
+    plain = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in (head, *rows)]
+    return {
+        "text/html": f"<table><tr>{''.join(f'<th>{h}</th>' for h in head)}</tr>{cells}</table>",
+        "text/plain": "\n".join(plain),
+    }
 
 
 def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
     rt = agent.runtime
     args = list(cmd.args)
     if cmd.name == "sessions":
-        display(HTML(sessions_table(agent)))
+        display(sessions_table(agent), raw=True)
     elif cmd.name == "new":
         agent.session_id = rt.new_session().id
         print(f"New session {agent.session_id}")
@@ -137,10 +153,9 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     from jupyter_agent.tools.notebook_path import frontend_attached
 
     if frontend_attached(agent.shell.user_ns, __import__("os").environ):
-        from IPython.display import Markdown
-
         for cell in notebook_cells(session, history):  # the open notebook: show, don't overwrite
-            display(Markdown(cell["source"]))
+            source = "".join(cell["source"])
+            display({"text/markdown": source, "text/plain": source}, raw=True)
         print("The notebook is open in a frontend: the transcript is shown above (save to keep it).")
         return
     import nbformat

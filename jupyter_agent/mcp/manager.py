@@ -18,16 +18,18 @@ import os
 import shlex
 import tempfile
 import threading
+import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
 
-from jupyter_agent.mcp.config import LocalServer, McpConfigError, McpServerConfig, substitute
+from jupyter_agent.core.redaction import redact
+from jupyter_agent.mcp.config import LocalServer, McpServerConfig
+from jupyter_agent.mcp.problems import StartError, closed, leaf, resolved, start_problem
 from jupyter_agent.mcp.transport import (
     ToolInfo,
     http_transport,
-    invalid_listing,
     list_tools,
     load_sdk,
     warm_up,
@@ -37,10 +39,9 @@ State = Literal["disabled", "not started", "starting", "connected", "failed"]
 T = TypeVar("T")
 STDERR_TAIL = 20
 CLOSE_TIMEOUT = 8.0
-
-
-class _StartError(Exception):
-    """A start failure already described in words."""
+CHECK_AFTER = 2.0
+"""Seconds of silence after which a prompt checks a server is alive before offering its tools."""
+PING_TIMEOUT = 3.0
 
 
 class McpCallError(Exception):
@@ -57,6 +58,8 @@ class ServerStatus:
     error: str | None = None
     tools: list[ToolInfo] = field(default_factory=list)
     reported: bool = False
+    seen: float = 0.0
+    """When it last answered (``time.monotonic``): a server idle longer is pinged first."""
 
     def describe(self) -> str:
         if isinstance(self.config, LocalServer):
@@ -188,15 +191,17 @@ class McpManager:
                 client = await self._connect(status, stack)
                 status.tools = await list_tools(client)
                 self._clients[status.name] = client
-                status.state = "connected"
+                status.state, status.seen = "connected", time.monotonic()
                 ready.set_result(None)
                 await stop.wait()
         except asyncio.CancelledError:
             if status.state != "failed":
                 status.state = "failed"
         except BaseException as exc:  # anyio task groups raise exception groups
-            if status.state != "failed":
-                self._fail(status, _problem(_leaf(exc)))
+            if status.state == "connected":  # the connection broke after the start
+                self._fail(status, redact(f"stopped ({_reason(leaf(exc))})"))
+            elif status.state != "failed":
+                self._fail(status, start_problem(leaf(exc)))
         finally:
             self._clients.pop(status.name, None)
             self._stops.pop(status.name, None)
@@ -216,7 +221,7 @@ class McpManager:
         if isinstance(cfg, LocalServer):
             env = {}
             for key, value in cfg.environment.items():
-                env[key] = _resolved(value, self.env, f"mcp.{status.name}.environment.{key}")
+                env[key] = resolved(value, self.env, f"mcp.{status.name}.environment.{key}")
             # closed when the connection ends (_serve), read for the stderr tail until then
             err = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
             self._stderr[status.name] = err
@@ -228,7 +233,7 @@ class McpManager:
             client = Client(stdio_client(params, errlog=err), mode="auto")
             return await stack.enter_async_context(client)
         headers = {
-            k: _resolved(v, self.env, f"mcp.{status.name}.headers.{k}", literal=True)
+            k: resolved(v, self.env, f"mcp.{status.name}.headers.{k}", literal=True)
             for k, v in cfg.headers.items()
         }
         refused: list[str] = []
@@ -236,14 +241,14 @@ class McpManager:
             transport = http_transport(cfg.url, headers, refused)
             return await stack.enter_async_context(Client(transport, mode="auto"))
         except Exception as exc:
-            first = _leaf(exc)
+            first = leaf(exc)
         try:  # older servers speak the SSE transport only
             from mcp.client.sse import sse_client
 
             return await stack.enter_async_context(Client(sse_client(cfg.url, headers=headers), mode="auto"))
         except Exception:
             if refused:  # the SDK keeps only "error response": say which
-                raise _StartError(f"{refused[0]} from {cfg.url}") from None
+                raise StartError(f"{refused[0]} from {cfg.url}") from None
             raise first from None
 
     def _fail(self, status: ServerStatus, reason: str) -> None:
@@ -278,62 +283,66 @@ class McpManager:
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
         from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
 
         client = self._clients.get(server)
         if client is None:
             raise McpCallError(f"MCP server '{server}' stopped")
         status = self.servers[server]
         try:
-            return await client.call_tool(tool, arguments)
+            result = await client.call_tool(tool, arguments)
         except MCPError as exc:
-            if exc.code != CONNECTION_CLOSED:
+            if not closed(exc):
                 raise McpCallError(f"MCP server '{server}' answered with an error: {exc.message}") from None
-            problem = f"stopped during a call to '{tool}' ({exc.message})"
+            await self._died(status, f"stopped during a call to '{tool}' ({exc.message})")
+            raise McpCallError(f"MCP server '{server}' {status.error}") from None
         except Exception as exc:  # the connection is fine (e.g. a result failing its schema)
-            leaf = _leaf(exc)
-            raise McpCallError(f"MCP call {server}.{tool} failed: {type(leaf).__name__}: {leaf}") from None
+            cause = leaf(exc)
+            raise McpCallError(f"MCP call {server}.{tool} failed: {type(cause).__name__}: {cause}") from None
+        status.seen = time.monotonic()
+        return result
+
+    # ------------------------------------------------------------ health
+
+    async def check(self) -> None:
+        """Ask the connected servers idle for a while for their tools: one that died since the last prompt is
+        marked failed (reported once, its tools left out) before the model is offered them."""
+        due = [
+            s
+            for s in self.servers.values()
+            if s.state == "connected" and time.monotonic() - s.seen >= CHECK_AFTER
+        ]
+        if due and self._loop is not None:
+            await asyncio.gather(*(self._on_loop(self._ping(s)) for s in due))
+
+    async def _ping(self, status: ServerStatus) -> None:
+        client = self._clients.get(status.name)
+        if client is None:
+            return
+        try:
+            # not ping: the protocol's 2026-07-28 revision removed it; listing works everywhere
+            await asyncio.wait_for(client.list_tools(cache_mode="bypass"), PING_TIMEOUT)
+        except asyncio.TimeoutError:
+            return  # slow, not known dead: a call will tell
+        except Exception as exc:
+            from mcp.shared.exceptions import MCPError
+
+            cause = leaf(exc)
+            if not isinstance(cause, MCPError) or closed(cause):  # hung up, or nothing listens
+                await self._died(status, f"stopped since the last call ({_reason(cause)})")
+                return
+        status.seen = time.monotonic()  # it answered (an error answer too): alive
+
+    async def _died(self, status: ServerStatus, problem: str) -> None:
         await asyncio.sleep(0.2)  # let the last stderr lines land
         self._fail(status, problem)
-        stop = self._stops.get(server)
+        stop = self._stops.get(status.name)
         if stop is not None:
             stop.set()
-        raise McpCallError(f"MCP server '{server}' {status.error}")
 
 
-def _resolved(value: str, env: Mapping[str, str], where: str, literal: bool = False) -> str:
-    """``value`` with its ``{env:NAME}`` filled in; those values (and, for headers, a literal
-    token written in the file) are redacted from everything stored from now on."""
-    from jupyter_agent.agent.secrets import register_secret
-
-    text, used = substitute(value, env, where)
-    for secret, name in used:
-        register_secret(secret, name)
-    token = text.split(" ", 1)[-1]  # "Bearer abc…": the part after the scheme
-    if literal and not used and token.strip():
-        register_secret(token, where)
-    return text
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(getattr(exc, "exceptions", None), (list, tuple)) and exc.exceptions:  # type: ignore[attr-defined]
-        exc = exc.exceptions[0]  # type: ignore[attr-defined]
-    return exc
-
-
-def _problem(exc: BaseException) -> str:
-    from jupyter_agent.agent.secrets import redact
-
-    if isinstance(exc, McpConfigError):
-        return f"cannot start: {exc}"
-    if isinstance(exc, _StartError):
-        return redact(f"failed to start: {exc}")
-    if type(exc).__name__ == "ValidationError" and hasattr(exc, "errors"):  # pydantic: a bad answer
-        return f"failed to start: {invalid_listing(exc)}"
-    if isinstance(exc, FileNotFoundError):
-        return f"failed to start: command not found: {exc.filename or exc}"
-    text = str(exc) or type(exc).__name__
-    return redact(f"failed to start: {type(exc).__name__}: {text}")
+def _reason(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    return message if type(exc).__name__ == "MCPError" else f"{type(exc).__name__}: {message}"
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

@@ -160,6 +160,7 @@ async def attach(runtime: Any) -> None:
     if manager is None:
         manager = runtime.extra["mcp"] = McpManager(runtime.config.mcp, runtime.working_dir)
     runtime.notices.extend(await manager.start())
+    await manager.check()  # a server that died since the last prompt: reported, tools left out
     runtime.notices.extend(manager.take_notices())
     runtime.notices.extend(sync_tools(runtime.registry, manager))
 

@@ -228,7 +228,7 @@ class LiteLLMClient:
                 delta = getattr(choice, "delta", None)
                 reasoning = getattr(delta, "reasoning_content", None) if delta else None
                 text = getattr(delta, "content", None) if delta else None
-                thinking.add(getattr(delta, "thinking_blocks", None) if delta else None)
+                signed = thinking.add(getattr(delta, "thinking_blocks", None) if delta else None)
                 if reasoning:
                     if open_kind != "reasoning":
                         if open_kind == "text":
@@ -236,6 +236,10 @@ class LiteLLMClient:
                         open_kind = "reasoning"
                         yield ReasoningStart()
                     yield ReasoningDelta(delta=reasoning)
+                if signed:
+                    # stored as soon as a block is signed: a Stop while the tool input that
+                    # follows still streams must not lose what Anthropic needs back
+                    yield ReasoningMetadata(provider_metadata={"thinking_blocks": thinking.result()})
                 if text:
                     if open_kind != "text":
                         if open_kind == "reasoning":
@@ -371,7 +375,9 @@ class _ThinkingBlocks:
         self.blocks: list[dict[str, Any]] = []
         self._at: dict[Any, dict[str, Any]] = {}
 
-    def add(self, pieces: Any) -> None:
+    def add(self, pieces: Any) -> bool:
+        """Take one delta's pieces; True when a thinking block got its signature."""
+        signed = False
         for piece in pieces or []:
             block = dict(piece) if isinstance(piece, dict) else dict(getattr(piece, "__dict__", {}))
             kind = block.get("type")
@@ -390,6 +396,8 @@ class _ThinkingBlocks:
             current["thinking"] += block.get("thinking") or ""
             if block.get("signature"):
                 current["signature"] = block["signature"]
+                signed = True
+        return signed
 
     def result(self) -> list[dict[str, Any]]:
         return [{k: v for k, v in b.items() if v is not None} for b in self.blocks]

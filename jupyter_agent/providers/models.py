@@ -88,6 +88,24 @@ def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tupl
     return ModelLimits(context=DEFAULT_CONTEXT, input=configured.get("input"), output=output), notice
 
 
+def register_alias(model: str, base: str) -> str | None:
+    """Give ``model`` litellm's prices and limits of ``base``, so an alias on a proxy gets a
+    true cost and window; the notice to show when litellm does not know ``base``."""
+    from jupyter_agent.providers.litellm_client import litellm
+
+    lm = litellm()
+    entry = lm.model_cost.get(base) or lm.model_cost.get(base.split("/", 1)[-1])
+    if entry is None:
+        return (
+            f"litellm does not know {base}, the base_model of {model} in jupyter-agent.json, so "
+            f"{model} has no price (cost unknown). Use a model name from litellm's list, "
+            "e.g. anthropic/claude-sonnet-4-5."
+        )
+    if lm.model_cost.get(model) != entry:
+        lm.register_model({model: dict(entry)})
+    return None
+
+
 def unknown_window_notice(model: str) -> str:
     """What a user reads when litellm does not know ``model``: a sentence, with the fix."""
     return (

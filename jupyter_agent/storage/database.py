@@ -182,7 +182,8 @@ def _quick_check(conn: sqlite3.Connection) -> None:
     """
     result = conn.execute("PRAGMA quick_check(1)").fetchone()
     if result is None or result[0] != "ok":
-        raise sqlite3.DatabaseError(f"database disk image is malformed ({result[0] if result else '?'})")
+        detail = " ".join(str(result[0]).replace("***", " ").split()) if result else "?"  # one line
+        raise sqlite3.DatabaseError(f"database disk image is malformed ({detail})")
 
 
 def _open_once(path: Path) -> sqlite3.Connection:

@@ -30,7 +30,11 @@ def save_output(store_dir: Path, text: str) -> Path:
     rather than failing the tool call that is only trying to keep its output.
     """
     path = output_dir(store_dir) / ids.ascending("tool")
-    path.write_text(text, encoding="utf-8", errors="replace")
+    try:
+        path.write_text(text, encoding="utf-8", errors="replace")
+    except OSError:  # a full disk: leave no half-written file that claims to be the output
+        path.unlink(missing_ok=True)
+        raise
     return path
 
 

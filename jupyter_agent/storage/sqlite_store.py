@@ -269,19 +269,29 @@ class SqliteStore:
 
     # ------------------------------------------------------------ reads
 
-    def messages(self, session_id: str) -> list[MessageWithParts]:
-        """The session's messages with their parts, ordered by id, unflushed parts included."""
+    def messages(self, session_id: str, since: str = "", *, parts: bool = True) -> list[MessageWithParts]:
+        """The session's messages with their parts, ordered by id, unflushed parts included.
+
+        ``since``: only messages with an id ≥ it (a cell's own run); ``parts=False``: the
+        messages alone (gauges and costs). Validating rows is what reopening costs, so
+        readers that need less ask for less.
+        """
 
         def work(conn: sqlite3.Connection) -> tuple[list[Any], list[Any], list[AnyPart]]:
             msgs = conn.execute(
-                "SELECT id, data FROM message WHERE session_id=? ORDER BY id", (session_id,)
+                "SELECT id, data FROM message WHERE session_id=? AND id>=? ORDER BY id", (session_id, since)
             ).fetchall()
-            rows = conn.execute(
-                "SELECT message_id, id, data FROM part WHERE session_id=? ORDER BY id",
-                (session_id,),
-            ).fetchall()
+            rows = (
+                conn.execute(
+                    "SELECT message_id, id, data FROM part WHERE session_id=? AND message_id>=? ORDER BY id",
+                    (session_id, since),
+                ).fetchall()
+                if parts
+                else []
+            )
             # Under the db lock, so no timer write lands between the rows and this copy.
-            return msgs, rows, self._coalescer.pending(session_id)
+            pending = self._coalescer.pending(session_id) if parts else []
+            return msgs, rows, [p for p in pending if p.message_id >= since]
 
         msgs, rows, pending = self._db.read(work)
         by_message: dict[str, dict[str, AnyPart]] = {}
@@ -291,8 +301,8 @@ class SqliteStore:
             by_message.setdefault(part.message_id, {})[part.id] = part
         result = []
         for message_id, data in msgs:
-            parts = by_message.get(message_id, {})
-            ordered = [parts[k] for k in sorted(parts)] if pending else list(parts.values())
+            found = by_message.get(message_id, {})
+            ordered = [found[k] for k in sorted(found)] if pending else list(found.values())
             result.append(MessageWithParts(info=MessageAdapter.validate_json(data), parts=ordered))
         return result
 

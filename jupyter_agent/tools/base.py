@@ -70,6 +70,12 @@ class ToolContext:
         if self.ask is not None:
             await self.ask(permission, patterns, title, metadata)
 
+    def rule(self, permission: str, value: str) -> str:
+        """What the rules say for one value, without asking: search tools drop files the
+        ``read`` rules hide (``allow``/``ask``/``deny``; "allow" when nothing is wired)."""
+        check = self.extra.get("permission_rule")
+        return str(check(self.agent, permission, value, self.session_id)) if check is not None else "allow"
+
     def progress(self, title: str | None = None, **metadata: Any) -> None:
         if self.on_metadata is not None:
             self.on_metadata(title, metadata)

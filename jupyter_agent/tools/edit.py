@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import relative
+from jupyter_agent.tools.read import refuse_special
 from jupyter_agent.tools.write import record_and_write
 
 MAX_DIFF_LINES = 400
@@ -168,6 +169,8 @@ class EditTool(Tool[EditArgs]):
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file.")
         existed = path.exists()
+        if existed and not path.is_dir():
+            refuse_special(path)  # reading a FIFO blocks the kernel forever
         if not existed:
             if args.oldString != "":
                 raise ToolError(

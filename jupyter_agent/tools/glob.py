@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import glob_regex, relative, walk_files
+from jupyter_agent.tools.withheld import hider, note
 
 LIMIT = 100
 
@@ -60,9 +61,12 @@ class GlobTool(Tool[GlobArgs]):
             raise ToolError(f"Not a directory: {base}. Give a folder as path.")
         await ctx.permit("glob", [args.pattern], f"Glob {args.pattern}")
         found = await asyncio.to_thread(find_files, base, args.pattern)
+        hidden = hider(ctx)  # ~20 µs a file: a big tree is filtered off the event loop too
+        shown = await asyncio.to_thread(lambda: [item for item in found if not hidden(item[1])])
+        withheld, found = len(found) - len(shown), shown
         title = relative(base, ctx.project_root)
         if not found:
-            return ToolResult(output="No files found", title=title, metadata={"count": 0})
+            return ToolResult(output="No files found" + note(withheld), title=title, metadata={"count": 0})
         lines = [relative(p, ctx.working_dir) for _, p in found[:LIMIT]]
         cut = len(found) > LIMIT
         if cut:
@@ -71,5 +75,7 @@ class GlobTool(Tool[GlobArgs]):
                 f"(Results are truncated: showing the {LIMIT} newest of {len(found)} files. "
                 "Use a more specific pattern or path.)",
             ]
-        meta = {"count": len(found), "limit_reached": cut}
-        return ToolResult(output="\n".join(lines), title=title, metadata=meta)
+        meta: dict[str, Any] = {"count": len(found), "limit_reached": cut}
+        if withheld:
+            meta["withheld"] = withheld
+        return ToolResult(output="\n".join(lines) + note(withheld), title=title, metadata=meta)

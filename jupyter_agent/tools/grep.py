@@ -34,6 +34,7 @@ from jupyter_agent.tools.paths import (
     walk_files,
 )
 from jupyter_agent.tools.search_proc import SearchResult, parse_hit
+from jupyter_agent.tools.withheld import hider, note
 
 LIMIT = 100
 MAX_LINE = 500
@@ -228,9 +229,16 @@ class GrepTool(Tool[GrepArgs]):
             hits = await ripgrep(rg, base, args.pattern, args.include, ctx.abort)
         else:
             hits = await fallback_grep(base, args.pattern, args.include, ctx.abort)
+        hidden = hider(ctx, contents=True)
+        withheld = len({file for file, _, _ in hits if hidden(file)})
+        hits = [hit for hit in hits if not hidden(hit[0])]
         meta: dict[str, Any] = {"matches": len(hits), "backend": "rg" if rg else "python"}
+        if withheld:
+            meta["withheld"] = withheld
         if not hits:
-            return ToolResult(output="No files found", title=args.pattern, metadata=meta)
+            return ToolResult(
+                output="No files found" + note(withheld, True), title=args.pattern, metadata=meta
+            )
         meta["limit_reached"] = len(hits) > LIMIT
-        output = format_hits(hits, ctx.working_dir)
+        output = format_hits(hits, ctx.working_dir) + note(withheld, True)
         return ToolResult(output=output, title=args.pattern, metadata=meta)

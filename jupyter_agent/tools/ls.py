@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import deque
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from pydantic import BaseModel, Field
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import LIST_IGNORES, relative
+from jupyter_agent.tools.withheld import hider, note
 
 LIMIT = 100
 
@@ -50,11 +52,14 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def build_tree(base: Path, ignore: list[str], limit: int = LIMIT) -> tuple[list[str], int, bool]:
-    """Tree lines under ``base``, the number of entries shown, and whether the cap was hit."""
+def build_tree(
+    base: Path, ignore: list[str], limit: int = LIMIT, hidden: Callable[[Path], bool] | None = None
+) -> tuple[list[str], int, bool, int]:
+    """Tree lines under ``base``, the number of entries shown, whether the cap was hit, and
+    how many files ``hidden`` (the ``read`` rules) withheld."""
     picked: dict[Path, list[tuple[str, bool]]] = {}
     queue: deque[Path] = deque([base])
-    count, capped = 0, False
+    count, capped, withheld = 0, False, 0
     while queue and not capped:
         folder = queue.popleft()
         for entry in _children(folder):
@@ -63,10 +68,13 @@ def build_tree(base: Path, ignore: list[str], limit: int = LIMIT) -> tuple[list[
                 fnmatchcase(entry.name, g) or fnmatchcase(rel, g) for g in ignore
             ):
                 continue
+            is_dir = _is_dir(entry)
+            if not is_dir and hidden is not None and hidden(Path(entry.path)):
+                withheld += 1
+                continue
             if count >= limit:
                 capped = True
                 break
-            is_dir = _is_dir(entry)
             picked.setdefault(folder, []).append((entry.name, is_dir))
             count += 1
             if is_dir:
@@ -81,7 +89,7 @@ def build_tree(base: Path, ignore: list[str], limit: int = LIMIT) -> tuple[list[
                 draw(folder / name, depth + 1)
 
     draw(base, 1)
-    return lines, count, capped
+    return lines, count, capped, withheld
 
 
 class ListTool(Tool[ListArgs]):
@@ -100,12 +108,16 @@ class ListTool(Tool[ListArgs]):
             raise ToolError(f"Not a directory: {base}.{hint}")
         title = relative(base, ctx.project_root)
         await ctx.permit("list", [title], f"List {title}")
-        lines, count, capped = await asyncio.to_thread(build_tree, base, list(args.ignore or []))
+        lines, count, capped, withheld = await asyncio.to_thread(
+            build_tree, base, list(args.ignore or []), LIMIT, hider(ctx)
+        )
         output = "\n".join([f"{base}/", *lines])
         if capped:
             output += (
                 f"\n\n(Showing the first {LIMIT} entries, breadth-first; folders may hold more. "
                 "List a subfolder or use glob to see the rest.)"
             )
-        meta = {"count": count, "limit_reached": capped}
-        return ToolResult(output=output, title=title, metadata=meta)
+        meta: dict[str, Any] = {"count": count, "limit_reached": capped}
+        if withheld:
+            meta["withheld"] = withheld
+        return ToolResult(output=output + note(withheld), title=title, metadata=meta)

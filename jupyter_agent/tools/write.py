@@ -16,6 +16,7 @@ from jupyter_agent.core.messages import FileChange
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import relative
+from jupyter_agent.tools.read import refuse_special
 
 
 class WriteArgs(BaseModel):
@@ -66,6 +67,8 @@ class WriteTool(Tool[WriteArgs]):
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file inside it.")
         existed = path.exists()
+        if existed:
+            refuse_special(path)  # opening a FIFO to write blocks until someone reads it
         record_and_write(ctx, path, args.content)
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(args.content)

@@ -35,7 +35,7 @@ class LiveGauge:
         self.streamed = 0  # characters streamed since the last exact count
         self.shown = -1
         self.sent_at = 0.0
-        history = store.messages(session_id)
+        history = store.messages(session_id, parts=False)  # costs and tokens live on messages
         self.costs = CostTracker(history)
         last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
         self.cost = self.costs.text(last.parent_id) if last else ""

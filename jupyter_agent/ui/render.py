@@ -65,6 +65,7 @@ OUTPUT_CAP = 20_000
 """Characters of tool output shown; the rest is in the store (and the model's spill file)."""
 SUMMARY_CAP = 120
 FLUSH_INTERVAL_S = 0.05
+MAX_STARTED = 1_000
 WARN_PERCENT, HIGH_PERCENT = 70, 90
 # The argument that says best what a call does, in order of preference.
 SUMMARY_KEYS = (
@@ -253,9 +254,11 @@ def message_message(info: AnyMessage) -> MessageMsg:
 class DeltaBuffer:
     """Coalesces deltas per part for ``interval`` seconds; other messages keep their order.
 
-    The first pending delta opens a window; a later push after the window closes, or the
-    owner's timer calling :meth:`flush`, sends one ``delta`` per part. A non-delta
-    message flushes pending deltas first so nothing overtakes the text before it.
+    The first delta of a part goes out at once (the user sees the answer start without
+    waiting a window); after it, the first pending delta opens a window and a later push
+    after the window closes, or the owner's timer calling :meth:`flush`, sends one
+    ``delta`` per part. A non-delta message flushes pending deltas first so nothing
+    overtakes the text before it.
     """
 
     def __init__(
@@ -269,6 +272,8 @@ class DeltaBuffer:
         self._interval = interval
         self._pending: dict[str, list[str]] = {}
         self._opened: float | None = None
+        self._started: set[str] = set()
+        """Parts whose first delta was sent (bounded: cleared past ``MAX_STARTED``)."""
 
     @property
     def pending(self) -> bool:
@@ -277,6 +282,13 @@ class DeltaBuffer:
     def push(self, message: UIMessage) -> bool:
         """Send or queue ``message``; True while deltas wait for a :meth:`flush`."""
         if not isinstance(message, DeltaMsg):
+            self.flush()
+            self._send(message)
+            return False
+        if message.part_id not in self._started:
+            if len(self._started) >= MAX_STARTED:
+                self._started.clear()  # worst case: one more part's first delta goes at once
+            self._started.add(message.part_id)
             self.flush()
             self._send(message)
             return False

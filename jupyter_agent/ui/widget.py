@@ -7,10 +7,12 @@ per token costs O(text²)); the delta coalescing and late-view replay live in
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import anywidget
 import traitlets
@@ -25,16 +27,34 @@ from jupyter_agent.ui.stream import NoticeLevel, StatusState, ViewStream
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 REPLIES = ("once", "always", "reject")
+CODE = (STATIC / "widget.js").read_text(encoding="utf-8")
+"""The widget's ES module (with its Markdown renderer): sent once per page, see ``loader_esm``."""
+
+
+def loader_esm(code: str, *, inline: bool) -> str:
+    """The small module each widget carries instead of ``code`` (``static/loader.js``).
+
+    The page keeps the imported module under a key derived from ``code``, so a newer
+    package never reuses an older module; ``inline`` embeds ``code`` (the first widget of
+    a kernel), otherwise the view asks the kernel for it only when the page lacks it.
+    """
+    digest = hashlib.sha1(code.encode("utf-8")).hexdigest()[:12]
+    template = (STATIC / "loader.js").read_text(encoding="utf-8")
+    inline_js = json.dumps(code).replace("</", "<\\/") if inline else "null"
+    return template.replace("%(hash)s", digest).replace("%(inline)s", inline_js)
 
 
 class AgentWidget(anywidget.AnyWidget):
     """Shows one session's activity; ``since_id`` hides messages earlier cells showed."""
 
-    _esm = (STATIC / "widget.js").read_text(encoding="utf-8")
+    _esm = CODE
+    """The class default; each instance sends ``loader_esm`` instead (code once per page)."""
     _css = (STATIC / "widget.css").read_text(encoding="utf-8")
     session_id = traitlets.Unicode("").tag(sync=True)
     can_compact = traitlets.Bool(False).tag(sync=True)
     """Small, fixed-size state only; streamed content never goes through traits."""
+    _code_shipped: ClassVar[bool] = False
+    """A widget of this kernel already carried the code inline."""
 
     def __init__(
         self,
@@ -47,7 +67,10 @@ class AgentWidget(anywidget.AnyWidget):
         since_id: str = "",
         busy: bool = True,
     ) -> None:
-        super().__init__(session_id=session_id, can_compact=on_compact is not None)
+        inline = not AgentWidget._code_shipped
+        AgentWidget._code_shipped = True
+        esm = loader_esm(CODE, inline=inline)
+        super().__init__(session_id=session_id, can_compact=on_compact is not None, _esm=esm)
         self.on_stop = on_stop
         self.on_approve = on_approve
         self.on_compact = on_compact
@@ -123,6 +146,8 @@ class AgentWidget(anywidget.AnyWidget):
         kind = content.get("type")
         if kind == "ready":
             self.stream.replay_to(str(content.get("view", "")))
+        elif kind == "code":  # a page without the module (reloaded, another front end)
+            self.send({"kind": "code", "esm": CODE})
         elif kind == "stop":
             self._call(self.on_stop)
         elif kind == "approve":

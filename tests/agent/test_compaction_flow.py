@@ -252,3 +252,22 @@ async def test_summary_cost_is_priced_like_any_step(make_runtime: Any, scripted_
     p, c = litellm.cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=20_000, completion_tokens=500)
     assert (summary.tokens.input, summary.tokens.output) == (20_000, 500)
     assert summary.cost == float(p + c) > 0
+
+
+def test_oversized_prompt_from_the_cli_leaves_continue_usable(tmp_path: Path, scripted_server: Any) -> None:
+    """The CLI shape of item 5: the refusal is one line, and later ``--continue`` runs work."""
+    base = ["--model", "openai/test", "--api-base", scripted_server.base_url]
+    scripted_server.queue(Reply(text="answer one"))
+    assert run_cli(["run", *base, "question one"], tmp_path).returncode == 0
+    huge = _words(7, 11_000)  # ~120 KB (one argument may hold 128 KB), ~40,000 tokens
+    refused = run_cli(["run", "--continue", *base, huge], tmp_path)
+    assert refused.returncode == 1
+    assert "too large" in refused.stderr and "32,000" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert len(scripted_server.requests) == 1  # never sent
+    scripted_server.queue(Reply(text="answer two"))
+    again = run_cli(["run", "--continue", *base, "question two"], tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "answer two" in again.stdout
+    users = [t for r, t in _texts(scripted_server.requests[-1]) if r == "user"]
+    assert users == ["question one", "question two"]

@@ -63,3 +63,15 @@ async def test_step_counter_counts_the_compaction_iteration(make_runtime: Any, s
     replay = scripted_server.requests[3]["body"]["messages"]
     assert "question two" in json.dumps(replay[-2:])
     assert replay[-1] == {"role": "assistant", "content": load_prompt("max_steps")}
+
+
+async def test_empty_texts_are_never_wrapped(make_runtime: Any, scripted_server: Any) -> None:
+    """A prompt of only an image, replayed after an overflow (step > 1): no empty reminder."""
+    scripted_server.queue(Reply(text="one"), OVERFLOW, Reply(text="## Goal\n- s"), Reply(text="two"))
+    runtime = make_runtime()
+    sid = await runtime.prompt("question one")
+    runtime.add_user_message(sid, "", files=[("image/png", "data:image/png;base64,AAAA", "plot.png")])
+    await runtime.run(sid, runtime.model_for(None))
+    replay = scripted_server.requests[3]["body"]["messages"]
+    assert replay[-1] == {"role": "user", "content": "[Attached image/png: plot.png]"}
+    assert "system-reminder" not in json.dumps(replay)

@@ -1,4 +1,5 @@
-"""A real JupyterLab in real Chromium: %agent streams text, a tool card and the gauge."""
+"""A real JupyterLab in real Chromium: %agent streams text, a tool card and the gauge, then
+leaves the run's transcript in the cell."""
 
 from __future__ import annotations
 
@@ -24,7 +25,12 @@ def lab(tmp_path: Path, scripted_server: Any) -> Iterator[str]:
 def test_agent_widget_streams_in_jupyterlab(lab: str, scripted_server: Any, chromium: Any) -> None:
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("list", json.dumps({}))]),
-        Reply(text="Here is **one notebook**: `demo.ipynb`.", chunk_size=3, delay_per_chunk=0.01),
+        # slow enough to watch the live view before the transcript replaces it
+        Reply(
+            text="Here is **one notebook**: `demo.ipynb`." + " More." * 300,
+            chunk_size=6,
+            delay_per_chunk=0.03,
+        ),
     )
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     try:
@@ -53,6 +59,46 @@ def test_agent_widget_streams_in_jupyterlab(lab: str, scripted_server: Any, chro
             ".includes('tokens')",
             timeout=30_000,
         )
+        transcript = page.locator(".jp-NotebookPanel .jp-agent-transcript")
+        transcript.wait_for(timeout=90_000)
+        assert transcript.locator("strong").first.text_content() == "one notebook"
+        assert page.locator(".jp-NotebookPanel .ja-root").count() == 0
     finally:
         page.screenshot(path=str(ARTIFACTS / "lab-widget.png"), full_page=True)
+        page.close()
+
+
+@pytest.fixture
+def two_prompts(tmp_path: Path, scripted_server: Any) -> Iterator[str]:
+    write_notebook(tmp_path / "two.ipynb", "%load_ext jupyter_agent", "%agent first", "%agent second")
+    with running_lab(tmp_path, scripted_server) as server:
+        yield server.url("two.ipynb")
+
+
+def test_a_later_cell_renders_with_the_module_already_on_the_page(
+    two_prompts: str, scripted_server: Any, chromium: Any
+) -> None:
+    """Only the kernel's first widget carries the widget's code; the next cell's widget is a
+    small loader that must find the module on the page and stream as the first did."""
+    scripted_server.queue(
+        Reply(text="First answer."),
+        Reply(text="The **second answer** streams slowly. " * 4, chunk_size=1, delay_per_chunk=0.05),
+    )
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        open_notebook(page, two_prompts)
+        page.click(".jp-Cell .jp-InputArea-editor")
+        page.keyboard.press("Escape")
+        for _ in range(2):
+            page.keyboard.press("Shift+Enter")
+        transcript = "() => document.querySelector('.jp-NotebookPanel .jp-agent-transcript') !== null"
+        page.wait_for_function(transcript, timeout=90_000)
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.jp-NotebookPanel [data-testid=ja-text] strong')]"
+            ".some(e => e.textContent.includes('second answer'))",
+            timeout=60_000,
+        )
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "lab-widget-second.png"), full_page=True)
         page.close()

@@ -70,8 +70,15 @@ def _restart_kernels(lab: Lab) -> None:
 def _check_transcript(page: Any) -> None:
     transcript = _wait_transcript(page)
     assert transcript.locator("strong").first.text_content() == "one notebook"
-    assert transcript.locator("pre code.language-python").first.text_content().strip() == "print('hi')"
+    code = transcript.locator("pre code.language-python").first
+    assert code.text_content().strip() == "print('hi')"
+    # highlighted like the live view, with the code actions (the extension does both)
+    assert code.locator(".hljs-string").first.text_content(timeout=10_000) == "'hi'"
+    copy = transcript.locator(".ja-codeblock:has(code.language-python) [data-testid=ja-code-copy]")
+    assert copy.first.is_visible()
     assert "list" in transcript.inner_text() and "completed" in transcript.inner_text()
+    status = transcript.locator(".jp-agent-transcript-status").inner_text()  # the run's status line
+    assert status.startswith("done · ") and "openai/test" in status and "tokens" in status, status
     assert transcript.get_attribute("data-session-id", timeout=5_000).startswith("ses_")
     body = page.locator(".jp-NotebookPanel").first.inner_text()
     assert not [e for e in WIDGET_ERRORS if e in body], body

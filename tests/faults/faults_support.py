@@ -8,7 +8,11 @@ completed or failed tool results. A case takes it before the fault and passes it
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +97,21 @@ BAD_CONFIGS = {  # case → (bytes of jupyter-agent.json, what the one line says
         "api_base: 'localhost:11434' is not a server address",
     ),
 }
+
+
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str = "2m") -> Iterator[Path]:
+    """Mount a real tmpfs of ``size`` on ``folder``; skips where mounting is not allowed."""
+    import pytest
+
+    if not shutil.which("mount"):
+        pytest.skip("no mount command")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

@@ -60,5 +60,7 @@ def test_empty_prompt_is_a_usage_error(tmp_path: Path) -> None:
     no session is created and nothing is sent."""
     result = run_cli(["run", "--model", "openai/test", "--api-base", "http://127.0.0.1:9", "  "], tmp_path)
     assert result.returncode == 2
-    assert one_line(result) == "error: the prompt is empty; say what the agent should do"
+    assert one_line(result) == (
+        'error: the prompt is empty. Give the text to send, e.g. jupyter-agent run "summarise x.csv"'
+    )
     assert not (tmp_path / ".jupyter-agent").exists()

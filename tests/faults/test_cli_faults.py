@@ -95,3 +95,13 @@ def test_export_to_a_folder(tmp_path: Path) -> None:
     line = _one_line(result)
     assert result.returncode == 2
     assert "is a folder" in line and "file name" in line
+
+
+def test_unknown_session_is_one_line_before_anything_else(tmp_path: Path) -> None:
+    """User sees: "No session 'nope' in …/sessions.db." and nothing else (no model notes), exit 2."""
+    result = run_cli(
+        ["run", "--session", "nope", "--model", "openai/x", "--api-base", "http://127.0.0.1:9", "hi"],
+        tmp_path,
+    )
+    assert result.returncode == 2
+    assert _one_line(result) == f"error: No session 'nope' in {tmp_path / '.jupyter-agent' / 'sessions.db'}."

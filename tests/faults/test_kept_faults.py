@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from cli_runner import run_cli
-from faults_support import assert_kept, first_turn, parts, tool_results
+from faults_support import assert_kept, first_turn, parts, small_tmpfs, tool_results
 from scripted_server import Reply, ToolCall
+from test_store_cli_faults import _fill
 
 from jupyter_agent.core.messages import RetryPart, TextPart, ToolPart
 
@@ -36,6 +37,31 @@ async def test_spill_that_cannot_be_written_keeps_the_truncated_result(
     assert "The full output could not be saved" in tool.state.output
     assert tool.state.metadata["truncated"] is True and tool.state.metadata["output_path"] is None
     assert "could not be saved" in tool_results(scripted_server.requests[-1])[-1]
+    assert parts(runtime, sid, TextPart)[-1].text == "counted"
+    assert_kept(runtime.store.path, before)
+
+
+async def test_spill_on_a_full_disk_keeps_the_truncated_result(
+    make_runtime: Any, scripted_server: Any
+) -> None:
+    """``tool-output/`` on a full (real, 1 MB tmpfs) disk. User sees: the tool card completed
+    with the head of the output and "… could not be saved (No space left on device) …"."""
+    runtime = make_runtime()
+    sid, before = await first_turn(runtime, scripted_server)
+    spill = runtime.store.path.parent / "tool-output"
+    spill.mkdir(exist_ok=True)
+    with small_tmpfs(spill, "1m"):
+        _fill(spill)
+        scripted_server.queue(
+            Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "seq 1 400000"}))]),
+            Reply(text="counted"),
+        )
+        await runtime.prompt("count", session_id=sid)
+        assert [p.name for p in spill.iterdir()] == ["filler"]  # no half-written output file
+    tool = parts(runtime, sid, ToolPart)[-1]
+    assert tool.state.status == "completed", tool.state
+    assert "could not be saved (No space left on device)" in tool.state.output
+    assert tool.state.output.rstrip().endswith("399999\n400000")
     assert parts(runtime, sid, TextPart)[-1].text == "counted"
     assert_kept(runtime.store.path, before)
 
@@ -87,7 +113,7 @@ def test_retry_after_streamed_text_is_marked_on_stdout(tmp_path: Path, scripted_
     assert "FIRST-ATTEMPT" in before and "FIRST-ATTEMPT" not in after
     assert after.split("]\n", 1)[1].strip() == "final answer"
     # stderr holds only our own lines: no LiteLLM/httpx/asyncio log output without --debug
-    ours = ("note: ", "[retry ", "session: ")
+    ours = ("note: ", "[retry ", "session: ", "cost: ")
     assert [line for line in result.stderr.splitlines() if line and not line.startswith(ours)] == []
     from jupyter_agent.storage.sqlite_store import SqliteStore
 

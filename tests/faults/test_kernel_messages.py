@@ -105,3 +105,15 @@ def test_every_broken_setting_in_a_kernel_is_one_message(
     kernel.execute("%env JUPYTER_AGENT_OUTPUT_TOKEN_MAX=lots")
     out = _one_message(kernel.execute("%agent --wait hello"))
     assert "JUPYTER_AGENT_OUTPUT_TOKEN_MAX must be a positive integer, got 'lots'" in out
+
+
+def test_export_that_cannot_be_written_is_one_line(start_kernel: Any, tmp_path: Path) -> None:
+    """User sees: "<folder>/<session>.md: is a directory; a folder has that name: give another
+    file name" in the cell, no traceback."""
+    kernel = start_kernel()
+    created = _one_message(kernel.execute("%agent new"))
+    sid = created.split()[-1]
+    (tmp_path / f"{sid}.md").mkdir()  # the file name is taken by a folder
+    out = _one_message(kernel.execute("%agent export --format md"))
+    expected = f"{tmp_path / sid}.md: is a directory; a folder has that name: give another file name"
+    assert out.strip() == expected, out

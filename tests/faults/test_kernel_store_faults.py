@@ -90,8 +90,10 @@ def test_damaged_store_in_a_kernel_is_moved_aside(
     kernel = start_kernel()
     result = kernel.execute("%agent --wait hello")
     assert result.status == "ok" and "Traceback" not in result.stdout + result.stderr
-    notices = [c.get("text", "") for _, c in custom_messages(kernel.iopub) if c.get("kind") == "notice"]
-    assert any("is damaged" in n and "moved to" in n for n in notices), notices
+    live = [c.get("text", "") for _, c in custom_messages(kernel.iopub) if c.get("kind") == "notice"]
+    (shown,) = [o for o in result.outputs if "text/plain" in o.get("data", {}) and o.get("metadata")]
+    kept = str(shown["data"]["text/plain"])  # the transcript that replaces the live view
+    assert any("is damaged" in n and "moved to" in n for n in [*live, kept]), (live, kept)
     assert "fresh start" in str(result.outputs)
     [moved] = list(db.parent.glob("sessions.db.corrupt-*"))
     assert moved.read_bytes() == bytes(data)

@@ -62,8 +62,9 @@ def test_damaged_interior_page_is_moved_aside(tmp_path: Path, scripted_server: A
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    assert "is damaged" in result.stderr and "moved to" in result.stderr
+    [notice] = [line for line in result.stderr.splitlines() if "is damaged" in line]
     [moved] = list(db.parent.glob("sessions.db.corrupt-*"))
+    assert f"moved to {moved}" in notice and f"sqlite3 {moved} .recover" in notice, result.stderr
     assert moved.read_bytes() == bytes(data)
     assert ("text", "fresh start") in finished(db).values()
 

@@ -61,6 +61,11 @@ def test_headless_run_leaves_the_transcript_too(start_kernel: Any, scripted_serv
     assert shown["metadata"]["jupyter_agent"]["session_id"].startswith("ses_")
     opened = [m["content"]["target_name"] for m in kernel.iopub if m["msg_type"] == "comm_open"]
     assert "jupyter.widget" not in opened, opened
+    # the next prompt in that session starts with a gauge of what is already there
+    scripted_server.queue(Reply(text="Second plain answer."))
+    again = kernel.execute("%agent --wait and again")
+    assert again.status == "ok", again.error
+    assert any("Second plain answer." in o["data"].get("text/markdown", "") for o in again.outputs)
 
 
 def test_a_failed_run_says_so(start_kernel: Any, scripted_server: Any) -> None:

@@ -13,8 +13,8 @@ from mcp_support import HttpServer
 def http_server() -> Iterator[Any]:
     started: list[HttpServer] = []
 
-    def start(**env: str) -> HttpServer:
-        server = HttpServer(env)
+    def start(transport: str = "http", **env: str) -> HttpServer:
+        server = HttpServer(env, transport)
         started.append(server)
         return server
 

@@ -23,13 +23,13 @@ def _free_port() -> int:
 
 
 class HttpServer:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], transport: str = "http") -> None:
         import os
 
         self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.url = f"http://127.0.0.1:{self.port}/{'sse' if transport == 'sse' else 'mcp'}"
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "http", str(self.port)],
+            [sys.executable, str(SERVER), transport, str(self.port)],
             env={**os.environ, **env},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -46,6 +46,10 @@ class HttpServer:
                     ) from None
                 time.sleep(0.1)
         raise RuntimeError("demo HTTP server did not start")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(5)
 
     def stop(self) -> None:
         self.proc.terminate()

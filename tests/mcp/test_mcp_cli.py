@@ -91,3 +91,12 @@ def test_run_refuses_an_unapproved_mcp_tool_headless(tmp_path: Path, scripted_se
     result = run_cli(args, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "[demo_echo] error" in result.stderr and '{"permission": {"demo_echo": "allow"}}' in result.stderr
+
+
+def test_a_server_that_fails_to_start_is_told_before_the_request(tmp_path: Path) -> None:
+    """User sees: "note: MCP server 'gone' … failed to start …" before the run's own error."""
+    _write(tmp_path, {"mcp": {"gone": {"type": "local", "command": ["no-such-mcp-command-xyz"]}}})
+    result = run_cli(["run", "--model", "openai/test", "--api-base", "http://127.0.0.1:9", "hi"], tmp_path)
+    assert result.returncode == 1, result.stderr
+    note = result.stderr.index("MCP server 'gone'")
+    assert note < result.stderr.index("error: Could not reach http://127.0.0.1:9"), result.stderr

@@ -116,6 +116,7 @@ async def test_server_that_fails_to_start_is_reported_once(mcp_runtime: Any, scr
     notices = list(runtime.notices)
     broken = next(n for n in notices if "'broken'" in n)
     assert sys.executable in broken and "boom: DB_URL is missing" in broken
+    assert "closed the connection before answering" in broken and "MCPError" not in broken
     ghost = next(n for n in notices if "'ghost'" in n)
     assert "command not found" in ghost and "no-such-mcp-server-binary" in ghost
     tools = sent_tools(scripted_server.requests[0])

@@ -8,6 +8,7 @@ the internet (litellm's cost map, tiktoken downloads, a real provider) fails lou
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from typing import Any
 
@@ -30,9 +31,19 @@ def is_local(host: Any) -> bool:
         return False
 
 
+def _blocked(message: str) -> NetworkBlocked:
+    """The error to raise, also appended to ``$JUPYTER_AGENT_NETGUARD_LOG`` when set: a child
+    process (a proxy server) may swallow the error, the log still shows the attempt."""
+    log = os.environ.get("JUPYTER_AGENT_NETGUARD_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(message + "\n")
+    return NetworkBlocked(message)
+
+
 def _check(address: Any) -> None:
     if isinstance(address, tuple) and address and not is_local(address[0]):
-        raise NetworkBlocked(f"test tried to connect to {address[0]}:{address[1]}; only loopback is allowed")
+        raise _blocked(f"test tried to connect to {address[0]}:{address[1]}; only loopback is allowed")
 
 
 def install() -> None:
@@ -61,7 +72,7 @@ def install() -> None:
             try:
                 ipaddress.ip_address(host)
             except ValueError:
-                raise NetworkBlocked(f"test tried to resolve {host}; only loopback is allowed") from None
+                raise _blocked(f"test tried to resolve {host}; only loopback is allowed") from None
         return original_getaddrinfo(host, *args, **kwargs)
 
     socket.socket.connect = connect  # type: ignore[method-assign]

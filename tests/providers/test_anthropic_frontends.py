@@ -41,6 +41,8 @@ def test_kernel_tool_turn_with_thinking_and_restart(anthropic_server: Any, tmp_p
     _project(tmp_path)
     anthropic_server.queue(*_turn(AToolUse("python", {"code": "total = 6 * 7\ntotal"}), "The total is 42."))
     env = {
+        # a notebook open in JupyterLab: the live widget (and its gauge) streams the run
+        "JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb"),
         "JUPYTER_AGENT_MODEL": MODEL,
         "JUPYTER_AGENT_API_BASE": anthropic_server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-ant-test",

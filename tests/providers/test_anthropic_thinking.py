@@ -157,3 +157,46 @@ async def test_redacted_thinking_round_trips(make_claude: Any, anthropic_server:
         "redacted_thinking",
         "thinking",
     ]
+
+
+async def test_stop_while_tool_input_streams_then_continue(
+    make_claude: Any, anthropic_server: Any, tmp_path: Path
+) -> None:
+    """Stop pressed while Claude is still writing a tool's input (thinking on): the tool
+    never runs, and the next prompt's history is one Anthropic accepts."""
+    import asyncio
+    import contextlib
+
+    big = {"filePath": "big.txt", "content": "line\n" * 120}
+    anthropic_server.queue(
+        AReply(
+            thinking="I will write a long file.",
+            tool_uses=[AToolUse("write", big)],
+            chunk_size=4,
+            input_delay=0.02,
+        )
+    )
+    runtime = make_claude(options=THINKING)
+    seen: list[Any] = []
+    runtime.bus.subscribe(seen.append)
+    task = asyncio.create_task(runtime.prompt("write a long file"))
+    for _ in range(400):
+        await asyncio.sleep(0.02)
+        if any(getattr(e, "part", None) is not None and isinstance(e.part, ToolPart) for e in seen):
+            break
+    else:
+        raise AssertionError("the tool call never started streaming")
+    await asyncio.sleep(0.2)  # well inside the ~3 s the input takes to stream
+    runtime.stop()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert not (tmp_path / "big.txt").exists()
+    sid = runtime.store.list_sessions()[0].id
+    last = runtime.store.messages(sid)[-1].info
+    assert isinstance(last, AssistantMessage) and last.error is not None and last.error.name == "aborted"
+    assert all(t.state.status != "completed" for t in _parts(runtime, sid, ToolPart))
+    anthropic_server.queue(AReply(thinking="Fine.", text="Stopped; nothing was written."))
+    await runtime.prompt("never mind", session_id=sid)
+    assert anthropic_server.refusals == []
+    final = runtime.store.messages(sid)[-1].info
+    assert isinstance(final, AssistantMessage) and final.error is None

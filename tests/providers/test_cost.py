@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from anthropic_server import AReply, AToolUse, AUsage
 from cli_runner import run_cli
-from scripted_server import Reply
+from scripted_server import Reply, Usage
 
 from jupyter_agent.core.cost import CostTracker, format_cost, total
 from jupyter_agent.core.messages import AssistantMessage, StepFinishPart
@@ -101,3 +101,37 @@ def test_cli_shows_cost_in_run_json_and_sessions_list(tmp_path: Path, anthropic_
     assert listing.returncode == 0 and "$0.0090" in listing.stdout
     db = tmp_path / ".jupyter-agent" / "sessions.db"
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM session").fetchone()[0] == 1
+
+
+async def test_an_alias_is_priced_and_sized_as_its_base_model(
+    make_runtime: Any, scripted_server: Any
+) -> None:
+    """A model name litellm cannot price (an alias on a team's LiteLLM proxy) gets the
+    prices and window of the ``base_model`` configured for it."""
+    import litellm
+
+    alias, unknown = "openai/team-gpt5-alias", "openai/team-mystery-alias"
+    scripted_server.queue(
+        Reply(text="hi", usage=Usage(prompt_tokens=5000, completion_tokens=100, cached_tokens=4000)),
+        Reply(text="hi"),
+    )
+    runtime = make_runtime(
+        model=alias,
+        models={alias: {"base_model": "openai/gpt-5"}, unknown: {"base_model": "nowhere/nothing"}},
+    )
+    sid = await runtime.prompt("hi")
+    gpt5 = litellm.model_cost["gpt-5"]
+    expected = (
+        1000 * gpt5["input_cost_per_token"]
+        + 4000 * gpt5["cache_read_input_token_cost"]
+        + 100 * gpt5["output_cost_per_token"]
+    )
+    [step] = [p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, StepFinishPart)]
+    assert step.cost == pytest.approx(expected, rel=1e-9) and not step.cost_unknown
+    assert runtime.settings(alias).context_limit == 400_000  # GPT-5's window, not the 32k guess
+    assert runtime.take_notices(sid, alias) == []
+    other = await runtime.prompt("hi", model=unknown)
+    [told] = runtime.take_notices(other, unknown)
+    assert told.startswith(f"litellm does not know nowhere/nothing, the base_model of {unknown}")
+    [step] = [p for m in runtime.store.messages(other) for p in m.parts if isinstance(p, StepFinishPart)]
+    assert step.cost_unknown

@@ -185,3 +185,27 @@ async def test_paths_inside_the_project_and_dev_null_do_not_ask(
     command = "cd sub && echo hi > a.txt 2>/dev/null && cat ../sub/a.txt && rm -f a.txt; (cd ..); ls sub"
     part = await _run_bash(_runtime(make_runtime, {}), scripted_server, command)
     assert part.state.status == "completed", part.state
+
+
+def test_tree_sitter_is_imported_on_the_first_bash_check_only() -> None:
+    """``%load_ext`` stays fast: loading the extension and building the tools does not import
+    the parser; the first bash permission check does."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "shell.run_line_magic('load_ext', 'jupyter_agent')\n"
+        "from jupyter_agent.magics import warmup\n"
+        "_ = warmup._started.is_set() and warmup.done.wait(300)\n"
+        "from jupyter_agent.tools.registry import default_registry\n"
+        "registry = default_registry()\n"
+        "print('before', 'tree_sitter' in sys.modules)\n"
+        "from jupyter_agent.tools.bash_parse import parse\n"
+        "parse('ls; rm x')\n"
+        "print('after', 'tree_sitter' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=360)
+    assert "before False" in result.stdout and "after True" in result.stdout, result.stderr

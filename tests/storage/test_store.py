@@ -316,3 +316,24 @@ def test_closed_store_refuses_writes(tmp_path: Path) -> None:
         store.create_session(Session(id="s"))
     with pytest.raises(sqlite3.ProgrammingError):
         store.update_part(TextPart(id="p", session_id="s", message_id="m"), final=False)
+
+
+def test_readers_that_need_less_read_less(tmp_path: Path) -> None:
+    """``since`` keeps a cell's own messages; ``parts=False`` reads the messages alone,
+    streaming (unflushed) parts included only where asked for."""
+    store = SqliteStore.for_directory(tmp_path)
+    store.create_session(Session(id="ses_1", directory=str(tmp_path)))
+    for n in range(1, 5):
+        store.update_message(UserMessage(id=f"msg_{n}", session_id="ses_1"))
+        store.update_part(TextPart(id=f"prt_{n}", session_id="ses_1", message_id=f"msg_{n}", text=str(n)))
+    store.update_part(
+        TextPart(id="prt_5", session_id="ses_1", message_id="msg_4", text="streaming"), final=False
+    )
+    since = store.messages("ses_1", "msg_3")
+    assert [m.info.id for m in since] == ["msg_3", "msg_4"]
+    assert [p.id for p in since[1].parts] == ["prt_4", "prt_5"]
+    bare = store.messages("ses_1", parts=False)
+    assert [m.info.id for m in bare] == ["msg_1", "msg_2", "msg_3", "msg_4"]
+    assert all(m.parts == [] for m in bare)
+    assert store.messages("ses_1") == store.messages("ses_1", "")
+    store.close()

@@ -53,6 +53,7 @@ from jupyter_agent.ui.protocol import (
     to_wire,
 )
 from jupyter_agent.ui.render import (
+    MAX_STARTED,
     OUTPUT_CAP,
     DeltaBuffer,
     Renderer,
@@ -250,32 +251,54 @@ class Clock:
         return self.now
 
 
-def test_hundred_deltas_within_the_window_become_one_message() -> None:
+def test_the_first_delta_goes_at_once_then_deltas_within_the_window_become_one_message() -> None:
     sent: list[UIMessage] = []
     clock = Clock()
     buffer = DeltaBuffer(sent.append, clock)
+    assert buffer.push(DeltaMsg(part_id="p", text="first")) is False
+    assert sent == [DeltaMsg(part_id="p", text="first")]  # the answer starts without a wait
     for i in range(100):
         clock.now = i * 0.0004
         assert buffer.push(DeltaMsg(part_id="p", text=str(i % 10)))
-    assert sent == []
+    assert len(sent) == 1
     buffer.flush()
-    assert sent == [DeltaMsg(part_id="p", text="0123456789" * 10)]
+    assert sent[1:] == [DeltaMsg(part_id="p", text="0123456789" * 10)]
     assert not buffer.pending
+
+
+def test_first_deltas_stay_in_order_and_the_set_of_started_parts_is_bounded() -> None:
+    sent: list[UIMessage] = []
+    buffer = DeltaBuffer(sent.append, Clock())
+    buffer.push(DeltaMsg(part_id="a", text="1"))
+    buffer.push(DeltaMsg(part_id="a", text="2"))
+    buffer.push(DeltaMsg(part_id="b", text="x"))  # b's first delta sends a's pending text first
+    assert sent == [
+        DeltaMsg(part_id="a", text="1"),
+        DeltaMsg(part_id="a", text="2"),
+        DeltaMsg(part_id="b", text="x"),
+    ]
+    for i in range(MAX_STARTED + 10):
+        buffer.push(DeltaMsg(part_id=f"p{i}", text="."))
+    assert len(buffer._started) <= MAX_STARTED
 
 
 def test_a_delta_after_the_window_flushes_without_a_timer() -> None:
     sent: list[UIMessage] = []
     clock = Clock()
     buffer = DeltaBuffer(sent.append, clock)
+    buffer.push(DeltaMsg(part_id="p", text="0"))
     buffer.push(DeltaMsg(part_id="p", text="a"))
     clock.now = 0.06
     assert buffer.push(DeltaMsg(part_id="p", text="b")) is False
-    assert sent == [DeltaMsg(part_id="p", text="ab")]
+    assert sent == [DeltaMsg(part_id="p", text="0"), DeltaMsg(part_id="p", text="ab")]
 
 
 def test_other_messages_flush_pending_deltas_first() -> None:
     sent: list[UIMessage] = []
     buffer = DeltaBuffer(sent.append, Clock())
+    buffer.push(DeltaMsg(part_id="a", text="0"))
+    buffer.push(DeltaMsg(part_id="b", text="w"))
+    del sent[:]
     buffer.push(DeltaMsg(part_id="a", text="1"))
     buffer.push(DeltaMsg(part_id="b", text="x"))
     buffer.push(DeltaMsg(part_id="a", text="2"))

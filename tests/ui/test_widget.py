@@ -90,10 +90,10 @@ async def test_deltas_are_coalesced_on_the_running_loop() -> None:
     bus = Bus()
     w = Recording(bus, SID)
     text_events(bus, ["x"] * 100)
-    assert w.kinds() == ["status", "part"]  # deltas wait for the 50 ms timer
+    assert w.kinds() == ["status", "part", "delta"]  # the first delta at once, the rest wait 50 ms
     await asyncio.sleep(0.12)
-    assert w.kinds() == ["status", "part", "delta"]
-    assert w.sent[-1]["text"] == "x" * 100
+    assert w.kinds() == ["status", "part", "delta", "delta"]
+    assert w.sent[-2]["text"] + w.sent[-1]["text"] == "x" * 100
     w.notice("after")  # a non-delta message sends pending deltas first
     text_events(bus, ["y"], pid="prt_c")
     w.notice("order")
@@ -208,3 +208,19 @@ def test_a_timer_left_on_a_finished_loop_does_not_stall_later_deltas() -> None:
 
     asyncio.run(second_run())
     assert "".join(m["text"] for m in w.sent if m["kind"] == "delta") == "ab"
+
+
+def test_the_widget_code_travels_inline_once_then_on_request() -> None:
+    """Only a kernel's first widget embeds the ~430 KB module; later ones carry the loader
+    and send the code only when a page asks for it."""
+    from jupyter_agent.ui.widget import CODE, loader_esm
+
+    AgentWidget._code_shipped = False
+    first, second = Recording(Bus(), SID), Recording(Bus(), SID)
+    assert len(first._esm) > len(CODE) and len(second._esm) < 3_000
+    assert loader_esm(CODE, inline=False) == second._esm
+    assert loader_esm(CODE + " ", inline=False) != second._esm  # a new build, a new page key
+    from_browser(second, {"type": "code"})
+    assert second.sent[-1] == {"kind": "code", "esm": CODE}
+    first.close()
+    second.close()

@@ -240,3 +240,32 @@ def test_markdown_escapes_html_and_only_links_web_urls(page: Any) -> None:
     assert '<a href="https://a.org/x_y_z?a=1&amp;b=2"' in html and 'target="_blank"' in html
     assert 'href="javascript' not in html
     assert "<script" not in markdown(page, "<script>alert(1)</script>")
+
+
+@pytest.mark.browser
+def test_the_loader_asks_for_the_code_once_per_page_and_renders_the_view(page: Any) -> None:
+    """Later widgets carry the small loader: the first view asks the kernel for the code,
+    every other view on the page reuses the module (code travels once per page)."""
+    from jupyter_agent.ui.widget import CODE, loader_esm
+
+    page.set_content(PAGE + '<div id="out2"></div>')
+    page.evaluate(
+        """async (src) => {
+            window.sent = [];
+            const url = URL.createObjectURL(new Blob([src], {type: "text/javascript"}));
+            window.jaLoader = (await import(url)).default;
+            window.first = window.jaLoader.render({model, el: document.getElementById('out')});
+        }""",
+        loader_esm(CODE, inline=False),
+    )
+    assert page.evaluate("window.sent") == [{"type": "code"}]
+    deliver(page, {"kind": "code", "esm": CODE})
+    page.wait_for_function("window.sent.some((m) => m.type === 'ready')")
+    page.evaluate("() => window.jaLoader.render({model, el: document.getElementById('out2')})")
+    page.wait_for_function("window.sent.filter((m) => m.type === 'ready').length === 2")
+    assert [m["type"] for m in page.evaluate("window.sent")] == ["code", "ready", "ready"]
+    view = page.evaluate("window.sent[1].view")
+    text = {"id": "p1", "message_id": "m1", "type": "text", "text": "loaded"}
+    deliver(page, {"kind": "replay", "view": view, "messages": [{"kind": "part", "part": text}]})
+    page.wait_for_function("document.querySelector('#out [data-testid=ja-text]') !== null")
+    assert page.locator("#out [data-testid=ja-text]").inner_text() == "loaded"

@@ -1,6 +1,7 @@
 """A small MCP server for the tests, written with the official SDK.
 
-``python demo_server.py stdio`` or ``python demo_server.py http PORT``. Tools: a text tool,
+``python demo_server.py stdio``, ``python demo_server.py http PORT`` (streamable HTTP at
+``/mcp``) or ``python demo_server.py sse PORT`` (the older SSE transport at ``/sse``). Tools: a text tool,
 an image tool, a tool that raises, a big output, a slow call (writes its pid first, so a
 test can kill the server mid-call) and one that shows an environment variable.
 With ``DEMO_STARTED_FILE`` set, each start appends the process id to that file.
@@ -78,10 +79,10 @@ def whoami() -> str:
     return f"pid={os.getpid()} token={os.environ.get('DEMO_TOKEN', '')}"
 
 
-def _http(port: int) -> None:
+def _http(port: int, sse: bool = False) -> None:
     import uvicorn
 
-    app = server.streamable_http_app()
+    app = server.sse_app() if sse else server.streamable_http_app()
     token = os.environ.get("DEMO_REQUIRE_TOKEN")
     if token:
         inner = app
@@ -103,8 +104,8 @@ if __name__ == "__main__":
     if started:  # appended: a restarted server adds a line
         with open(started, "a") as f:
             f.write(f"{os.getpid()}\n")
-    if sys.argv[1:2] == ["http"]:
-        _http(int(sys.argv[2]))
+    if sys.argv[1:2] in (["http"], ["sse"]):
+        _http(int(sys.argv[2]), sse=sys.argv[1] == "sse")
     else:
         print("demo server starting", file=sys.stderr, flush=True)
         server.run("stdio")

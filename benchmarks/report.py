@@ -1,0 +1,164 @@
+"""docs/performance.md from the benchmarks' results (``python -m benchmarks``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def _kb(n: float) -> str:
+    return f"{n / 1000:.1f} KB"
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def render(r: dict[str, Any], machine: str) -> str:
+    turn, kernel, context, load = r["turn"], r["kernel"], r["context"], r["load"]
+    cold, reopen, session, memory = r["cold"], r["reopen"], r["session"], r["memory"]
+    idle, loaded = r["stream"]["idle"], r["stream"]["loaded"]
+    base, pruned, compacted = session["baseline"], session["prune"], session["prune+compaction"]
+    dates = sorted({v["date"] for v in r.values()})
+    lines = [
+        "# Performance",
+        "",
+        f"Measured by `python -m benchmarks` ({machine}; runs of {', '.join(dates)}). Each figure is "
+        "compared with a baseline measured in the same run, so machines of different speed compare. "
+        "`python -m benchmarks stream memory` re-measures only the named benchmarks.",
+        "",
+        "The machine these figures come from is shared and heavily loaded (load average 12–16 on "
+        "2 cores while they ran): absolute times are several times slower than on an idle laptop and "
+        "move by ±30 % between runs. Read the ratios and differences, which are measured side by "
+        "side (variants interleaved, medians), not the absolute times.",
+        "",
+        "## First token and answer complete (`bench_stream`)",
+        "",
+        f"A real kernel; the scripted endpoint streams {8_000:,} characters as 1,000 chunks 2 ms apart. "
+        "First token: from the start of the cell to the first text leaving the kernel for the front "
+        "end (ours: the iopub message's own timestamp, after coalescing) or reaching the caller "
+        "(litellm, raw SSE). Request: when the request reached the server. `%agent --wait` with its "
+        "live widget, persisted, transcript written. Medians; idle, then with a CPU-bound process "
+        "beside the kernel.",
+        "",
+        "| | first token | request arrives | answer complete |",
+        "|---|---|---|---|",
+    ]
+    for case, s in (("idle", idle), ("loaded", loaded)):
+        for name, label in (("raw", "raw SSE read (stdlib floor)"), ("bare", "bare litellm stream"),
+                            ("ours", "`%agent --wait`")):  # fmt: skip
+            lines.append(
+                f"| {label}, {case} | {_ms(s[name + '_first'])} | {_ms(s[name + '_request'])} "
+                f"| {s[name + '_done']:.2f} s |"
+            )
+    lines += [
+        "",
+        "## Goals of performance round 2",
+        "",
+        "| goal | ours | baseline | figure | target | |",
+        "|---|---|---|---|---|---|",
+        f"| warm first prompt: first `%agent` {cold['delay_s']:.0f} s after `%load_ext` vs a warm one "
+        f"| {_ms(cold['first_after_delay_s'])} | {_ms(cold['warm_s'])} "
+        f"| +{(cold['first_after_delay_s'] - cold['warm_s']) * 1000:.0f} ms | ≤ +300 ms "
+        f"| {_met(cold['first_after_delay_s'] - cold['warm_s'] <= 0.3)} |",
+        f"| `%load_ext jupyter_agent` (fresh interpreter) | {load['load_ext_ms']:.0f} ms | | | ≤ 150 ms "
+        f"| {_met(load['load_ext_ms'] <= 150)} |",
+    ]
+    for case, s in (("idle", idle), ("loaded", loaded)):
+        lines.append(
+            f"| first token vs bare litellm, {case} | {_ms(s['ours_first'])} | {_ms(s['bare_first'])} "
+            f"| {s['first_delta_ms']:+.0f} ms | ≤ +30 ms | {_met(s['first_delta_ms'] <= 30)} |"
+        )
+    for case, s in (("idle", idle), ("loaded", loaded)):
+        lines.append(
+            f"| answer complete vs bare litellm, {case} | {s['ours_done']:.2f} s | {s['bare_done']:.2f} s "
+            f"| {s['done_ratio_bare']:.2f}× | ≤ 1.05× | {_met(s['done_ratio_bare'] <= 1.05)} |"
+        )
+    lines += [
+        f"| answer complete vs the raw-SSE floor, idle | {idle['ours_done']:.2f} s "
+        f"| {idle['raw_done']:.2f} s "
+        f"| {idle['done_ratio_raw']:.2f}× | ≤ 1.10× | {_met(idle['done_ratio_raw'] <= 1.10)} |",
+        f"| reopen a {reopen['parts']:,}-row session and build its first request | {_ms(reopen['reopen_s'])} "
+        f"| {_ms(reopen['raw_s'])} (rows read raw) | {reopen['ratio']:.0f}× | ≤ 150 ms "
+        f"| {_met(reopen['reopen_s'] <= 0.15)} |",
+        f"| … validating only the window the request needs (what lazy loading would cost) "
+        f"| {_ms(reopen['window_s'])} | {_ms(reopen['reopen_s'])} | "
+        f"{reopen['window_s'] / reopen['reopen_s']:.2f}× | ≤ 150 ms | (not built) |",
+        f"| kernel RSS growth after turn 100 of a {memory['turns']:,}-turn session with compaction "
+        f"| +{memory['growth_mb']:.1f} MB | {memory['rss_at_100_mb']:.0f} MB at turn 100 | | < 50 MB "
+        f"| {_met(memory['growth_mb'] < 50)} |",
+        f"| widget traffic per cell, {8_000:,}-character answer: widget code | "
+        f"{_kb(idle['ours_bytes_code'])} | {_kb(idle['ours_bytes_live'])} live content | | once per page "
+        "| met |",
+        "",
+        "Notes on the goals:",
+        f"- **First token.** Profiled from the cell to the request: before this round a `--wait` cell "
+        "ran on a fresh event loop, so litellm built a new HTTP client and connection for every prompt "
+        "(~50 ms between our call and the request leaving); the private loop is now kept. The first "
+        "delta of a part is sent at once instead of waiting for the 50 ms coalescing window, and the "
+        "gauge and the transcript read only what they show. What remains before the request is "
+        f"~{(idle['ours_request'] - idle['bare_request']) * 1000:.0f} ms (idle) over bare litellm: "
+        "creating and displaying the widget, the user message's store writes and the request build.",
+        "- **Answer complete.** The ratios move by more than the 5 % target between runs on this "
+        "machine: all three variants wait for the same 1,000 server-side sleeps, which the load "
+        "stretches unevenly. Our extra work per chunk is the store's coalesced writes and the "
+        "widget's comm traffic (one message per ~50 ms).",
+        f"- **Reopen.** Validating every stored row into pydantic models is the cost "
+        f"({reopen['ratio']:.0f}× reading them raw); the request itself needs only the last compaction's "
+        f"window ({reopen['request_messages']} messages), which validates and builds in "
+        f"{_ms(reopen['window_s'])}. Loading older history on demand is not built: the loop's state scan, "
+        "prune, budgets (session cost), revert, fork, export and the panel's replay all read the "
+        "recorder's whole history today, and each would have to ask for older messages explicitly.",
+        "- **Memory.** RSS sampled every 100 turns: "
+        + ", ".join(f"{t}: {b / 1e6:.0f} MB" for t, b, _s in memory["samples"])
+        + f" ({memory['compactions']} compactions, {memory['requests']:,} model requests, "
+        f"{memory['seconds']:.0f} s). Widgets are closed when their run ends (the cell keeps a static "
+        "transcript), bus subscriptions end with the run, and the view backlog is bounded.",
+        f"- **Widget traffic.** The widget's module (~430 KB with its Markdown renderer) is sent with the "
+        "kernel's first widget only; every later cell's widget carries a 1.5 KB loader that reuses the "
+        "module already on the page (or asks the kernel for it once, after a page reload or in another "
+        f"front end). Per cell: {_kb(idle['ours_bytes_code'])} of code and CSS, "
+        f"{_kb(idle['ours_bytes_live'])} of live state and deltas, {_kb(idle['ours_bytes_transcript'])} "
+        "for the static transcript that replaces the widget (HTML, Markdown and text).",
+        "",
+        "## Other figures",
+        "",
+        "| benchmark | ours | baseline | ratio | target |",
+        "|---|---|---|---|---|",
+        f"| `%agent` turn in a real kernel: 2,000 streamed tokens, persisted and sent to the widget, vs "
+        f"bare litellm streaming in the same kernel | {_ms(kernel['agent_s'])} | {_ms(kernel['bare_s'])} "
+        f"| {kernel['ratio']:.2f}× | ≤ 1.05× |",
+        f"| headless turn (`Runtime.prompt`), same 2,000 tokens | {_ms(turn['agent_s'])} "
+        f"| {_ms(turn['baseline_s'])} | {turn['ratio']:.2f}× | ≤ 1.05× |",
+        f"| per-step request build, 10k vs 1k messages (5 tool parts each) | {context['10k_ms']:.3f} ms "
+        f"| {context['1k_ms']:.3f} ms | {context['ratio']:.2f}× | ≤ 1.2× |",
+        f"| widget bytes per streamed text byte, 100 KB answer, vs a plain widget re-set per chunk | "
+        f"{kernel['ui_bytes_per_text_byte']:.2f} | {kernel['plain_bytes_per_text_byte']:.0f} | | ≤ 1.5 |",
+        f"| first `%agent` sent right after `%load_ext` (waits only for the warm-up's remaining work) "
+        f"| {_ms(cold['first_at_once_s'])} | {_ms(cold['warm_s'])} | | — |",
+        "",
+        "## A 200-turn data-analysis session",
+        "",
+        "Each turn reads a ~3 KB data file and answers (tokens estimated from the requests sent).",
+        "",
+        "| context management | model calls | tokens sent in total | last request |",
+        "|---|---|---|---|",
+        f"| none | {base['calls']} | {base['tokens_sent']:,} | {base['last_request']:,} |",
+        f"| prune (default) | {pruned['calls']} | {pruned['tokens_sent']:,} | {pruned['last_request']:,} |",
+        f"| prune + compaction (40k window) | {compacted['calls']} (incl. {compacted['compactions']} "
+        f"summaries) | {compacted['tokens_sent']:,} | {compacted['last_request']:,} |",
+        "",
+        "Notes:",
+        f"- Streaming writes: {turn['part_writes']} part rows for a 2,000-token answer "
+        "(≤ 1 write per ~200 ms per part, plus the final write).",
+        f"- Tokens counted per step: {context['new_tokens_counted_per_step']:,} (the new tool outputs); "
+        "counts are cached per part.",
+        "- The request list is kept between steps and only the changed tail is converted again; sending "
+        "it is still O(history) (the provider needs every message), building it is not.",
+        "- Prune costs no model call; each compaction costs one.",
+        "",
+    ]
+    return "\n".join(lines)
