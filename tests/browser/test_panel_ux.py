@@ -119,6 +119,10 @@ def test_answers_are_real_markdown_with_code_actions(
     assert text.locator("ul ul ul li").inner_text() == "deepest"
     assert text.locator("math").count() >= 1 and "$e^" not in text.inner_text()
     assert text.locator("pre code.language-python .hljs-keyword").first.inner_text() == "import"
+    # the actions have a bar of their own above the code, one line high in the narrow panel
+    block = text.locator(".ja-codeblock").first
+    bar, code = block.locator(".ja-code-actions").bounding_box(), block.locator("pre").bounding_box()
+    assert bar and code and bar["y"] + bar["height"] <= code["y"] + 1 and bar["height"] < 40, (bar, code)
     page.screenshot(path=str(ARTIFACTS / f"panel-answer-code-actions-{theme}.png"))
     # Insert below the active cell, then replace the active (new) cell
     text.locator("[data-testid=ja-code-insert]").click()
