@@ -176,11 +176,36 @@ def mask_secrets(value: Any, name: str = "") -> Any:
         return {k: mask_secrets(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return [mask_secrets(v, name) for v in value]
-    lowered = name.lower().replace("-", "_")
-    secret = any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "tokens"))
-    if secret and isinstance(value, str) and value:
+    if _secret_name(name) and isinstance(value, str) and value:
         return "***"
     return value
+
+
+def _secret_name(name: str) -> bool:
+    lowered = name.lower().replace("-", "_")
+    return any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "tokens"))
+
+
+def option_secrets(config: Config) -> dict[str, str]:
+    """Literal secrets the agent sends from its options (``models.<id>.options.api_key``,
+    an ``extra_headers`` token …), value → where it is set: hidden like any key."""
+    found: dict[str, str] = {}
+
+    def walk(value: Any, where: str, name: str) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}", str(k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, where, name)
+        elif isinstance(value, str) and value and _secret_name(name):
+            found[value] = where
+
+    for model_id, model in config.models.items():
+        walk(model.options, f"models.{model_id}.options", "")
+    for agent_name, agent in config.agent.items():
+        walk(agent.options, f"agent.{agent_name}.options", "")
+    return found
 
 
 def _truthy(value: str | None) -> bool:

@@ -73,9 +73,12 @@ class Runtime:
     """Name sessions after the first exchange (one small extra model call)."""
 
     def __post_init__(self) -> None:
-        from jupyter_agent.core.redaction import register
+        from jupyter_agent.config import option_secrets
+        from jupyter_agent.core.redaction import register, register_secret
 
         register([self.config.api_key_env], self.config.redact)  # hidden on every way out
+        for value, where in option_secrets(self.config).items():
+            register_secret(value, where)
         self.registry: ToolRegistry = self.tools or default_registry(self.project_root)
         if self.client is None:
             from jupyter_agent.providers.litellm_client import LiteLLMClient

@@ -40,7 +40,11 @@ READERS = _names(
     "hostname"
 )
 WRITING_OPTIONS = {
-    "sort": ("-o", "--output"),
+    "sort": ("-o", "--output", "--compress-program"),
+    "file": ("-C", "--compile"),
+    "printf": ("-v",),
+    "test": ("-v",),
+    "[": ("-v",),
     "rg": ("--pre", "--pre-glob"),
     "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
     "date": ("-s", "--set"),
@@ -165,9 +169,12 @@ def write_problem(parsed: ParsedCommand) -> str | None:
 
 
 def _has_option(arg: str, option: str, grouped: bool) -> bool:
-    """``-o``, ``-ofile``, ``-ro`` (grouped short options), ``--output``, ``--output=x``."""
+    """``-o``, ``-ofile``, ``-ro`` (grouped short options), ``--output``, ``--output=x``, ``--out``."""
     if arg == option or arg.startswith(option + "="):
         return True
+    name = arg.split("=", 1)[0]
+    if option.startswith("--") and name.startswith("--") and len(name) > 2 and option.startswith(name):
+        return True  # GNU and git accept a long option shortened: ``sort --out=x``, ``git grep --open``
     short = len(option) == 2 and option[0] == "-"
     return grouped and short and arg.startswith("-") and not arg.startswith("--") and option[1] in arg[1:]
 

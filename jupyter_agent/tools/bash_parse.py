@@ -143,14 +143,39 @@ def _walk(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
         scope = (*scope, node.start_byte)
     if kind == "command":
         _command(node, out, depth, scope)
+    elif kind in ("declaration_command", "unset_command"):
+        _declaration(node, out, depth, scope)
     elif kind == "file_redirect":
         _redirect(node, out, scope)
     elif kind in ("test_command", "arithmetic_expansion") or (
         kind == "compound_statement" and bytes(node.text).startswith(b"((")
     ):
         out.arithmetic = out.arithmetic or _has_variables(node)
+    elif kind == "subscript":
+        out.arithmetic = out.arithmetic or _evaluated_index(node)
+    elif kind == "expansion" and bytes(node.text).endswith(b"@P}"):
+        out.problems.append(f"the prompt expansion {_text(node)!r} runs what the variable holds")
+    if kind in LITERALS:
+        value = _value(node)
+        if value is not None and SUBSCRIPT_CODE.search(value):
+            out.problems.append(f"bash may run the array subscript in {_text(node)[:80]!r}")
     for child in node.children:
         _walk(child, out, depth, (*scope, child.start_byte) if kind == "pipeline" else scope)
+
+
+LITERALS = frozenset({"word", "raw_string", "string", "ansi_c_string", "concatenation"})
+SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`|[<>]\()")
+"""A literal ``x[$(cmd)]``: ``test -v``, ``printf -v``, ``declare``, ``[[ -eq ]]`` … evaluate
+the subscript, running the command, though the text was quoted."""
+
+
+def _evaluated_index(node: Any) -> bool:
+    """``${a[i]}``: an indexed array's subscript is arithmetic over variables."""
+    index = node.child_by_field_name("index")
+    if index is None:
+        return False
+    text = _text(index)
+    return _has_variables(index) or (index.type == "word" and not text.isdigit() and text not in ("@", "*"))
 
 
 def _has_variables(node: Any) -> bool:
@@ -184,6 +209,21 @@ def _command(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
     if not words:
         return
     _add(SimpleCommand(words, assignments, scope), out, depth)
+
+
+def _declaration(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
+    """``declare``/``export``/``local``/``readonly``/``typeset``/``unset`` are commands too
+    (the grammar has its own node for them): the rules must see them."""
+    keyword = next((c for c in node.children if not c.is_named), None)
+    if keyword is None:
+        return
+    words = [Word(_text(keyword), _text(keyword))]
+    for child in node.named_children:
+        if child.type == "variable_assignment":
+            words.append(Word(_text(child), _text(child)))
+        elif child.type not in ("file_redirect", "herestring_redirect", "heredoc_redirect", "comment"):
+            words.append(_word(child))
+    _add(SimpleCommand(words, scope=scope), out, depth)
 
 
 def _add(cmd: SimpleCommand, out: ParsedCommand, depth: int) -> None:

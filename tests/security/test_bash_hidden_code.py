@@ -1,0 +1,88 @@
+"""Commands bash runs from text that looks like data: quoted array subscripts, prompt
+expansion, ``declare``/``unset`` (their own node in the grammar), and long options
+shortened the GNU/git way. Found by an outside check after issue 13; each ran ``rm``
+under ``"rm *": "deny"`` or wrote under the plan agent.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted_server import Reply, ToolCall
+
+from jupyter_agent.core.messages import ToolPart
+
+PLAN_SHELL = {"plan": {"permission": {"bash": "allow"}}}
+"""A user who lets the plan agent run any command: ``bash_write`` must still ask."""
+RULES = {"bash": {"rm *": "deny", "*": "allow"}}
+"""Everything but ``rm`` is allowed: the deny rule must still hold."""
+RM = "rm -f victim.txt"
+
+SUBSCRIPT_RM = [
+    f"declare 'a[$({RM})]=1'",
+    f"typeset -a 'a[$({RM})]=1'",
+    f"readonly 'a[$({RM})]=1'",
+    f"test -v 'x[$({RM})]'",
+    f"[ -v 'x[$({RM})]' ]",
+    f"[[ -v 'x[$({RM})]' ]]",
+    f"[[ 'x[$({RM})]' -eq 1 ]]",
+    f"printf -v 'x[$({RM})]' hi",
+    f"read 'z[$({RM})]' <<< hi",
+    f'test -v "x[\\$({RM})]"',
+    f"X='$({RM})'; echo ${{X@P}}",
+]
+
+
+async def _run_bash(runtime: Any, server: Any, command: str, agent: str = "build") -> ToolPart:
+    server.queue(Reply(tool_calls=[ToolCall("bash", json.dumps({"command": command}))]), Reply(text="ok"))
+    sid = await runtime.prompt("do it", agent=agent)
+    return next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))
+
+
+@pytest.mark.parametrize("command", SUBSCRIPT_RM)
+async def test_rm_in_a_quoted_subscript_is_not_run(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    part = await _run_bash(make_runtime(permission=RULES), scripted_server, command)
+    assert part.state.status == "error", part.state
+    time.sleep(0.05)
+    assert victim.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort --out=PWNED a.txt",
+        "(echo 'touch PWNED'; seq 1 300000) | sort -S 1K -T . --compress-program=sh",
+        "git grep --open='touch PWNED;' a",
+        "test -v 'x[$(touch PWNED)]'",
+        "printf -v 'x[$(touch PWNED)]' hi",
+        "declare 'a[$(touch PWNED)]=1'",
+    ],
+)
+async def test_plan_refuses_code_hidden_in_readers(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "a.txt"], check=True)
+    runtime = make_runtime(agent=PLAN_SHELL)
+    part = await _run_bash(runtime, scripted_server, command, agent="plan")
+    assert part.state.status == "error" and "not interactive" in part.state.error, part.state
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("command", ["git log --oneline -1 || true", "awk '{print $(NF)}' a.txt", "ls -la"])
+async def test_ordinary_commands_still_run_under_allow(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+) -> None:
+    (tmp_path / "a.txt").write_text("a b\n")
+    part = await _run_bash(make_runtime(permission=RULES), scripted_server, command)
+    assert part.state.status == "completed", part.state
