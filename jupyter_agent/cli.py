@@ -55,7 +55,7 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
     config = load_config(folder, overrides)
     store = SqliteStore.for_directory(folder)
     if store.notice:
-        print(store.notice, file=sys.stderr)
+        print(f"note: {store.notice}", file=sys.stderr)
     return Runtime(
         config=config,
         store=store,

@@ -171,5 +171,7 @@ def run_session_command(args: argparse.Namespace) -> int:
                         print(f"[tool {p.tool}: {p.state.status}]")
         return 0
     except (SessionNotFound, RevertError, KeyError, ValueError) as exc:
-        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        moved = " (it may be in the damaged store that was just moved aside)"
+        extra = moved if isinstance(exc, SessionNotFound) and runtime.store.notice else ""
+        print(f"error: {exc.args[0] if exc.args else exc}{extra}", file=sys.stderr)
         return 2

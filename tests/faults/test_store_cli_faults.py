@@ -69,6 +69,22 @@ def test_damaged_interior_page_is_moved_aside(tmp_path: Path, scripted_server: A
     assert ("text", "fresh start") in finished(db).values()
 
 
+def test_show_of_a_session_in_a_damaged_store(tmp_path: Path) -> None:
+    """User sees: "note: The session database … is damaged … moved to …", then "error: No
+    session 'ses_1' … (it may be in the damaged store that was just moved aside)", exit 2."""
+    db = _store_with_history(tmp_path)
+    data = bytearray(db.read_bytes())
+    last = len(data) // 4096 - 2
+    data[last * 4096 : last * 4096 + 64] = b"\xee" * 64
+    db.write_bytes(bytes(data))
+    result = run_cli(["sessions", "show", "ses_1"], tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    note, error = [line for line in result.stderr.splitlines() if line.strip()]
+    assert note.startswith(f"note: The session database {db} is damaged")
+    assert error.startswith("error: No session 'ses_1'")
+    assert error.endswith("(it may be in the damaged store that was just moved aside)")
+
+
 def test_newer_store_is_one_line(tmp_path: Path) -> None:
     """User sees: the newer version, `pip install -U jupyter-agent`, exit 1; the file untouched."""
     db = _store_with_history(tmp_path, 1)
