@@ -91,12 +91,10 @@ async def test_ten_megabytes_and_binary_output(make_runtime: Any, scripted_serve
     runtime = make_runtime()
     sid, before = await first_turn(runtime, scripted_server)
     scripted_server.queue(
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "yes xxxxxxxxx | head -c 10000000"}))]),
         Reply(
-            tool_calls=[
-                ToolCall("bash", json.dumps({"command": "head -c 10000000 /dev/zero | tr '\\\\0' 'x'"}))
-            ]
+            tool_calls=[ToolCall("bash", json.dumps({"command": "printf '\\377\\376\\200%.0s' $(seq 1000)"}))]
         ),
-        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "head -c 4000 /dev/urandom"}))]),
         Reply(text="done"),
     )
     await runtime.prompt("make noise", session_id=sid)
