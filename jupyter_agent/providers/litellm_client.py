@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,7 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
             headers = {str(k).lower(): str(v) for k, v in dict(raw).items()}
         except Exception:
             headers = {}
-    text = str(getattr(exc, "message", None) or exc)
+    text = provider_text(str(getattr(exc, "message", None) or exc))
     if isinstance(exc, lm.ContextWindowExceededError) or E.is_overflow_text(text):
         return E.ContextOverflowError(text, status=status)
     if isinstance(exc, lm.AuthenticationError) or status in (401, 403):
@@ -156,6 +157,15 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     if isinstance(exc, (ConnectionError, OSError)):
         return E.IncompleteStreamError(f"Connection lost: {exc}")
     return E.ApiError(text, status=status, retryable=False, headers=headers)
+
+
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+Error:\s*|\w+Exception\s*-\s*)+")
+
+
+def provider_text(text: str) -> str:
+    """The provider's own words without litellm's class-name prefixes
+    ("litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - Overloaded")."""
+    return _LITELLM_PREFIX.sub("", text.strip()) or text
 
 
 def _broken_stream(exc: Exception, model: str, finish: str | None) -> E.ProviderError:

@@ -63,6 +63,15 @@ async def test_errors_are_typed(scripted_server: Any) -> None:
     assert info.value.headers.get("retry-after") == "3"
 
 
+async def test_provider_errors_read_without_litellm_class_names(scripted_server: Any) -> None:
+    """User sees "The provider failed (503): Service overloaded", not litellm's
+    "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - …"."""
+    scripted_server.queue(ErrorReply(503, "Service overloaded"))
+    with pytest.raises(E.ApiError) as info:
+        await _collect(scripted_server)
+    assert str(info.value) == "The provider failed (503): Service overloaded"
+
+
 async def test_disconnect_is_incomplete_and_retry_restarts(scripted_server: Any) -> None:
     scripted_server.queue(Reply(text="cut " * 50, disconnect_after_chunks=4))
     with pytest.raises(E.IncompleteStreamError):
