@@ -155,6 +155,9 @@ def test_completions_sessions_and_rename(start_kernel: Any, scripted_server: Any
     items = panel.wait("completions", lambda m: m["request_id"] == "2")["items"]
     assert [i["label"] for i in items] == ["file:data/sales.csv"]
 
+    scripted_server.queue(Reply(text="noted"))  # an empty session would be reused by "new"
+    panel.send(type="prompt", text="remember the sales")
+    panel.wait("status", lambda m: m["state"] == "idle" and "noted" in panel.text(), timeout=60)
     panel.send(type="new_session")
     second = panel.wait("sessions", lambda m: m["session_id"] != hello["session_id"])
     assert {s["id"] for s in second["sessions"]} >= {hello["session_id"], second["session_id"]}
