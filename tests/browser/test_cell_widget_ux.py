@@ -111,7 +111,8 @@ def test_the_cell_gauge_moves_while_text_streams(
     assert busy.count() == 1
     assert tokens(gauge.inner_text()) > first > 0
     page.screenshot(path=str(ARTIFACTS / f"cell-widget-gauge-{theme}.png"))
-    page.wait_for_selector(f'{CELL} .ja-root[data-state="idle"]', timeout=90_000)
+    # the run's end: the live widget gives way to the transcript the cell keeps
+    page.wait_for_selector(f"{CELL} .jp-agent-transcript", timeout=90_000)
 
 
 def tokens(text: str) -> int:
