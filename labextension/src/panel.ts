@@ -345,6 +345,7 @@ export class AgentPanel extends Widget {
     // notices (a model choice, /help) keep the empty state; the first message hides it
     const stream = this.streamHost.querySelector('.ja-stream');
     this.empty.node.hidden = !stream || [...stream.children].some(c => !c.classList.contains('ja-notice'));
+    this.node.dataset.emptySession = this.empty.node.hidden ? 'false' : 'true'; // nothing to compact yet
     if (this.following) this.streamHost.scrollTop = this.streamHost.scrollHeight;
     else this.jumpButton.hidden = false;
   }

@@ -215,6 +215,7 @@ def test_the_empty_state_teaches_and_picks_the_model(
     assert "@" in help_text and "/new" in help_text
     select = panel.locator("[data-testid=ja-model-select]")
     assert select.input_value() == server.model
+    assert panel.locator(".ja-compact").is_hidden()  # nothing to compact yet
     page.screenshot(path=str(ARTIFACTS / f"panel-empty-state-{theme}.png"))
     select.select_option("openai/second")
     wait_text(page, "Next prompts use openai/second.")

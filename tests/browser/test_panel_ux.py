@@ -155,6 +155,8 @@ def set_theme(page: Any, name: str) -> None:
         arg="Dark" in name,
         timeout=30_000,
     )
+    # JupyterLab covers the page with its splash while the theme loads: screenshots wait for it
+    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
 
 
 def test_tool_cards_show_code_once_and_keep_output_columns(

@@ -267,7 +267,7 @@ def test_sessions_new_switch_and_rename(page: Any, lab: Lab, server: ScriptedSer
     dialog.fill("Second thoughts")
     page.locator(".jp-Dialog .jp-mod-accept").click()
     page.wait_for_function(
-        "(sel) => [...document.querySelector(sel).options].some(o => o.textContent === 'Second thoughts')",
+        "(sel) => [...document.querySelector(sel).options].some(o => o.dataset.title === 'Second thoughts')",
         arg=f"{PANEL} [data-testid=ja-session-select]",
         timeout=30_000,
     )
