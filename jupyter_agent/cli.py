@@ -130,11 +130,11 @@ def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
             "prompt_usd": turn.usd,
             "session_usd": session.usd,
             "unknown": turn.unknown or session.unknown,
-            "text": f"{turn.text()} this prompt · {session.text()} session",
+            "text": cost.pair_text(turn, session),
         }
         print(json.dumps(line), flush=True)
     else:
-        print(f"cost: {turn.text()} this prompt · {session.text()} session", file=sys.stderr)
+        print(f"cost: {cost.pair_text(turn, session).removeprefix('cost ')}", file=sys.stderr)
 
 
 def _stop_on_sigterm() -> None:

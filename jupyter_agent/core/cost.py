@@ -38,6 +38,14 @@ def format_cost(usd: float, unknown: bool, steps: int = 1) -> str:
     return f"{amount} + unknown" if unknown else amount
 
 
+def pair_text(turn: CostTotal, session: CostTotal) -> str:
+    """``$0.0100 this prompt · $0.0400 session``; just ``cost unknown`` when nothing in the
+    session could be priced (saying it twice tells nothing more)."""
+    if session.unknown and session.usd == 0 and session.steps:
+        return "cost unknown"
+    return f"{turn.text()} this prompt · {session.text()} session"
+
+
 def total(messages: Iterable[MessageWithParts]) -> CostTotal:
     """The cost of every assistant message in ``messages`` (summaries included: they were paid)."""
     out = CostTotal()
@@ -85,8 +93,7 @@ class CostTracker:
         """``$0.0100 this prompt · $0.0400 session`` (empty before anything was priced)."""
         if not self.session.steps:
             return ""
-        turn = self._turns.get(parent_id) or CostTotal()
-        return f"{turn.text()} this prompt · {self.session.text()} session"
+        return pair_text(self._turns.get(parent_id) or CostTotal(), self.session)
 
 
 def _counted(info: AssistantMessage) -> bool:

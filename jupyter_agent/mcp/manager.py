@@ -22,14 +22,14 @@ import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, TypeVar
+from typing import Any, Literal, TextIO, TypeVar
 
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.mcp.config import LocalServer, McpServerConfig
-from jupyter_agent.mcp.problems import StartError, closed, leaf, resolved, start_problem
+from jupyter_agent.mcp.connect import connect_local, connect_remote
+from jupyter_agent.mcp.problems import closed, leaf, start_problem
 from jupyter_agent.mcp.transport import (
     ToolInfo,
-    http_transport,
     list_tools,
     load_sdk,
     warm_up,
@@ -84,7 +84,7 @@ class McpManager:
         self._clients: dict[str, Any] = {}
         self._stops: dict[str, asyncio.Event] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._stderr: dict[str, IO[str]] = {}
+        self._stderr: dict[str, TextIO] = {}
         self._guard = threading.Lock()
         self.reported: set[str] = set()
         """Tool-name clashes already reported."""
@@ -215,41 +215,12 @@ class McpManager:
                 ready.set_result(None)
 
     async def _connect(self, status: ServerStatus, stack: Any) -> Any:
-        from mcp import Client, StdioServerParameters
-
-        cfg = status.config
-        if isinstance(cfg, LocalServer):
-            env = {}
-            for key, value in cfg.environment.items():
-                env[key] = resolved(value, self.env, f"mcp.{status.name}.environment.{key}")
+        if isinstance(status.config, LocalServer):
             # closed when the connection ends (_serve), read for the stderr tail until then
             err = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
             self._stderr[status.name] = err
-            params = StdioServerParameters(
-                command=cfg.command[0], args=cfg.command[1:], env=env, cwd=self.cwd
-            )
-            from mcp.client.stdio import stdio_client
-
-            client = Client(stdio_client(params, errlog=err), mode="auto")
-            return await stack.enter_async_context(client)
-        headers = {
-            k: resolved(v, self.env, f"mcp.{status.name}.headers.{k}", literal=True)
-            for k, v in cfg.headers.items()
-        }
-        refused: list[str] = []
-        try:
-            transport = http_transport(cfg.url, headers, refused)
-            return await stack.enter_async_context(Client(transport, mode="auto"))
-        except Exception as exc:
-            first = leaf(exc)
-        try:  # older servers speak the SSE transport only
-            from mcp.client.sse import sse_client
-
-            return await stack.enter_async_context(Client(sse_client(cfg.url, headers=headers), mode="auto"))
-        except Exception:
-            if refused:  # the SDK keeps only "error response": say which
-                raise StartError(f"{refused[0]} from {cfg.url}") from None
-            raise first from None
+            return await connect_local(status.name, status.config, stack, self.env, self.cwd, err)
+        return await connect_remote(status.name, status.config, stack, self.env)
 
     def _fail(self, status: ServerStatus, reason: str) -> None:
         status.state = "failed"

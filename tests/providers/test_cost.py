@@ -56,6 +56,7 @@ async def test_unknown_price_is_not_zero(make_runtime: Any, scripted_server: Any
     info = runtime.store.messages(sid)[-1].info
     assert isinstance(info, AssistantMessage) and info.cost_unknown and info.cost == 0
     assert total(runtime.store.messages(sid)).text() == "cost unknown"
+    assert CostTracker(runtime.store.messages(sid)).text(sid) == "cost unknown"  # not twice
     assert runtime.store.session_costs()[sid].text() == "cost unknown"
 
 
