@@ -86,7 +86,7 @@ def build_ruleset(
     config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build"
 ) -> dict[str, Rule]:
     agent_cfg = config.agent.get(agent) if config is not None else None
-    guards = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
+    guards: dict[str, Rule] = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
     return merge(
         DEFAULTS,
         agent_rules,
