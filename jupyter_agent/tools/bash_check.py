@@ -48,7 +48,7 @@ WRITING_OPTIONS = {
     "rg": ("--pre", "--pre-glob"),
     "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
     "date": ("-s", "--set"),
-    "tree": ("-o",),
+    "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html into every folder
     "git": ("--output", "--ext-diff", "-O", "--open-files-in-pager", "-c", "--exec-path", "--upload-pack"),
 }
 GIT_READERS = _names("status diff log show blame ls-files rev-parse grep shortlog describe ls-tree cat-file")

@@ -92,3 +92,14 @@ async def test_ordinary_commands_still_run_under_allow(
     (tmp_path / "a.txt").write_text("a b\n")
     part = await _run_bash(make_runtime(permission=RULES), scripted_server, command)
     assert part.state.status == "completed", part.state
+
+
+@pytest.mark.parametrize(
+    "command", ["tree -R -H . -L 2", "tree -RH .", "sort --out=x a.txt", "file -C -m magic", "printf -v x hi"]
+)
+def test_writing_options_of_readers_are_not_read_only(command: str) -> None:
+    """Readers with an option that writes (``tree -R`` writes ``00Tree.html`` files)."""
+    from jupyter_agent.tools.bash_check import write_problem
+    from jupyter_agent.tools.bash_parse import parse
+
+    assert write_problem(parse(command)) is not None
