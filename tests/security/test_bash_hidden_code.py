@@ -103,3 +103,16 @@ def test_writing_options_of_readers_are_not_read_only(command: str) -> None:
     from jupyter_agent.tools.bash_parse import parse
 
     assert write_problem(parse(command)) is not None
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["git diff --no-index /dev/null ../{name}", "git -C .. show HEAD:{name}", "git --git-dir=../x log"],
+)
+async def test_git_reaching_outside_asks_external_directory(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path, template: str
+) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("outside secret")
+    part = await _run_bash(make_runtime(permission={}), scripted_server, template.format(name=outside.name))
+    assert part.state.status == "error" and "external_directory" in part.state.error, part.state
