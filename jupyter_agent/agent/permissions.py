@@ -77,14 +77,21 @@ def evaluate(
     return "allow"
 
 
+GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "task"})
+"""What keeps a read-only agent (plan, explore) read-only: a global rule written for the
+build agent (``"write": "allow"``) must not loosen it; ``agent.<name>.permission`` may."""
+
+
 def build_ruleset(
     config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build"
 ) -> dict[str, Rule]:
     agent_cfg = config.agent.get(agent) if config is not None else None
+    guards: dict[str, Rule] = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
     return merge(
         DEFAULTS,
         agent_rules,
         config.permission if config is not None else None,
+        guards,
         agent_cfg.permission if agent_cfg and agent_cfg.permission else None,
     )
 

@@ -230,6 +230,9 @@ def split_for_summary(
     return history, previous, replay
 
 
+EARLIER_TURN = "(The start of this turn is in the previous summary.)"
+
+
 def anchor_prompt(previous_summary: str | None) -> str:
     """The last user message of a summary request: anchor (+ previous summary), then template."""
     if previous_summary:
@@ -250,4 +253,8 @@ def build_compaction_request(
     """The history (media stripped, outputs capped) followed by the anchor + template."""
     visible = [m for m in history if _compaction_part(m) is None and not _is_summary(m)]
     messages = to_model_messages(visible, model=model, for_compaction=True, cache=cache)
+    if messages and messages[0].get("role") != "user":
+        # the previous tail began inside a turn; Anthropic refuses a conversation that
+        # starts with the assistant
+        messages = [{"role": "user", "content": EARLIER_TURN}, *messages]
     return [*messages, {"role": "user", "content": anchor_prompt(previous_summary)}]

@@ -24,7 +24,7 @@ def _names(text: str) -> frozenset[str]:
 FILE_COMMANDS = _names(
     "cd pushd rm rmdir cp mv mkdir touch chmod chown chgrp ln cat tac tee truncate dd "
     "install rsync head tail less more source . find ls grep egrep fgrep rg sed awk sort "
-    "diff wc stat shred unlink split csplit zip unzip tar"
+    "diff wc stat shred unlink split csplit zip unzip tar git"
 )
 """Commands whose arguments are paths (checked for leaving the project)."""
 FIRST_IS_NOT_A_PATH = {
@@ -48,7 +48,7 @@ WRITING_OPTIONS = {
     "rg": ("--pre", "--pre-glob"),
     "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
     "date": ("-s", "--set"),
-    "tree": ("-o",),
+    "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html into every folder
     "git": ("--output", "--ext-diff", "-O", "--open-files-in-pager", "-c", "--exec-path", "--upload-pack"),
 }
 GIT_READERS = _names("status diff log show blame ls-files rev-parse grep shortlog describe ls-tree cat-file")

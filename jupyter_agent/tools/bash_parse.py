@@ -28,7 +28,7 @@ def _names(text: str) -> frozenset[str]:
 
 WRAPPERS = _names(
     "env command builtin exec nohup time nice ionice timeout stdbuf sudo doas xargs setsid "
-    "chrt taskset unbuffer strace ltrace flock caffeinate busybox parallel then do else"
+    "chrt taskset unbuffer strace ltrace flock caffeinate busybox parallel then do else coproc"
 )
 """Commands that run the command given in their arguments."""
 SHELLS = _names("sh bash zsh dash ksh mksh ash fish su rbash")
@@ -251,6 +251,14 @@ def _add(cmd: SimpleCommand, out: ParsedCommand, depth: int) -> None:
             _run_string(script, out, depth, inner)
         elif not any(w.value is None or not w.value.startswith("-") for w in args):
             out.problems.append(f"{base} runs commands read from its input, which cannot be checked")
+        else:
+            _script_file(base, args, out)
+    elif base in ("source", "."):
+        _script_file(base, args, out)
+    elif base in ("mapfile", "readarray"):
+        callback = _option_value(args, ("-C",))
+        if callback is not None:
+            _run_string(callback, out, depth, inner)
     elif base in STRING_RUNNERS or base == "alias" or base == "trap":
         texts = [w for w in args if w.value is None or not w.value.startswith("-")]
         if base == "alias":
@@ -270,6 +278,13 @@ def _add(cmd: SimpleCommand, out: ParsedCommand, depth: int) -> None:
         _find_exec(args, out, depth, inner)
     elif base == "git":
         _git(args, out, depth, inner)
+
+
+def _script_file(base: str, args: list[Word], out: ParsedCommand) -> None:
+    """``bash <(echo …)``, ``source /dev/stdin <<< …``: the script is data made on the spot."""
+    script = next((w for w in args if w.value is None or not w.value.startswith("-")), None)
+    if script is not None and (script.value is None or script.value.startswith(("/dev/", "/proc/"))):
+        out.problems.append(f"{base} runs commands from {script.raw!r}, which cannot be checked")
 
 
 def _run_string(script: Word, out: ParsedCommand, depth: int, scope: Scope) -> None:

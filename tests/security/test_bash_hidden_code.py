@@ -1,6 +1,7 @@
 """Commands bash runs from text that looks like data: quoted array subscripts, prompt
-expansion, ``declare``/``unset`` (their own node in the grammar), and long options
-shortened the GNU/git way. Found by an outside check after issue 13; each ran ``rm``
+expansion, ``declare``/``unset`` (their own node in the grammar), ``coproc``, a
+``mapfile -C`` callback, a script made on the spot (``bash <(…)``, ``source /dev/stdin``),
+and long options shortened the GNU/git way. Found by an outside check after issue 13; each ran ``rm``
 under ``"rm *": "deny"`` or wrote under the plan agent.
 """
 
@@ -23,7 +24,7 @@ RULES = {"bash": {"rm *": "deny", "*": "allow"}}
 """Everything but ``rm`` is allowed: the deny rule must still hold."""
 RM = "rm -f victim.txt"
 
-SUBSCRIPT_RM = [
+HIDDEN_RM = [
     f"declare 'a[$({RM})]=1'",
     f"typeset -a 'a[$({RM})]=1'",
     f"readonly 'a[$({RM})]=1'",
@@ -35,6 +36,11 @@ SUBSCRIPT_RM = [
     f"read 'z[$({RM})]' <<< hi",
     f'test -v "x[\\$({RM})]"',
     f"X='$({RM})'; echo ${{X@P}}",
+    f"coproc {RM}; wait",
+    f'mapfile -t -C "{RM}" -c 1 arr <<< "a"',
+    f'bash <(echo "{RM}")',
+    f'source <(echo "{RM}")',
+    f'bash /dev/stdin <<< "{RM}"',
 ]
 
 
@@ -44,8 +50,8 @@ async def _run_bash(runtime: Any, server: Any, command: str, agent: str = "build
     return next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))
 
 
-@pytest.mark.parametrize("command", SUBSCRIPT_RM)
-async def test_rm_in_a_quoted_subscript_is_not_run(
+@pytest.mark.parametrize("command", HIDDEN_RM)
+async def test_rm_hidden_in_data_is_not_run(
     make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
 ) -> None:
     victim = tmp_path / "victim.txt"
@@ -86,3 +92,27 @@ async def test_ordinary_commands_still_run_under_allow(
     (tmp_path / "a.txt").write_text("a b\n")
     part = await _run_bash(make_runtime(permission=RULES), scripted_server, command)
     assert part.state.status == "completed", part.state
+
+
+@pytest.mark.parametrize(
+    "command", ["tree -R -H . -L 2", "tree -RH .", "sort --out=x a.txt", "file -C -m magic", "printf -v x hi"]
+)
+def test_writing_options_of_readers_are_not_read_only(command: str) -> None:
+    """Readers with an option that writes (``tree -R`` writes ``00Tree.html`` files)."""
+    from jupyter_agent.tools.bash_check import write_problem
+    from jupyter_agent.tools.bash_parse import parse
+
+    assert write_problem(parse(command)) is not None
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["git diff --no-index /dev/null ../{name}", "git -C .. show HEAD:{name}", "git --git-dir=../x log"],
+)
+async def test_git_reaching_outside_asks_external_directory(
+    make_runtime: Any, scripted_server: Any, tmp_path: Path, template: str
+) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("outside secret")
+    part = await _run_bash(make_runtime(permission={}), scripted_server, template.format(name=outside.name))
+    assert part.state.status == "error" and "external_directory" in part.state.error, part.state
