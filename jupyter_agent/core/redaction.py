@@ -8,6 +8,7 @@ request. Every one of those paths calls :func:`redact`. Secrets are:
   and whatever ``api_key_env`` names, whatever that name looks like);
 - the value of every environment variable whose name looks secret (a ``KEY``, ``TOKEN``,
   ``SECRET``, ``PASSWORD``… word in it, e.g. ``OPENAI_API_KEY``, ``DB_PASSWORD``);
+- the password inside any variable holding a URL (``postgres://user:PASSWORD@host``);
 - the entries of the ``redact`` config key (a variable's name, or a literal value).
 
 Each is replaced by ``[REDACTED:<name>]`` so the model and the user still see which secret
@@ -55,6 +56,16 @@ def looks_secret(name: str) -> bool:
     return any(w in SECRET_WORDS or w.endswith(("KEY", "TOKEN", "SECRET", "PASSWORD")) for w in words)
 
 
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:([^@/\s]+)@")
+
+
+def url_password(value: str) -> str | None:
+    """The password of ``postgres://user:PASSWORD@host/db`` (``DATABASE_URL`` is a place by
+    its name, but its password is a secret); None without one or when it is too short."""
+    match = _URL_PASSWORD.match(value)
+    return match.group(1) if match and len(match.group(1)) >= MIN_NAMED else None
+
+
 def register(names: Iterable[str | None] = (), values: Iterable[str] = ()) -> None:
     """Add the variables the agent reads keys from (``api_key_env``) and the ``redact``
     entries: an entry that names a set variable means its value, any other is a value."""
@@ -87,6 +98,8 @@ def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
             found[value] = name
         elif len(value) >= MIN_SECRET and looks_secret(name):
             found.setdefault(value, name)
+        elif (password := url_password(value)) is not None:
+            found.setdefault(password, name)
     return dict(sorted(found.items(), key=lambda item: -len(item[0])))
 
 

@@ -54,3 +54,16 @@ def test_agent_config_does_not_show_literal_redact_values(
     )
     shown = json.dumps(cfg.redacted())
     assert "hunter2-corp" not in shown and "SERVICE_URL" in shown
+
+
+def test_a_password_inside_a_url_variable_is_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``env`` run by the model shows ``DATABASE_URL=postgres://app:[REDACTED:DATABASE_URL]@db/sales``:
+    the host stays readable, the password does not leave."""
+    monkeypatch.setenv("DATABASE_URL", "postgres://app:s3cr3t-pw@db.internal:5432/sales")
+    monkeypatch.setenv("DOCS_URL", "https://docs.example.com/guide")
+    text = redact(
+        "DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/sales\nDOCS_URL=https://docs.example.com/guide"
+    )
+    assert "s3cr3t-pw" not in text
+    assert "postgres://app:[REDACTED:DATABASE_URL]@db.internal:5432/sales" in text
+    assert "https://docs.example.com/guide" in text
