@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import Reply, ScriptedServer
+from benchmarks.common import Reply, ScriptedServer, kernel_env
 
 KERNELS = 3
 DELAY_S = 5.0
@@ -28,12 +28,7 @@ def _first_and_warm(server: ScriptedServer, delay: float) -> tuple[float, float]
     from kernel_harness import Kernel
 
     folder = Path(tempfile.mkdtemp())
-    env = {
-        "JUPYTER_AGENT_MODEL": server.model,
-        "JUPYTER_AGENT_API_BASE": server.base_url,
-        "JUPYTER_AGENT_API_KEY": "sk-bench",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    }
+    env = kernel_env(server)
     kernel = Kernel(folder, env)
     try:
         kernel.execute("%load_ext jupyter_agent")

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Reply, ScriptedServer
+from benchmarks.common import Reply, ScriptedServer, kernel_env
 
 TOKENS = 2_000
 REPEAT = 7
@@ -47,13 +47,7 @@ def run() -> dict[str, float]:
     server = ScriptedServer().start()
     server.default = Reply(text="".join(f"tok{i % 10} " for i in range(TOKENS)), chunk_size=5)
     folder = Path(tempfile.mkdtemp())
-    env = {
-        "JUPYTER_AGENT_MODEL": server.model,
-        "JUPYTER_AGENT_API_BASE": server.base_url,
-        "JUPYTER_AGENT_API_KEY": "sk-bench",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "JPY_SESSION_NAME": str(folder / "bench.ipynb"),  # a front end is attached: live widgets
-    }
+    env = kernel_env(server, folder)  # a front end is attached: live widgets
     kernel = Kernel(folder, env)
     try:
         kernel.execute("%load_ext jupyter_agent")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Reply, ScriptedServer
+from benchmarks.common import Reply, ScriptedServer, kernel_env
 
 TURNS = int(os.environ.get("BENCH_MEMORY_TURNS", "1000"))
 """``BENCH_MEMORY_TURNS=300`` for a shorter run (the growth is still measured from turn 100)."""
@@ -56,13 +56,7 @@ def run(turns: int = TURNS) -> dict[str, Any]:
     (folder / "jupyter-agent.json").write_text(
         json.dumps({"models": {server.model: {"limit": {"context": CONTEXT, "output": 2_000}}}})
     )
-    env = {
-        "JUPYTER_AGENT_MODEL": server.model,
-        "JUPYTER_AGENT_API_BASE": server.base_url,
-        "JUPYTER_AGENT_API_KEY": "sk-bench",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "JPY_SESSION_NAME": str(folder / "bench.ipynb"),  # a front end is attached: live widgets
-    }
+    env = kernel_env(server, folder)  # a front end is attached: live widgets
     kernel = Kernel(folder, env)
     try:
         kernel.execute("%load_ext jupyter_agent")

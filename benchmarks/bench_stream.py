@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Reply, ScriptedServer
+from benchmarks.common import Reply, ScriptedServer, kernel_env
 
 CHARS = 8_000
 CHUNKS = 1_000
@@ -167,13 +167,7 @@ def run(rounds: int = ROUNDS) -> dict[str, dict[str, float]]:
         text=("abcdefg " * CHARS)[:CHARS], chunk_size=CHARS // CHUNKS, delay_per_chunk=DELAY_S
     )
     folder = Path(tempfile.mkdtemp())
-    env = {
-        "JUPYTER_AGENT_MODEL": server.model,
-        "JUPYTER_AGENT_API_BASE": server.base_url,
-        "JUPYTER_AGENT_API_KEY": "sk-bench",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "JPY_SESSION_NAME": str(folder / "bench.ipynb"),  # a front end is attached: live widgets
-    }
+    env = kernel_env(server, folder)  # a front end is attached: live widgets
     (folder / "jupyter-agent.json").write_text(json.dumps({"compaction": {"prune": False}}))
     kernel = Kernel(folder, env)
     results: dict[str, dict[str, float]] = {}

@@ -21,6 +21,20 @@ guard.install()  # benchmarks never touch the network either
 from scripted_server import Reply, ScriptedServer  # noqa: E402,F401
 
 
+def kernel_env(server: ScriptedServer, folder: Path | None = None) -> dict[str, str]:
+    """Settings for a benchmark kernel talking to ``server``; with ``folder`` a front end
+    counts as attached (``JPY_SESSION_NAME``), so the agent streams live widgets."""
+    env = {
+        "JUPYTER_AGENT_MODEL": server.model,
+        "JUPYTER_AGENT_API_BASE": server.base_url,
+        "JUPYTER_AGENT_API_KEY": "sk-bench",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    if folder is not None:
+        env["JPY_SESSION_NAME"] = str(folder / "bench.ipynb")
+    return env
+
+
 def median_time(fn: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
