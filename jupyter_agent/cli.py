@@ -34,14 +34,13 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
     from jupyter_agent.agent.runtime import Runtime
     from jupyter_agent.config import check_url, load_config
     from jupyter_agent.failures import UsageProblem
+    from jupyter_agent.run_checks import missing_folder
     from jupyter_agent.storage.sqlite_store import SqliteStore
 
     notebook = Path(args.notebook).resolve() if getattr(args, "notebook", None) else None
     folder = notebook.parent if notebook else Path.cwd().resolve()
     if not folder.is_dir():  # a typo must not create folders (and a store) somewhere new
-        raise UsageProblem(f"--notebook {args.notebook}: the folder {folder} does not exist")
-    if getattr(args, "prompt", None) is not None and not args.prompt.strip():
-        raise UsageProblem("the prompt is empty; say what the agent should do")
+        raise UsageProblem(missing_folder(args.notebook, folder))
     overrides: dict[str, Any] = {}
     if getattr(args, "model", None):
         overrides["model"] = args.model

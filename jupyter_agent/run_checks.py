@@ -10,6 +10,14 @@ import argparse
 from pathlib import Path
 
 
+def missing_folder(flag: str, folder: Path) -> str:
+    """The one sentence for a ``--notebook`` whose folder is missing (``run`` and the others)."""
+    return (
+        f"--notebook {flag}: the folder {folder} does not exist. "
+        "Create it first or point --notebook at an existing folder."
+    )
+
+
 def run_problem(args: argparse.Namespace) -> str | None:
     """Why ``jupyter-agent run`` cannot start with these arguments, or None."""
     from jupyter_agent.agent.agents import runnable_agent
@@ -25,10 +33,7 @@ def run_problem(args: argparse.Namespace) -> str | None:
     if getattr(args, "notebook", None):
         notebook = Path(args.notebook).expanduser().resolve()
         if not notebook.parent.is_dir():
-            return (
-                f"error: --notebook {args.notebook}: the folder {notebook.parent} does not exist. "
-                "Create it first or point --notebook at an existing folder."
-            )
+            return f"error: {missing_folder(args.notebook, notebook.parent)}"
         if notebook.is_dir():
             return f"error: --notebook {args.notebook} is a folder; give the path of a .ipynb file."
         folder = notebook.parent
