@@ -4,7 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh || exit 1
-.venv/bin/python -m pytest -rs "$@"
+# two workers, each test file on one of them (its module fixtures: a Lab, a proxy, start once)
+.venv/bin/python -m pytest -rs -n 2 --dist loadfile --durations=15 "$@"
 code=$?
 if [ "$code" = "5" ]; then
   echo "error: pytest collected no tests" >&2
