@@ -16,24 +16,24 @@ def stdio_server(**environment: str) -> dict[str, Any]:
     return {"type": "local", "command": [sys.executable, str(SERVER), "stdio"], "environment": environment}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class HttpServer:
     def __init__(self, env: dict[str, str], transport: str = "http") -> None:
         import os
 
-        self.port = _free_port()
+        # The listening socket is made here and handed to the server: a port picked, closed and
+        # passed by number could be taken by another test's kernel in between.
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        self.port = int(listener.getsockname()[1])
         self.url = f"http://127.0.0.1:{self.port}/{'sse' if transport == 'sse' else 'mcp'}"
-        self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), transport, str(self.port)],
-            env={**os.environ, **env},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        with listener:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(SERVER), transport, f"fd:{listener.fileno()}"],
+                env={**os.environ, **env},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=[listener.fileno()],
+            )
         deadline = time.time() + 30
         while time.time() < deadline:
             try:

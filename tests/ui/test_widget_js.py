@@ -267,5 +267,6 @@ def test_the_loader_asks_for_the_code_once_per_page_and_renders_the_view(page: A
     view = page.evaluate("window.sent[1].view")
     text = {"id": "p1", "message_id": "m1", "type": "text", "text": "loaded"}
     deliver(page, {"kind": "replay", "view": view, "messages": [{"kind": "part", "part": text}]})
-    page.wait_for_function("document.querySelector('#out [data-testid=ja-text]') !== null")
+    # Text is rendered on the next animation frame: wait for the words, not for the empty node.
+    page.wait_for_function("document.querySelector('#out [data-testid=ja-text]')?.textContent === 'loaded'")
     assert page.locator("#out [data-testid=ja-text]").inner_text() == "loaded"

@@ -79,7 +79,10 @@ def whoami() -> str:
     return f"pid={os.getpid()} token={os.environ.get('DEMO_TOKEN', '')}"
 
 
-def _http(port: int, sse: bool = False) -> None:
+def _http(where: str, sse: bool = False) -> None:
+    """``where`` is a port number or ``fd:N``, a socket the test already bound (no port race)."""
+    import socket
+
     import uvicorn
 
     app = server.sse_app() if sse else server.streamable_http_app()
@@ -96,7 +99,11 @@ def _http(port: int, sse: bool = False) -> None:
                     return
             await inner(scope, receive, send)
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    if where.startswith("fd:"):
+        sock = socket.socket(fileno=int(where[3:]))
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    else:
+        uvicorn.run(app, host="127.0.0.1", port=int(where), log_level="warning")
 
 
 if __name__ == "__main__":
@@ -105,7 +112,7 @@ if __name__ == "__main__":
         with open(started, "a") as f:
             f.write(f"{os.getpid()}\n")
     if sys.argv[1:2] in (["http"], ["sse"]):
-        _http(int(sys.argv[2]), sse=sys.argv[1] == "sse")
+        _http(sys.argv[2], sse=sys.argv[1] == "sse")
     else:
         print("demo server starting", file=sys.stderr, flush=True)
         server.run("stdio")
