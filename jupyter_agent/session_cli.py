@@ -101,7 +101,7 @@ def _read_export(file: str) -> str:
 
 
 def run_session_command(args: argparse.Namespace) -> int:
-    from jupyter_agent.agent.revert import RevertError, revert, unrevert
+    from jupyter_agent.agent.revert import RevertError
     from jupyter_agent.cli import build_runtime
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
@@ -127,11 +127,11 @@ def run_session_command(args: argparse.Namespace) -> int:
             _export(runtime, runtime.store.get_session(args.id).id, args.format, args.output)
             return 0
         if args.action == "revert":
-            state = revert(runtime, runtime.store.get_session(args.id).id, args.at)
+            state = runtime.sessions.revert(runtime.store.get_session(args.id).id, args.at)
             print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
             return 0
         if args.action == "unrevert":
-            unrevert(runtime, runtime.store.get_session(args.id).id)
+            runtime.sessions.unrevert(runtime.store.get_session(args.id).id)
             print("unreverted")
             return 0
         if args.action == "list":

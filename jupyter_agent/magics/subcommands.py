@@ -29,7 +29,7 @@ def sessions_table(agent: KernelAgent) -> dict[str, str]:
             _when(s.time.updated),
             costs.get(s.id, CostTotal()).text(),
         )
-        for s in sorted(agent.runtime.sessions(), key=lambda s: -s.time.updated)
+        for s in sorted(agent.runtime.sessions.list(), key=lambda s: -s.time.updated)
     ]
     if not rows:
         return {
@@ -102,7 +102,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
     """fork / revert / unrevert / export of the current session."""
-    from jupyter_agent.agent.revert import RevertError, revert, unrevert
+    from jupyter_agent.agent.revert import RevertError
 
     rt = agent.runtime
     sid = agent.current_session()
@@ -112,13 +112,13 @@ def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
             agent.session_id = session.id
             print(f"Forked into {session.id}: {session.title} (now current)")
         elif name == "revert":
-            state = revert(rt, sid, args[0] if args else None)
+            state = rt.sessions.revert(sid, args[0] if args else None)
             print(
                 f"Reverted to before {state.message_id}: files restored, later messages hidden. "
                 "%agent unrevert undoes this until the next prompt."
             )
         elif name == "unrevert":
-            unrevert(rt, sid)
+            rt.sessions.unrevert(sid)
             print("Unreverted: files and messages are back.")
         else:
             export_into_notebook(agent, sid, args)
