@@ -33,7 +33,7 @@ def project_root(start: Path) -> Path:
     return start
 
 
-def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Runtime:
+def build_runtime(args: argparse.Namespace) -> Runtime:
     """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
     from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config
@@ -65,7 +65,6 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Run
         project_root=project_root(folder),
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
-        interactive=interactive,
     )
 
 

@@ -11,13 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
-from jupyter_agent.agent.tool_runner import ToolEnv
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config
 from jupyter_agent.core.bus import Bus
@@ -47,10 +45,6 @@ class Runtime:
     @property
     def bus(self) -> Bus:
         return self.workspace.bus
-
-    @property
-    def client(self) -> Any:
-        return self.workspace.client
 
     @property
     def registry(self) -> ToolRegistry:
@@ -91,12 +85,6 @@ class Runtime:
 
     def take_notices(self, session_id: str, model: str) -> list[str]:
         return self.workspace.take_notices(session_id, model)
-
-    def system_prompt(self, agent: AgentInfo, model: str) -> str:
-        return self.workspace.system_prompt(agent, model)
-
-    def tool_env(self) -> ToolEnv:
-        return self.workspace.tool_env()
 
     async def start_mcp(self) -> None:
         await self.workspace.start_mcp()
@@ -160,9 +148,6 @@ class Runtime:
         model: str | None = None,
     ) -> str:
         return await self.runner.prompt(text, session_id=session_id, agent=agent, model=model)
-
-    def claim(self, session_id: str) -> None:
-        self.runner.claim(session_id)
 
     async def compact(self, session_id: str, model: str | None = None) -> None:
         await self.runner.compact(session_id, model)

@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
@@ -123,11 +124,19 @@ class SessionService:
         self._store_copy(session, copy_messages(messages, session.id))
         return session
 
-    def export_json(self, session_id: str) -> Iterator[str]:
-        """The JSON export (redacted) in chunks, for ``import_session`` elsewhere."""
-        from jupyter_agent.session.export import export_json_lines
+    def export(self, session_id: str, fmt: Literal["json", "md"]) -> Iterator[str]:
+        """The session as JSON (what ``import_session`` reads) or Markdown, redacted, in
+        chunks: a huge session is never one string."""
+        from jupyter_agent.session.export import export_json_lines, export_markdown_lines
 
-        return export_json_lines(self.store.get_session(session_id), self.recorder(session_id).history())
+        session, history = self.store.get_session(session_id), self.recorder(session_id).history()
+        return (export_json_lines if fmt == "json" else export_markdown_lines)(session, history)
+
+    def export_cells(self, session_id: str) -> builtins.list[dict[str, Any]]:
+        """The transcript as Markdown cells (a heading, then one per message) for a notebook."""
+        from jupyter_agent.session.export import notebook_cells
+
+        return notebook_cells(self.store.get_session(session_id), self.recorder(session_id).history())
 
     def _store_copy(self, session: Session, messages: builtins.list[MessageWithParts]) -> None:
         self.store.create_session(session)

@@ -130,17 +130,12 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     """``%agent export [--format md|json|ipynb]``: md/json to a file, ipynb into this notebook."""
     from pathlib import Path
 
-    from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
-
     fmt = args[0] if args else "ipynb"  # the parser validated it
     rt = agent.runtime
-    session = rt.store.get_session(sid)
-    history = rt.recorder(sid).history()
+    rt.store.get_session(sid)
     if fmt in ("md", "json"):
         path = rt.working_dir / f"{sid}.{fmt}"
-        lines = (
-            export_markdown_lines(session, history) if fmt == "md" else export_json_lines(session, history)
-        )
+        lines = rt.sessions.export(sid, "md" if fmt == "md" else "json")
         with path.open("w", encoding="utf-8") as fh:
             for chunk in lines:
                 fh.write(chunk)
@@ -153,7 +148,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     from jupyter_agent.tools.notebook_path import frontend_attached
 
     if frontend_attached(agent.shell.user_ns, __import__("os").environ):
-        for cell in notebook_cells(session, history):  # the open notebook: show, don't overwrite
+        for cell in rt.sessions.export_cells(sid):  # the open notebook: show, don't overwrite
             source = "".join(cell["source"])
             display({"text/markdown": source, "text/plain": source}, raw=True)
         print("The notebook is open in a frontend: the transcript is shown above (save to keep it).")
@@ -161,9 +156,10 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
-    nb.cells.extend(notebook_cells(session, history))
+    cells = rt.sessions.export_cells(sid)
+    nb.cells.extend(cells)
     nbformat.write(nb, notebook)
-    print(f"Added {len(history) + 1} markdown cells to {notebook}")
+    print(f"Added {len(cells)} markdown cells to {notebook}")
 
 
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:
