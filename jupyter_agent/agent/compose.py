@@ -6,11 +6,9 @@ permissions the session service and the runner share.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.runtime import Runtime
@@ -34,7 +32,6 @@ def build_runtime(
     tools: ToolRegistry | None = None,
     client: Any = None,
     extra: dict[str, Any] | None = None,
-    system_builder: Callable[[AgentInfo, str], str] | None = None,
     generate_titles: bool = True,
 ) -> Runtime:
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
@@ -66,7 +63,6 @@ def build_runtime(
         client=client,
         permissions=permissions,
         extra=extra if extra is not None else {},
-        system_builder=system_builder,
     )
     sessions = SessionService(
         store=store,

@@ -7,7 +7,6 @@ The session service and the runner read these; nothing here runs a loop or write
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +59,6 @@ class Workspace:
     permissions: PermissionManager
     extra: dict[str, Any] = field(default_factory=dict)
     """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
-    system_builder: Callable[[AgentInfo, str], str] | None = None
 
     def model_for(self, model: str | None = None, agent: str = "build") -> str:
         overrides = self.config.agent.get(agent)
@@ -163,8 +161,6 @@ class Workspace:
         return taken
 
     def system_prompt(self, agent: AgentInfo, model: str) -> str:
-        if self.system_builder is not None:
-            return self.system_builder(agent, model)
         from jupyter_agent.agent.system_prompt import build_for_runtime
 
         return build_for_runtime(self, agent, model)
