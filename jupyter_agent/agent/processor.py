@@ -35,7 +35,7 @@ from jupyter_agent.core.messages import (
     ToolTimeError,
 )
 from jupyter_agent.providers.errors import AbortedError, ContextOverflowError, ProviderError
-from jupyter_agent.tools.base import PermissionDenied
+from jupyter_agent.tools.base import PermissionDenied, PermissionQuestion
 
 Outcome = Literal["continue", "stop", "compact"]
 DOOM_LOOP_THRESHOLD = 3
@@ -250,16 +250,13 @@ class StepProcessor:
 
     async def _ask_doom_loop(self, part: ToolPart) -> None:
         await self.tools.ask(
-            "doom_loop",
-            [part.tool],
-            f"'{part.tool}' was called {DOOM_LOOP_THRESHOLD} times in a row with the same input",
-            {
-                "tool": part.tool,
-                "input": part.state.input,
-                "message_id": self.message.id,
-                "call_id": part.call_id,
-                "agent": self.tools.agent,
-            },
+            part,
+            PermissionQuestion(
+                "doom_loop",
+                [part.tool],
+                f"'{part.tool}' was called {DOOM_LOOP_THRESHOLD} times in a row with the same input",
+                {"tool": part.tool, "input": part.state.input},
+            ),
         )
 
     def _refuse(self, call_ids: list[str], reason: str) -> None:

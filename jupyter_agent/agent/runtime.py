@@ -8,6 +8,7 @@ interleave); Stop aborts the running step and everything queued behind it keeps 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.loop import AgentLoop, LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config
 from jupyter_agent.core import ids
@@ -28,6 +30,7 @@ from jupyter_agent.core.events import SessionCreated, SessionDeleted
 from jupyter_agent.core.messages import FilePart, Session, SubtaskPart, TextPart, UserMessage
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
+from jupyter_agent.tools.services import NotebookBridge, Services
 
 
 class ConfigurationError(Exception):
@@ -66,8 +69,8 @@ class Runtime:
     tools: ToolRegistry | None = None
     """The tool registry; the default file/shell tools (plus ``task``) when not given."""
     client: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
+    services: Services = field(default_factory=Services)
+    """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
     system_builder: Callable[[AgentInfo, str], str] | None = None
     generate_titles: bool = True
     """Name sessions after the first exchange (one small extra model call)."""
@@ -84,17 +87,19 @@ class Runtime:
             from jupyter_agent.providers.litellm_client import LiteLLMClient
 
             self.client = LiteLLMClient(max_retries=self.config.retries)
-        self.permissions = PermissionManager(self.bus, self.config, interactive=self.interactive)
+        self.permissions = PermissionManager(self.bus, self.config)
         self._locks: dict[str, asyncio.Lock] = {}
         self._loops: dict[str, AgentLoop] = {}
+        self._runs: dict[str, RunHandle] = {}
         self._tasks: dict[str, set[asyncio.Task[Any]]] = {}
-        self.todos: dict[str, Any] = {}
-        self.extra.setdefault("todos", self.todos)
-        self.extra.setdefault("runtime", self)
-        self.extra.setdefault("permission_rule", self.permissions.action)
-        from jupyter_agent.agent.task_tool import run_subtask
+        self._window_notices: dict[str, str] = {}
+        self._window_told: set[tuple[str, str]] = set()
+        if self.services.permission_rule is None:
+            self.services.permission_rule = self.permissions.action
+        if self.services.run_child is None:
+            from jupyter_agent.agent.subtask import run_child
 
-        self.extra.setdefault("subtask_runner", run_subtask)
+            self.services.run_child = functools.partial(run_child, self)
         from jupyter_agent.storage.spill import cleanup
 
         cleanup(self.store.path.parent)  # 7-day retention of saved tool outputs
@@ -172,7 +177,7 @@ class Runtime:
         )
         notice = " ".join(n for n in (unknown_base, notice) if n)
         if notice:  # told once per session that uses the model (take_notices)
-            self.extra.setdefault("window_notices", {})[model] = notice
+            self._window_notices[model] = notice
         family = provider_family(model)
         from jupyter_agent.config import output_token_max_from_env
 
@@ -230,14 +235,14 @@ class Runtime:
 
     @property
     def notices(self) -> list[str]:
-        return self.extra.setdefault("notices", [])
+        return self.services.notices
 
     def take_notices(self, session_id: str, model: str) -> list[str]:
         """Notices a run in ``session_id`` should show: the pending ones (then cleared) and,
         once per session, that ``model``'s context window is unknown (after ``settings``)."""
         taken, self.notices[:] = list(self.notices), []
-        told: set[tuple[str, str]] = self.extra.setdefault("window_told", set())
-        window = self.extra.get("window_notices", {}).get(model)
+        told = self._window_told
+        window = self._window_notices.get(model)
         if window and (session_id, model) not in told:
             told.add((session_id, model))
             taken.append(window)
@@ -250,7 +255,8 @@ class Runtime:
 
         return build_for_runtime(self, agent, model)
 
-    def tool_env(self) -> ToolEnv:
+    def tool_env(self, bridge: NotebookBridge | None = None) -> ToolEnv:
+        """What tools of one run use; ``bridge`` is that run's live notebook, if any."""
         store_dir = self.store.path.parent
 
         def save(text: str) -> str:
@@ -269,7 +275,7 @@ class Runtime:
                 max_lines=self.config.tool_output.max_lines,
                 max_bytes=self.config.tool_output.max_bytes,
             ),
-            extra=self.extra,
+            services=self.services.for_run(bridge),
         )
 
     # ------------------------------------------------------------ running
@@ -313,21 +319,26 @@ class Runtime:
             rec.part(FilePart(id=ids.ascending("prt"), **common, mime=mime, url=url, filename=name))
         return message
 
-    async def run(self, session_id: str, model: str | None = None) -> None:
-        """Run the loop of a session until done (queued behind a running one)."""
+    async def run(self, session_id: str, model: str | None = None, handle: RunHandle | None = None) -> None:
+        """Run the loop of a session until done (queued behind a running one).
+
+        ``handle``: how this run asks and where its notebook edits go (the front end's);
+        by default not interactive unless the runtime is."""
         async with self._lock(session_id):
             self.claim(session_id)
             try:
-                await self._run_locked(session_id, model)
+                await self._run_locked(session_id, model, handle or RunHandle(interactive=self.interactive))
             finally:
                 self.store.leases.release(session_id)
 
-    async def _run_locked(self, session_id: str, model: str | None) -> None:
+    async def _run_locked(self, session_id: str, model: str | None, handle: RunHandle) -> None:
         await self.start_mcp()
         recorder = self.recorder(session_id)
         chosen = self.model_for(model)
-        loop = AgentLoop(recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder))
+        env = self.tool_env(handle.bridge)
+        loop = AgentLoop(recorder, self.client, env, self.settings(chosen), self.permissions, run=handle)
         self._loops[session_id] = loop
+        self._runs[session_id] = handle
         task = asyncio.current_task()
         if task is not None:
             self._tasks.setdefault(session_id, set()).add(task)
@@ -335,6 +346,7 @@ class Runtime:
             await loop.run()
         finally:
             self._loops.pop(session_id, None)
+            self._runs.pop(session_id, None)
             if task is not None:
                 self._tasks.get(session_id, set()).discard(task)
             recorder.flush()
@@ -346,6 +358,7 @@ class Runtime:
         session_id: str | None = None,
         agent: str = "build",
         model: str | None = None,
+        handle: RunHandle | None = None,
     ) -> str:
         """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
         runnable_agent(agent)  # before a session is created
@@ -355,7 +368,7 @@ class Runtime:
         try:
             subtask = _parse_subtask(text)
             self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
-            await self.run(session_id, chosen)
+            await self.run(session_id, chosen, handle)
             if self.generate_titles:
                 from jupyter_agent.agent.title import generate_title
 
@@ -373,7 +386,9 @@ class Runtime:
 
             close_orphans(self.store, session_id)
 
-    async def compact(self, session_id: str, model: str | None = None) -> None:
+    async def compact(
+        self, session_id: str, model: str | None = None, handle: RunHandle | None = None
+    ) -> None:
         """Manual compaction (``%compact``): summarise now, then stop."""
         chosen = self.model_for(model)
         self._finish_revert(session_id)
@@ -381,7 +396,7 @@ class Runtime:
         last_user = next((m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
-        await self.run(session_id, chosen)
+        await self.run(session_id, chosen, handle)
 
     async def start_mcp(self) -> None:
         """Start the configured MCP servers on first use and (re)sync their tools."""
@@ -445,9 +460,9 @@ class Runtime:
         ids_ = [session_id] if session_id else list(self._tasks)
         count = 0
         for sid in ids_:
-            loop = self._loops.get(sid)
-            if loop is not None and loop.current_runner is not None:
-                loop.current_runner.abort.set()
+            handle = self._runs.get(sid)
+            if handle is not None:
+                handle.abort.set()
             self.permissions.cancel_all(sid)
             for task in list(self._tasks.get(sid, ())):
                 task.cancel()
@@ -457,22 +472,9 @@ class Runtime:
     def busy(self, session_id: str) -> bool:
         return self._lock(session_id).locked()
 
-    def _asker(self, recorder: Recorder) -> Any:
-        """The tools' ``ask``: the tool runner puts message and call ids in the metadata."""
-
-        async def ask(permission: str, patterns: list[str], title: str, metadata: dict[str, Any]) -> None:
-            meta = dict(metadata)
-            await self.permissions.ask(
-                recorder.session.id,
-                str(meta.pop("message_id", "")),
-                meta.pop("call_id", None),
-                permission,
-                patterns,
-                title,
-                meta,
-            )
-
-        return ask
+    def run_handle(self, session_id: str) -> RunHandle | None:
+        """The handle of the session's running loop (a sub-agent's run inherits from it)."""
+        return self._runs.get(session_id)
 
 
 def _parse_subtask(text: str) -> tuple[str, str] | None:

@@ -11,10 +11,16 @@ import pytest
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.agent.permissions import PermissionManager, evaluate, merge
+from jupyter_agent.agent.ports import PermissionContext
 from jupyter_agent.config import load_config
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import ToolPart
-from jupyter_agent.tools.base import PermissionDenied
+from jupyter_agent.tools.base import PermissionDenied, PermissionQuestion
+
+
+def _who(session_id: str, *, interactive: bool = False) -> PermissionContext:
+    """A call of the build agent in ``session_id``; ``interactive``: a user can answer."""
+    return PermissionContext(session_id, "build", "m", "c", interactive=interactive)
 
 
 def test_most_specific_pattern_wins() -> None:
@@ -47,7 +53,7 @@ async def test_headless_refusal_says_how_to_allow(tmp_path: Path) -> None:
         Bus(), load_config(tmp_path, {"permission": {"bash": "ask"}}, env={}, global_dir=tmp_path / "g")
     )
     with pytest.raises(PermissionDenied) as info:
-        await manager.ask("s", "m", "c", "bash", ["make"], "Run make", {})
+        await manager.ask(_who("s"), PermissionQuestion("bash", ["make"], "Run make"))
     assert "not interactive" in str(info.value) and '{"permission": {"bash": "allow"}}' in str(info.value)
 
 
@@ -56,7 +62,6 @@ async def test_interactive_always_is_remembered(tmp_path: Path) -> None:
     manager = PermissionManager(
         bus,
         load_config(tmp_path, {"permission": {"bash": "ask"}}, env={}, global_dir=tmp_path / "g"),
-        interactive=True,
     )
     asked: list[str] = []
 
@@ -65,8 +70,9 @@ async def test_interactive_always_is_remembered(tmp_path: Path) -> None:
         asyncio.get_running_loop().call_soon(manager.reply, event.request.id, "always")
 
     off = bus.subscribe(answer, "permission.asked")
-    await manager.ask("s", "m", "c", "bash", ["make test"], "", {})
-    await manager.ask("s", "m", "c", "bash", ["make test"], "", {})  # remembered: no second ask
+    await manager.ask(_who("s", interactive=True), PermissionQuestion("bash", ["make test"]))
+    # remembered: no second ask
+    await manager.ask(_who("s", interactive=True), PermissionQuestion("bash", ["make test"]))
     assert len(asked) == 1
     off()
     bus.subscribe(
@@ -74,7 +80,7 @@ async def test_interactive_always_is_remembered(tmp_path: Path) -> None:
         "permission.asked",
     )
     with pytest.raises(PermissionDenied, match="rejected"):
-        await manager.ask("s2", "m", "c", "bash", ["rm x"], "", {})
+        await manager.ask(_who("s2", interactive=True), PermissionQuestion("bash", ["rm x"]))
 
 
 async def test_plan_agent_cannot_write(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
@@ -98,7 +104,6 @@ async def test_a_rejection_carries_the_users_reason(tmp_path: Path) -> None:
     manager = PermissionManager(
         bus,
         load_config(tmp_path, {"permission": {"bash": "ask"}}, env={}, global_dir=tmp_path / "g"),
-        interactive=True,
     )
     bus.subscribe(
         lambda e: asyncio.get_running_loop().call_soon(
@@ -107,4 +112,4 @@ async def test_a_rejection_carries_the_users_reason(tmp_path: Path) -> None:
         "permission.asked",
     )
     with pytest.raises(PermissionDenied, match=r"with this feedback: use pathlib, not rm$"):
-        await manager.ask("s", "m", "c", "bash", ["rm x"], "", {})
+        await manager.ask(_who("s", interactive=True), PermissionQuestion("bash", ["rm x"]))
