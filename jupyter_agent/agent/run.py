@@ -20,7 +20,8 @@ class RunHandle:
     interactive: bool = False
     """A user watches (widget or panel) and can answer permission questions."""
     bridge: NotebookBridge | None = None
-    """Where notebook edits go live (the side panel that started or shows the run)."""
+    """Where notebook edits go live: the side panel that started the run (for a cell, the one
+    that greeted last); a panel that closes lets go of it and the next one to greet takes over."""
     abort: asyncio.Event = field(default_factory=asyncio.Event)
     """Set by Stop (or a kernel interrupt): the model stream and running tools end."""
 

@@ -30,7 +30,7 @@ from jupyter_agent.core.events import SessionCreated, SessionDeleted
 from jupyter_agent.core.messages import FilePart, Session, SubtaskPart, TextPart, UserMessage
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
-from jupyter_agent.tools.services import NotebookBridge, Services
+from jupyter_agent.tools.services import Services
 
 
 class ConfigurationError(Exception):
@@ -255,8 +255,7 @@ class Runtime:
 
         return build_for_runtime(self, agent, model)
 
-    def tool_env(self, bridge: NotebookBridge | None = None) -> ToolEnv:
-        """What tools of one run use; ``bridge`` is that run's live notebook, if any."""
+    def tool_env(self) -> ToolEnv:
         store_dir = self.store.path.parent
 
         def save(text: str) -> str:
@@ -275,7 +274,7 @@ class Runtime:
                 max_lines=self.config.tool_output.max_lines,
                 max_bytes=self.config.tool_output.max_bytes,
             ),
-            services=self.services.for_run(bridge),
+            services=self.services,
         )
 
     # ------------------------------------------------------------ running
@@ -335,8 +334,8 @@ class Runtime:
         await self.start_mcp()
         recorder = self.recorder(session_id)
         chosen = self.model_for(model)
-        env = self.tool_env(handle.bridge)
-        loop = AgentLoop(recorder, self.client, env, self.settings(chosen), self.permissions, run=handle)
+        settings = self.settings(chosen)
+        loop = AgentLoop(recorder, self.client, self.tool_env(), settings, self.permissions, run=handle)
         self._loops[session_id] = loop
         self._runs[session_id] = handle
         task = asyncio.current_task()
@@ -475,6 +474,10 @@ class Runtime:
     def run_handle(self, session_id: str) -> RunHandle | None:
         """The handle of the session's running loop (a sub-agent's run inherits from it)."""
         return self._runs.get(session_id)
+
+    def running(self) -> list[RunHandle]:
+        """The handles of every run in progress (a reloaded side panel takes over their edits)."""
+        return list(self._runs.values())
 
 
 def _parse_subtask(text: str) -> tuple[str, str] | None:

@@ -190,7 +190,7 @@ class ToolRunner:
             ask=ask,
             on_metadata=on_metadata,
             on_patch=on_patch,
-            services=self.env.services,
+            services=self.env.services.for_run(self.run_handle.bridge),
         )
 
     async def ask(self, part: ToolPart, question: PermissionQuestion) -> None:

@@ -61,6 +61,9 @@ class PanelConnection:
         if self in self.agent.panels:  # the panel that greeted last edits for ``%agent`` cells
             self.agent.panels.remove(self)
             self.agent.panels.append(self)
+        for handle in runtime.running():  # runs whose panel closed (a reloaded page) continue here
+            if handle.bridge is None:
+                handle.bridge = self.bridge
         model = runtime.model_for(self.model or None)
         self._send(
             wire.HelloMsg(
@@ -114,6 +117,9 @@ class PanelConnection:
             if off is not None:
                 off()
         self._follow_off = self._gauge_off = None
+        for handle in self.agent.runtime.running():
+            if handle.bridge is self.bridge:
+                handle.bridge = None
 
     def _follow(self, event: AnyEvent) -> None:
         """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
