@@ -8,7 +8,6 @@ model can act on, so the loop continues instead of crashing.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from jupyter_agent.agent.assembler import shown_input
 from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
@@ -80,12 +80,7 @@ class ToolRunner:
 
     def parse(self, part: ToolPart, raw: str) -> tuple[BaseModel | None, dict[str, Any], str | None]:
         """Validated args, the input to show, and an error text (unknown tool, bad JSON…)."""
-        shown: dict[str, Any]
-        try:
-            loaded = json.loads(raw) if raw.strip() else {}
-            shown = loaded if isinstance(loaded, dict) else {"value": loaded}
-        except json.JSONDecodeError:
-            shown = {"raw": raw}
+        shown = shown_input(raw)
         if not self._available(part.tool):
             names = sorted(n for n in self.env.registry.names() if self._available(n))
             return None, shown, (f"Unknown tool '{part.tool}'. Available tools: {', '.join(names)}")
