@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from jupyter_agent.core.events import AnyEvent
+from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
 from jupyter_agent.tools.base import PermissionQuestion
 
@@ -59,9 +59,3 @@ class PermissionAsker(Protocol):
     async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
         """Return when allowed; raise ``PermissionDenied`` with a reason the model can read."""
         ...
-
-
-class EventSink(Protocol):
-    """Receives the bus's events (the store's writer, the widget, the side panel, the CLI)."""
-
-    def __call__(self, event: AnyEvent) -> None: ...
