@@ -119,10 +119,10 @@ class PermissionManager:
     _always: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def rules_for(self, agent: str) -> dict[str, Rule]:
-        from jupyter_agent.agent.agents import BUILTIN
+        """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
+        from jupyter_agent.agent.agents import get_agent
 
-        builtin = BUILTIN[agent].permission if agent in BUILTIN else None
-        return build_ruleset(self.config, builtin, agent)
+        return build_ruleset(self.config, get_agent(agent).permission, agent)
 
     def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
         """What the rules written for ``permission`` say about one value, without asking

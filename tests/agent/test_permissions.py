@@ -113,3 +113,11 @@ async def test_a_rejection_carries_the_users_reason(tmp_path: Path) -> None:
     )
     with pytest.raises(PermissionDenied, match=r"with this feedback: use pathlib, not rm$"):
         await manager.ask(_who("s", interactive=True), PermissionQuestion("bash", ["rm x"]))
+
+
+async def test_an_unknown_agent_is_an_error_not_the_build_agents_rules(tmp_path: Path) -> None:
+    manager = PermissionManager(Bus(), load_config(tmp_path, {}, env={}, global_dir=tmp_path / "g"))
+    with pytest.raises(KeyError, match="Unknown agent 'nobody'"):
+        await manager.ask(PermissionContext("s", "nobody"), PermissionQuestion("bash", ["ls"]))
+    with pytest.raises(KeyError, match="Unknown agent"):
+        manager.action("nobody", "read", "a.txt")
