@@ -12,6 +12,7 @@ from scripted_server import Reply, ToolCall
 
 from jupyter_agent.agent.permissions import PermissionManager, evaluate, merge
 from jupyter_agent.agent.ports import PermissionContext
+from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.config import load_config
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import ToolPart
@@ -121,3 +122,32 @@ async def test_an_unknown_agent_is_an_error_not_the_build_agents_rules(tmp_path:
         await manager.ask(PermissionContext("s", "nobody"), PermissionQuestion("bash", ["ls"]))
     with pytest.raises(KeyError, match="Unknown agent"):
         manager.action("nobody", "read", "a.txt")
+
+
+async def test_each_run_asks_as_its_own_handle_says(make_runtime: Any, scripted_server: Any) -> None:
+    """A panel run waiting for approval and a ``--wait`` cell run meanwhile: neither changes the other."""
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo a"}))]),
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo b"}))]),
+        Reply(text="b done"),
+        Reply(text="a done"),
+    )
+    runtime = make_runtime(permission={"bash": "ask"})
+    runtime.generate_titles = False
+    asked = asyncio.Event()
+    runtime.bus.subscribe(lambda e: asked.set(), "permission.asked")
+    panel_sid, cell_sid = runtime.new_session().id, runtime.new_session().id
+    panel = asyncio.create_task(
+        runtime.prompt("run a", session_id=panel_sid, handle=RunHandle(interactive=True))
+    )
+    await asyncio.wait_for(asked.wait(), 60)
+    await runtime.prompt("run b", session_id=cell_sid, handle=RunHandle(interactive=False))
+    (request,) = runtime.permissions.pending(panel_sid)  # still waiting for its user
+    runtime.permissions.reply(request.id, "once")
+    await asyncio.wait_for(panel, 60)
+
+    def bash(sid: str) -> ToolPart:
+        return next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))
+
+    assert bash(cell_sid).state.status == "error" and "not interactive" in bash(cell_sid).state.error
+    assert bash(panel_sid).state.status == "completed"
