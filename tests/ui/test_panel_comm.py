@@ -271,7 +271,5 @@ def test_a_reloaded_panel_takes_over_the_runs_notebook_edits(start_kernel: Any, 
     again.send(type="nb_reply", op_id=op["op_id"], ok=True, cells=cells)
     again.wait("status", lambda m: m["state"] == "idle" and "Read it." in again.text(), timeout=60)
     tools = [m["part"] for m in again.seen if m.get("kind") == "part" and m["part"].get("tool")]
-    assert [t["status"] for t in tools if t["status"] in ("completed", "error")][-2:] == [
-        "error",
-        "completed",
-    ]
+    ended = [t["status"] for t in tools if t["status"] in ("completed", "error")]
+    assert ended[-2:] == ["error", "completed"]  # the first panel closed before it answered
