@@ -88,7 +88,7 @@ class KernelAgent:
         return self._runtime
 
     def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
-        from jupyter_agent.agent.runtime import Runtime
+        from jupyter_agent.agent.compose import build_runtime
         from jupyter_agent.cli import project_root
         from jupyter_agent.config import load_config
         from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -98,7 +98,7 @@ class KernelAgent:
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
         store = SqliteStore.for_directory(folder)
-        runtime = Runtime(
+        runtime = build_runtime(
             config=load_config(folder, overrides),
             store=store,
             project_root=project_root(folder),

@@ -48,7 +48,7 @@ class PanelConnection:
 
     def open(self, hello: wire.HelloRequest) -> None:
         """Greet the panel with the session list and show the current session's history."""
-        from jupyter_agent.agent.runtime import ConfigurationError
+        from jupyter_agent.agent.workspace import ConfigurationError
         from jupyter_agent.config import ConfigError
         from jupyter_agent.storage.sqlite_store import StoreError
 
@@ -319,7 +319,7 @@ class PanelConnection:
 
     def _sessions(self) -> list[wire.SessionInfo]:
         runtime = self.agent.runtime
-        ordered = sorted(runtime.sessions(), key=lambda s: s.time.updated, reverse=True)
+        ordered = sorted(runtime.sessions.list(), key=lambda s: s.time.updated, reverse=True)
         return [
             wire.SessionInfo(id=s.id, title=s.title, updated=s.time.updated, busy=runtime.busy(s.id))
             for s in ordered
