@@ -15,11 +15,14 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
 from jupyter_agent.failures import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from jupyter_agent.agent.runtime import Runtime
 
 
 def project_root(start: Path) -> Path:
@@ -30,8 +33,9 @@ def project_root(start: Path) -> Path:
     return start
 
 
-def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any:
-    from jupyter_agent.agent.runtime import Runtime
+def build_runtime(args: argparse.Namespace) -> Runtime:
+    """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config
     from jupyter_agent.failures import UsageProblem
     from jupyter_agent.run_checks import missing_folder
@@ -55,13 +59,12 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
     store = SqliteStore.for_directory(folder)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
-    return Runtime(
+    return compose(
         config=config,
         store=store,
         project_root=project_root(folder),
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
-        interactive=interactive,
     )
 
 
@@ -170,7 +173,7 @@ class _StopOnSignals:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError
 
