@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from jupyter_agent.magics.kernel import KernelAgent, run_blocking
+from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 
 if TYPE_CHECKING:
     from jupyter_agent.magics.parser import PromptCommand
@@ -82,6 +82,7 @@ class AgentMagics(Magics):
         from jupyter_agent.core import ids
         from jupyter_agent.magics.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
+        from jupyter_agent.ui.live_gauge import LiveGauge
         from jupyter_agent.ui.transcript import RunStatus
         from jupyter_agent.ui.widget import AgentWidget
 
@@ -109,7 +110,8 @@ class AgentMagics(Magics):
             )
         )
         limits = runtime.settings(model)
-        unsubscribe = runtime.bus.subscribe(agent.gauge_listener(widget, session_id, limits.context_limit))
+        gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
+        unsubscribe = runtime.bus.subscribe(gauge)
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
         for notice in runtime.take_notices(session_id, model):
             run.notice(notice)

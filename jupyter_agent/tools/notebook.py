@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.core.fence import fence
 from jupyter_agent.core.messages import FileChange
+from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.notebook_path import find_notebook_path, frontend_attached
 
 OUTPUT_CAP = 2_000
 DEFAULT_LIMIT = 200
@@ -30,7 +30,7 @@ NO_LIVE_EDIT = (
 
 
 class NotebookBridge(Protocol):
-    """What the side panel offers over its comm (see ``ui/comm.py``)."""
+    """What the side panel offers over its comm (see ``ui/panel_protocol.py``)."""
 
     async def read_cells(self) -> list[dict[str, Any]]: ...
     async def insert_cell(self, index: int, source: str, cell_type: str) -> str: ...

@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jupyter_agent.magics.kernel import KernelAgent
+    from jupyter_agent.kernel.agent import KernelAgent
 
 log = logging.getLogger(__name__)
 TARGET = "jupyter_agent"
@@ -24,8 +24,8 @@ def register(agent: KernelAgent) -> None:
     from comm import get_comm_manager
 
     def opened(comm: Any, msg: dict[str, Any]) -> None:
-        from jupyter_agent.ui.comm import HelloRequest
         from jupyter_agent.ui.panel import PanelConnection
+        from jupyter_agent.ui.panel_protocol import HelloRequest
 
         connection = PanelConnection(comm, agent)
         data = msg.get("content", {}).get("data") or {}

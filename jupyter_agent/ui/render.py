@@ -42,7 +42,7 @@ from jupyter_agent.core.messages import (
     ToolStateError,
     ToolStateRunning,
 )
-from jupyter_agent.ui.protocol import (
+from jupyter_agent.ui.widget_protocol import (
     AttachmentView,
     CompactedMsg,
     DeltaMsg,

@@ -15,7 +15,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from jupyter_agent.ui.kernel_loop import running_loop
+from jupyter_agent.kernel.event_loop import running_loop
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
@@ -66,13 +66,13 @@ class KernelAgent:
     # ------------------------------------------------------------ where we are
 
     def notebook_path(self) -> Path | None:
-        from jupyter_agent.tools.notebook_path import find_notebook_path
+        from jupyter_agent.kernel.notebook_path import find_notebook_path
 
         return find_notebook_path(self.shell.user_ns, os.environ)
 
     def headless(self) -> bool:
         """No frontend can show a live widget: run blocking and answer approvals by config."""
-        from jupyter_agent.tools.notebook_path import frontend_attached
+        from jupyter_agent.kernel.notebook_path import frontend_attached
 
         if os.environ.get("JUPYTER_AGENT_BACKGROUND") == "1":
             return False
@@ -81,7 +81,7 @@ class KernelAgent:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            from jupyter_agent.magics import warmup
+            from jupyter_agent.kernel import warmup
 
             warmup.give_way()
             self._runtime = self._build()
@@ -142,12 +142,3 @@ class KernelAgent:
         error = getattr(messages[-1].info, "error", None) if messages else None
         if getattr(error, "name", None) != "aborted":
             view.notice("Stopped.")
-
-    # ------------------------------------------------------------ gauge
-
-    def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
-        """Keep the view's context gauge current: exact after each step, estimated while text
-        streams (``ui/live_gauge.py``)."""
-        from jupyter_agent.ui.live_gauge import LiveGauge
-
-        return LiveGauge(widget, session_id, context_limit, self.runtime.store)
