@@ -264,6 +264,14 @@ def global_config_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "jupyter-agent"
 
 
+def project_root(start: Path) -> Path:
+    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
 def find_project_file(start: Path) -> Path | None:
     """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root."""
     for folder in (start, *start.parents):

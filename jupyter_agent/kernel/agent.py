@@ -89,8 +89,7 @@ class KernelAgent:
 
     def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
         from jupyter_agent.agent.runtime import Runtime
-        from jupyter_agent.cli import project_root
-        from jupyter_agent.config import load_config
+        from jupyter_agent.config import load_config, project_root
         from jupyter_agent.storage.sqlite_store import SqliteStore
         from jupyter_agent.tools.registry import register_kernel_tools
 

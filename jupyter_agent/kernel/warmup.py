@@ -35,7 +35,7 @@ MODULES = (
     "jupyter_agent.config",
     "jupyter_agent.cli",
     "jupyter_agent.failures",
-    "jupyter_agent.magics.mentions",
+    "jupyter_agent.kernel.mentions",
     "jupyter_agent.magics.parser",
     "jupyter_agent.magics.subcommands",
     "jupyter_agent.ui.widget",

@@ -63,7 +63,8 @@ class AgentMagics(Magics):
 
     def _guard(self, action: Any) -> None:
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
-        from jupyter_agent.failures import debug_enabled, explain
+        from jupyter_agent.failures import explain
+        from jupyter_agent.logs import debug_enabled
         from jupyter_agent.storage.sqlite_store import SessionNotFound
 
         try:
@@ -80,7 +81,7 @@ class AgentMagics(Magics):
 
     def _prompt(self, cmd: PromptCommand) -> None:
         from jupyter_agent.core import ids
-        from jupyter_agent.magics.mentions import expand_mentions
+        from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
         from jupyter_agent.ui.live_gauge import LiveGauge
         from jupyter_agent.ui.transcript import RunStatus

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
 from jupyter_agent.core.redaction import redact
+from jupyter_agent.logs import route_library_logs
 from jupyter_agent.mcp.config import LocalServer, McpServerConfig
 from jupyter_agent.mcp.connect import connect_local, connect_remote
 from jupyter_agent.mcp.problems import closed, leaf, start_problem
@@ -101,8 +102,6 @@ class McpManager:
                 self._thread.start()
                 self._loop = loop
                 atexit.register(self.close)
-                from jupyter_agent.logs import route_library_logs
-
                 route_library_logs()  # the SDK's log lines (bad stdout lines) stay out of cells
                 # the SDK imports jsonschema on the first tool call (seconds): do it meanwhile
                 threading.Thread(target=warm_up, name="jupyter-agent-mcp-warmup", daemon=True).start()
@@ -238,8 +237,6 @@ class McpManager:
             lines = err.read().splitlines()
         except (OSError, ValueError):
             return ""
-        from jupyter_agent.agent.secrets import redact
-
         return redact("\n".join(lines[-STDERR_TAIL:]))
 
     # ------------------------------------------------------------ calls

@@ -1,7 +1,7 @@
-"""The grep tool's Python fallback, run as a child process by ``search_proc``.
+r"""The grep tool's Python fallback, run as a child process by ``search_proc``.
 
 ``python -m jupyter_agent.tools.grep_worker BASE PATTERN [INCLUDE]`` prints
-``path\\0line:text`` per hit (the ``rg --null`` format); exit 1 when nothing matched.
+``path\0line:text`` per hit (the ``rg --null`` format); exit 1 when nothing matched.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ class PanelConnection:
             self._mcp(request)
 
     def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
-        from jupyter_agent.magics.mentions import expand_mentions
+        from jupyter_agent.kernel.mentions import expand_mentions
 
         runtime = self.agent.runtime
         model = runtime.model_for(self.model or None)
@@ -301,7 +301,7 @@ class PanelConnection:
         self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
 
     def _complete(self, request: wire.CompleteRequest) -> None:
-        from jupyter_agent.magics.completions import complete
+        from jupyter_agent.kernel.completions import complete
 
         found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
         items = [wire.Completion(label=label, detail=detail) for label, detail in found]
