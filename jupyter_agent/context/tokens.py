@@ -21,7 +21,8 @@ def estimate(text: str) -> int:
     return max(0, round(len(text) / CHARS_PER_TOKEN))
 
 
-def _tokenizer_dir() -> Path | None:
+def tokenizer_dir() -> Path | None:
+    """litellm's bundled tiktoken files (offline), or None when litellm is not installed."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -32,7 +33,7 @@ def _tokenizer_dir() -> Path | None:
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
     """o200k (or cl100k) from local files only; None when they are not available offline."""
-    folder = _tokenizer_dir()
+    folder = tokenizer_dir()
     if folder is None and "TIKTOKEN_CACHE_DIR" not in os.environ:
         return None
     if folder is not None:

@@ -63,16 +63,15 @@ class AgentMagics(Magics):
 
     def _guard(self, action: Any) -> None:
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
+        from jupyter_agent.agent.agents import UnknownAgent
         from jupyter_agent.failures import explain
         from jupyter_agent.logs import debug_enabled
         from jupyter_agent.storage.sqlite_store import SessionNotFound
 
         try:
             action()
-        except SessionNotFound as exc:
+        except (SessionNotFound, UnknownAgent) as exc:  # a name the user typed; any other KeyError is a bug
             print(str(exc))
-        except KeyError as exc:
-            print(exc.args[0] if exc.args else str(exc))
         except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
             explained = explain(exc)
             if explained is None or debug_enabled():

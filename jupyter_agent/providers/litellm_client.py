@@ -8,13 +8,13 @@ from the raw chunks: a stream cut mid-way has no finish reason and is retried.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import logging
 import os
 import re
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
+from jupyter_agent.context.tokens import tokenizer_dir
 from jupyter_agent.core.messages import CacheTokens, Tokens
 from jupyter_agent.providers import errors as E
 from jupyter_agent.providers.retry import MAX_RETRIES, RetryWaitTooLong, retry_delay_ms
@@ -47,17 +47,14 @@ RetryCallback = Callable[[int, E.ProviderError, int], None]
 RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
 """Call arguments the loop owns; configured options cannot replace them."""
 REPEATED_CHUNK_LIMIT = 1 << 62
+log = logging.getLogger(__name__)
 
 
 def prepare_environment() -> None:
     """Offline-safe settings that must be in place before litellm is imported."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    if "TIKTOKEN_CACHE_DIR" not in os.environ:
-        spec = importlib.util.find_spec("litellm")
-        if spec and spec.submodule_search_locations:
-            folder = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-            if folder.is_dir():
-                os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+    if "TIKTOKEN_CACHE_DIR" not in os.environ and (folder := tokenizer_dir()) is not None:
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
 def litellm() -> Any:
@@ -469,6 +466,6 @@ async def _close(response: Any) -> None:
                 result = fn()
                 if asyncio.iscoroutine(result):
                     await result
-            except Exception:
-                pass
+            except Exception:  # the answer is complete or abandoned; a failed close loses nothing
+                log.debug("closing the response stream failed", exc_info=True)
             return

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from jupyter_agent.context.to_provider import is_anthropic_family
+
 DEFAULT_CONTEXT = 32_000
 DEFAULT_OUTPUT = 4_096
 
@@ -129,7 +131,7 @@ def provider_family(model: str) -> str:
     """anthropic | openai | bedrock | vertex | ollama | other — from the model string alone."""
     lowered = model.lower()
     provider = lowered.split("/", 1)[0] if "/" in lowered else ""
-    if provider in ("anthropic",) or (not provider and lowered.startswith("claude")):
+    if provider == "anthropic" or (not provider and is_anthropic_family(lowered)):
         return "anthropic"
     if provider == "bedrock":
         return "bedrock"
