@@ -16,6 +16,7 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
 
 def load_ipython_extension(ipython: object) -> None:
     """``%load_ext jupyter_agent``: register the magics and warm up in the background."""
+    # imported on %load_ext, so `import jupyter_agent` (and the CLI's --version) stays cheap
     from jupyter_agent.kernel import warmup
     from jupyter_agent.magics.magics import AgentMagics
     from jupyter_agent.magics.transform import install

@@ -13,10 +13,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from jupyter_agent.mcp.config import McpServerConfig, ServerName
+from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
 Action = Literal["allow", "ask", "deny"]
@@ -144,7 +145,6 @@ class Config(_Strict):
         data["redact"] = [
             e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
         ]
-        from jupyter_agent.mcp.config import shown
 
         # from the unmasked values: a reference ("Bearer {env:TOKEN}") is shown as written
         for name, server in data["mcp"].items():
@@ -156,8 +156,6 @@ class Config(_Strict):
 
 
 def check_url(value: str) -> str:
-    from urllib.parse import urlsplit
-
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(

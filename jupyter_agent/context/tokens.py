@@ -5,6 +5,7 @@ Counts are cached per part and content, so a loop step counts only what is new.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from collections import OrderedDict
@@ -40,10 +41,10 @@ def _encoding() -> Any:
         os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(folder))
     cache = Path(os.environ["TIKTOKEN_CACHE_DIR"])
     try:
+        # tiktoken loads on the first count, not with the context package
         import tiktoken
     except ImportError:
         return None
-    import hashlib
 
     for name, url in (
         ("o200k_base", "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"),

@@ -16,6 +16,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from jupyter_agent.agent.agents import SUBTASK_AGENTS
+from jupyter_agent.core.fence import fence
+from jupyter_agent.core.redaction import redact
+from jupyter_agent.tools.notebook import format_cell
+from jupyter_agent.tools.variables import summarize_variable
 
 MAX_FILE_CHARS = 20_000
 
@@ -103,13 +107,12 @@ def _cell_by_count(shell: Any, count: int) -> str | None:
 def _cell_by_id(path: Path | None, cell_id: str) -> str | None:
     if path is None or not path.exists():
         return None
+    # nbformat (and its JSON Schema) loads only when a cell is mentioned by id
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     for index, cell in enumerate(nb.cells):
         if cell.get("id") == cell_id:
-            from jupyter_agent.tools.notebook import format_cell
-
             return format_cell(index, cell)
     return None
 
@@ -119,7 +122,6 @@ def _resolve(kind: str, value: str, agent: Any) -> str | None:
     if kind == "var":
         if value not in shell.user_ns:
             return None
-        from jupyter_agent.tools.variables import summarize_variable
 
         return summarize_variable(value, shell.user_ns[value])
     if kind == "cell":
@@ -139,8 +141,6 @@ def _resolve(kind: str, value: str, agent: Any) -> str | None:
 def _file_text(path: Path) -> str:
     """The file's start, read by bytes (a 2 GB log costs ``MAX_FILE_CHARS``), redacted like
     the ``read`` tool's output."""
-    from jupyter_agent.core.redaction import redact
-
     with path.open("rb") as fh:
         raw = fh.read(MAX_FILE_CHARS * 4 + 1)
         size = max(path.stat().st_size, len(raw))
@@ -152,8 +152,6 @@ def _file_text(path: Path) -> str:
 
 def expand_mentions(prompt: str, agent: Any) -> str:
     """The prompt plus one ``<mention_xxxxxxxx>`` block per mention (see ``core.fence``)."""
-    from jupyter_agent.core.fence import fence
-
     blocks: list[str] = []
     for mention in parse_mentions(prompt):
         body = _resolve(mention.kind, mention.value, agent)

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Coroutine, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
@@ -182,8 +183,6 @@ class McpManager:
 
     async def _serve(self, status: ServerStatus, ready: asyncio.Future[None]) -> None:
         """Hold one connection open until stopped; the SDK's contexts live in this task."""
-        from contextlib import AsyncExitStack
-
         stop = self._stops[status.name] = asyncio.Event()
         try:
             async with AsyncExitStack() as stack:
@@ -250,6 +249,7 @@ class McpManager:
         return await self._on_loop(self._call(server, tool, arguments))
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        # the MCP SDK loads when a server starts, not with this module
         from mcp.shared.exceptions import MCPError
 
         client = self._clients.get(server)
@@ -292,6 +292,7 @@ class McpManager:
         except asyncio.TimeoutError:
             return  # slow, not known dead: a call will tell
         except Exception as exc:
+            # the MCP SDK loads when a server starts, not with this module
             from mcp.shared.exceptions import MCPError
 
             cause = leaf(exc)

@@ -21,9 +21,11 @@ def register(agent: KernelAgent) -> None:
     """Accept side-panel comms in this kernel (no-op outside a kernel)."""
     if getattr(agent.shell, "kernel", None) is None:
         return
+    # the comm package is only needed inside a kernel
     from comm import get_comm_manager
 
     def opened(comm: Any, msg: dict[str, Any]) -> None:
+        # the panel (pydantic, the view stream) loads when a panel connects, not at %load_ext
         from jupyter_agent.ui.panel import PanelConnection
         from jupyter_agent.ui.panel_protocol import HelloRequest
 
@@ -42,6 +44,7 @@ def _announce() -> None:
     the panel close it themselves.
     """
     try:
+        # the comm package is only needed inside a kernel
         from comm import create_comm
 
         create_comm(target_name=TARGET, data={"kind": "announce"}).close()
