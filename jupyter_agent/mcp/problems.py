@@ -50,6 +50,7 @@ def start_problem(exc: BaseException) -> str:
 
 
 def closed(exc: BaseException) -> bool:
+    # the MCP SDK loads when a server starts, not with this module
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
 
