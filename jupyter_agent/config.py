@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
@@ -64,8 +65,8 @@ class CompactionConfig(_Strict):
 
 
 class ToolOutputConfig(_Strict):
-    max_lines: int = Field(default=2000, ge=1)
-    max_bytes: int = Field(default=51_200, ge=1)
+    max_lines: int = Field(default=MAX_LINES, ge=1)
+    max_bytes: int = Field(default=MAX_BYTES, ge=1)
 
 
 class AgentConfig(_Strict):

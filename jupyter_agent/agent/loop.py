@@ -22,7 +22,7 @@ from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.agent.secrets import redact
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
-from jupyter_agent.context.overflow import is_overflow, max_output
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, is_overflow, max_output
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
@@ -56,7 +56,7 @@ class LoopSettings:
     auto_compact: bool = True
     prune: bool = True
     reserved: int | None = None
-    output_token_max: int = 32_000
+    output_token_max: int = OUTPUT_TOKEN_MAX
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
     max_steps: int | None = None
@@ -148,7 +148,7 @@ class AgentLoop:
         )
         return (
             bool(info.finish)
-            and info.finish not in ("tool-calls", "unknown")
+            and info.finish != "tool-calls"
             and not unfinished
             and last_user.info.id < info.id
         )
