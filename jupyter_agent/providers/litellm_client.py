@@ -16,6 +16,8 @@ from typing import Any
 
 from jupyter_agent.context.tokens import tokenizer_dir
 from jupyter_agent.core.messages import CacheTokens, Tokens
+from jupyter_agent.core.redaction import redact_value, secret_values
+from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
 from jupyter_agent.providers.retry import MAX_RETRIES, RetryWaitTooLong, retry_delay_ms
 from jupyter_agent.providers.stream_events import (
@@ -59,6 +61,7 @@ def prepare_environment() -> None:
 
 def litellm() -> Any:
     prepare_environment()
+    # litellm takes about 2 s to import: it loads on the first model call
     import litellm as module
 
     module.suppress_debug_info = True
@@ -67,7 +70,6 @@ def litellm() -> Any:
     # retry throws the partial text away; real answers repeat tokens (a list of zeros).
     # Doom loops are caught per step by the processor instead.
     setattr(module, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010 (Final in stubs)
-    from jupyter_agent.logs import route_library_logs
 
     route_library_logs()  # litellm adds its own stderr handler at import: reroute it
     return module
@@ -356,8 +358,6 @@ def _request(
 ) -> dict[str, Any]:
     """Arguments shared by streamed and one-shot calls; retries are ours, not litellm's.
     The last net for secrets: notebook context or a system prompt could still carry one."""
-    from jupyter_agent.core.redaction import redact_value, secret_values
-
     found = secret_values()
     kwargs: dict[str, Any] = {
         "model": model,

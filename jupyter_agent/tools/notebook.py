@@ -68,6 +68,7 @@ class FileBackend:
         self.path = path
 
     def load(self) -> Any:
+        # nbformat (and its JSON Schema) loads only when a notebook on disk is used
         import nbformat
 
         if not self.path.exists():
@@ -75,6 +76,7 @@ class FileBackend:
         return nbformat.read(self.path, as_version=4)
 
     def save(self, nb: Any) -> None:
+        # nbformat (and its JSON Schema) loads only when a notebook on disk is used
         import nbformat
 
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".ipynb.tmp")
@@ -86,6 +88,7 @@ class FileBackend:
         return [dict(c) for c in self.load().cells]
 
     async def insert_cell(self, index: int, source: str, cell_type: str) -> str:
+        # nbformat (and its JSON Schema) loads only when a notebook on disk is used
         import nbformat
 
         nb = self.load()
