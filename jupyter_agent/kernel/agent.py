@@ -15,7 +15,9 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from jupyter_agent.kernel import warmup
 from jupyter_agent.kernel.event_loop import running_loop
+from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
@@ -66,14 +68,10 @@ class KernelAgent:
     # ------------------------------------------------------------ where we are
 
     def notebook_path(self) -> Path | None:
-        from jupyter_agent.kernel.notebook_path import find_notebook_path
-
         return find_notebook_path(self.shell.user_ns, os.environ)
 
     def headless(self) -> bool:
         """No frontend can show a live widget: run blocking and answer approvals by config."""
-        from jupyter_agent.kernel.notebook_path import frontend_attached
-
         if os.environ.get("JUPYTER_AGENT_BACKGROUND") == "1":
             return False
         return running_loop() is None or not frontend_attached(self.shell.user_ns, os.environ)
@@ -81,8 +79,6 @@ class KernelAgent:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            from jupyter_agent.kernel import warmup
-
             warmup.give_way()
             self._runtime = self._build()
         return self._runtime
