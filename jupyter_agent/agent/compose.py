@@ -6,6 +6,7 @@ permissions the session service and the runner share.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from jupyter_agent.config import Config
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
+from jupyter_agent.tools.services import Services
 
 
 def build_runtime(
@@ -31,14 +33,14 @@ def build_runtime(
     bus: Bus | None = None,
     tools: ToolRegistry | None = None,
     client: Any = None,
-    extra: dict[str, Any] | None = None,
+    services: Services | None = None,
     generate_titles: bool = True,
 ) -> Runtime:
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
     ``task``), ``client`` to litellm. Opening it also tidies the store (old saved outputs,
     parts a killed process left running)."""
     from jupyter_agent.agent.recovery import recover_abandoned
-    from jupyter_agent.agent.task_tool import run_subtask
+    from jupyter_agent.agent.subtask import run_child
     from jupyter_agent.config import option_secrets
     from jupyter_agent.core.redaction import register, register_secret
     from jupyter_agent.storage.spill import cleanup
@@ -51,7 +53,7 @@ def build_runtime(
 
         client = LiteLLMClient(max_retries=config.retries)
     bus = bus or Bus()
-    permissions = PermissionManager(bus, config, interactive=interactive)
+    permissions = PermissionManager(bus, config)
     workspace = Workspace(
         config=config,
         store=store,
@@ -62,7 +64,7 @@ def build_runtime(
         registry=tools or default_registry(project_root),
         client=client,
         permissions=permissions,
-        extra=extra if extra is not None else {},
+        services=services or Services(),
     )
     sessions = SessionService(
         store=store,
@@ -73,11 +75,13 @@ def build_runtime(
         rules_for=permissions.rules_for,
         locks=SessionLocks(),
     )
-    runner = Runner(workspace, sessions, generate_titles=generate_titles)
+    runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
-    workspace.extra.setdefault("runtime", runtime)
-    workspace.extra.setdefault("permission_rule", permissions.action)
-    workspace.extra.setdefault("subtask_runner", run_subtask)
+    shared = workspace.services
+    if shared.permission_rule is None:
+        shared.permission_rule = permissions.action
+    if shared.run_child is None:
+        shared.run_child = functools.partial(run_child, runtime)
     cleanup(store.path.parent)  # 7-day retention of saved tool outputs
     recover_abandoned(store)  # parts left "running" by a killed process
     return runtime

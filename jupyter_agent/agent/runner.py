@@ -15,6 +15,7 @@ from jupyter_agent.agent.agents import get_agent, runnable_agent
 from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.loop import AgentLoop
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.core import ids
@@ -29,7 +30,10 @@ class Runner:
     sessions: SessionService
     generate_titles: bool = True
     """Name sessions after the first exchange (one small extra model call)."""
+    interactive: bool = False
+    """How a run asks for permission when its front end does not say (``RunHandle``)."""
     _loops: dict[str, AgentLoop] = field(default_factory=dict)
+    _runs: dict[str, RunHandle] = field(default_factory=dict)
     _tasks: dict[str, set[asyncio.Task[Any]]] = field(default_factory=dict)
 
     def add_user_message(
@@ -69,22 +73,27 @@ class Runner:
             rec.part(FilePart(id=ids.ascending("prt"), **common, mime=mime, url=url, filename=name))
         return message
 
-    async def run(self, session_id: str, model: str | None = None) -> None:
-        """Run the loop of a session until done (queued behind a running one)."""
+    async def run(self, session_id: str, model: str | None = None, handle: RunHandle | None = None) -> None:
+        """Run the loop of a session until done (queued behind a running one).
+
+        ``handle``: how this run asks and where its notebook edits go (the front end's);
+        by default not interactive unless the runner is."""
         async with self.sessions.locks.lock(session_id):
             self.claim(session_id)
             try:
-                await self._run_locked(session_id, model)
+                await self._run_locked(session_id, model, handle or RunHandle(interactive=self.interactive))
             finally:
                 self.workspace.store.leases.release(session_id)
 
-    async def _run_locked(self, session_id: str, model: str | None) -> None:
+    async def _run_locked(self, session_id: str, model: str | None, handle: RunHandle) -> None:
         ws = self.workspace
         await ws.start_mcp()
         recorder = self.sessions.recorder(session_id)
         chosen = ws.model_for(model)
-        loop = AgentLoop(recorder, ws.client, ws.tool_env(), ws.settings(chosen), self._asker(recorder))
+        settings = ws.settings(chosen)
+        loop = AgentLoop(recorder, ws.client, ws.tool_env(), settings, ws.permissions, run=handle)
         self._loops[session_id] = loop
+        self._runs[session_id] = handle
         task = asyncio.current_task()
         if task is not None:
             self._tasks.setdefault(session_id, set()).add(task)
@@ -92,6 +101,7 @@ class Runner:
             await loop.run()
         finally:
             self._loops.pop(session_id, None)
+            self._runs.pop(session_id, None)
             if task is not None:
                 self._tasks.get(session_id, set()).discard(task)
             recorder.flush()
@@ -103,6 +113,7 @@ class Runner:
         session_id: str | None = None,
         agent: str = "build",
         model: str | None = None,
+        handle: RunHandle | None = None,
     ) -> str:
         """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
         runnable_agent(agent)  # before a session is created
@@ -112,7 +123,7 @@ class Runner:
         try:
             subtask = _parse_subtask(text)
             self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
-            await self.run(session_id, chosen)
+            await self.run(session_id, chosen, handle)
             if self.generate_titles:
                 from jupyter_agent.agent.title import generate_title
 
@@ -131,7 +142,9 @@ class Runner:
 
             close_orphans(store, session_id)
 
-    async def compact(self, session_id: str, model: str | None = None) -> None:
+    async def compact(
+        self, session_id: str, model: str | None = None, handle: RunHandle | None = None
+    ) -> None:
         """Manual compaction (``%compact``): summarise now, then stop."""
         chosen = self.workspace.model_for(model)
         self.sessions.finish_revert(session_id)
@@ -139,16 +152,16 @@ class Runner:
         last_user = next((m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
-        await self.run(session_id, chosen)
+        await self.run(session_id, chosen, handle)
 
     def stop(self, session_id: str | None = None) -> int:
         """Abort running steps and cancel their tasks; returns how many were stopped."""
         ids_ = [session_id] if session_id else list(self._tasks)
         count = 0
         for sid in ids_:
-            loop = self._loops.get(sid)
-            if loop is not None and loop.current_runner is not None:
-                loop.current_runner.abort.set()
+            handle = self._runs.get(sid)
+            if handle is not None:
+                handle.abort.set()
             self.workspace.permissions.cancel_all(sid)
             for task in list(self._tasks.get(sid, ())):
                 task.cancel()
@@ -158,23 +171,13 @@ class Runner:
     def busy(self, session_id: str) -> bool:
         return self.sessions.busy(session_id)
 
-    def _asker(self, recorder: Recorder) -> Any:
-        """The tools' ``ask``: the tool runner puts message and call ids in the metadata."""
-        permissions = self.workspace.permissions
+    def run_handle(self, session_id: str) -> RunHandle | None:
+        """The handle of the session's running loop (a sub-agent's run inherits from it)."""
+        return self._runs.get(session_id)
 
-        async def ask(permission: str, patterns: list[str], title: str, metadata: dict[str, Any]) -> None:
-            meta = dict(metadata)
-            await permissions.ask(
-                recorder.session.id,
-                str(meta.pop("message_id", "")),
-                meta.pop("call_id", None),
-                permission,
-                patterns,
-                title,
-                meta,
-            )
-
-        return ask
+    def running(self) -> list[RunHandle]:
+        """The handles of every run in progress (a reloaded side panel takes over their edits)."""
+        return list(self._runs.values())
 
 
 def _parse_subtask(text: str) -> tuple[str, str] | None:

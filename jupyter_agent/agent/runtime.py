@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.workspace import Workspace
@@ -22,6 +22,7 @@ from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import Session, UserMessage
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
+from jupyter_agent.tools.services import Services
 
 
 @dataclass
@@ -55,8 +56,8 @@ class Runtime:
         return self.workspace.permissions
 
     @property
-    def extra(self) -> dict[str, Any]:
-        return self.workspace.extra
+    def services(self) -> Services:
+        return self.workspace.services
 
     @property
     def project_root(self) -> Path:
@@ -136,8 +137,8 @@ class Runtime:
             session_id, text, agent=agent, model=model, files=files, subtask=subtask
         )
 
-    async def run(self, session_id: str, model: str | None = None) -> None:
-        await self.runner.run(session_id, model)
+    async def run(self, session_id: str, model: str | None = None, handle: RunHandle | None = None) -> None:
+        await self.runner.run(session_id, model, handle)
 
     async def prompt(
         self,
@@ -146,14 +147,23 @@ class Runtime:
         session_id: str | None = None,
         agent: str = "build",
         model: str | None = None,
+        handle: RunHandle | None = None,
     ) -> str:
-        return await self.runner.prompt(text, session_id=session_id, agent=agent, model=model)
+        return await self.runner.prompt(text, session_id=session_id, agent=agent, model=model, handle=handle)
 
-    async def compact(self, session_id: str, model: str | None = None) -> None:
-        await self.runner.compact(session_id, model)
+    async def compact(
+        self, session_id: str, model: str | None = None, handle: RunHandle | None = None
+    ) -> None:
+        await self.runner.compact(session_id, model, handle)
 
     def stop(self, session_id: str | None = None) -> int:
         return self.runner.stop(session_id)
 
     def busy(self, session_id: str) -> bool:
         return self.runner.busy(session_id)
+
+    def run_handle(self, session_id: str) -> RunHandle | None:
+        return self.runner.run_handle(session_id)
+
+    def running(self) -> list[RunHandle]:
+        return self.runner.running()

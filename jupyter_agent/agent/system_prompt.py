@@ -55,7 +55,9 @@ def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
 
     return system.NotebookInfo(
         path=str(path),
-        kernel=f"python {platform.python_version()}" if "shell" in runtime.extra else sys.executable,
+        kernel=f"python {platform.python_version()}"
+        if runtime.services.shell is not None
+        else sys.executable,
         cells=cells,
     )
 

@@ -17,9 +17,11 @@ from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
+from jupyter_agent.tools.services import Services
 
 
 class ConfigurationError(Exception):
@@ -57,8 +59,11 @@ class Workspace:
     registry: ToolRegistry
     client: Any
     permissions: PermissionManager
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
+    services: Services = field(default_factory=Services)
+    """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
+    _window_notices: dict[str, str] = field(default_factory=dict)
+    """Per model: its context window is unknown (told once per session, ``take_notices``)."""
+    _window_told: set[tuple[str, str]] = field(default_factory=set)
 
     def model_for(self, model: str | None = None, agent: str = "build") -> str:
         overrides = self.config.agent.get(agent)
@@ -89,7 +94,7 @@ class Workspace:
         )
         notice = " ".join(n for n in (unknown_base, notice) if n)
         if notice:  # told once per session that uses the model (take_notices)
-            self.extra.setdefault("window_notices", {})[model] = notice
+            self._window_notices[model] = notice
         family = provider_family(model)
         from jupyter_agent.config import output_token_max_from_env
 
@@ -103,7 +108,7 @@ class Workspace:
             auto_compact=cfg.compaction.auto,
             prune=cfg.compaction.prune,
             reserved=cfg.compaction.reserved,
-            output_token_max=env_max or (cfg.output_token_max or 32_000),
+            output_token_max=env_max or (cfg.output_token_max or OUTPUT_TOKEN_MAX),
             tail_turns=cfg.compaction.tail_turns,
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
@@ -147,14 +152,14 @@ class Workspace:
 
     @property
     def notices(self) -> list[str]:
-        return self.extra.setdefault("notices", [])
+        return self.services.notices
 
     def take_notices(self, session_id: str, model: str) -> list[str]:
         """Notices a run in ``session_id`` should show: the pending ones (then cleared) and,
         once per session, that ``model``'s context window is unknown (after ``settings``)."""
         taken, self.notices[:] = list(self.notices), []
-        told: set[tuple[str, str]] = self.extra.setdefault("window_told", set())
-        window = self.extra.get("window_notices", {}).get(model)
+        told = self._window_told
+        window = self._window_notices.get(model)
         if window and (session_id, model) not in told:
             told.add((session_id, model))
             taken.append(window)
@@ -184,7 +189,7 @@ class Workspace:
                 max_lines=self.config.tool_output.max_lines,
                 max_bytes=self.config.tool_output.max_bytes,
             ),
-            extra=self.extra,
+            services=self.services,
         )
 
     async def start_mcp(self) -> None:

@@ -50,7 +50,7 @@ async def test_image_inline_in_the_tool_result(
     try:
         await runtime.prompt("draw")
     finally:
-        manager: Any = runtime.extra.get("mcp")
+        manager: Any = runtime.services.mcp
         if manager is not None:
             manager.close()
         runtime.store.close()
