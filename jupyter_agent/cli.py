@@ -25,18 +25,10 @@ if TYPE_CHECKING:
     from jupyter_agent.agent.runtime import Runtime
 
 
-def project_root(start: Path) -> Path:
-    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
-
-
 def build_runtime(args: argparse.Namespace) -> Runtime:
     """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
     from jupyter_agent.agent.compose import build_runtime as compose
-    from jupyter_agent.config import check_url, load_config
+    from jupyter_agent.config import check_url, load_config, project_root
     from jupyter_agent.failures import UsageProblem
     from jupyter_agent.run_checks import missing_folder
     from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -302,8 +294,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, run, and turn expected failures into one line and an exit code."""
-    from jupyter_agent.failures import debug_enabled
-    from jupyter_agent.logs import route_library_logs
+    from jupyter_agent.logs import debug_enabled, route_library_logs
 
     args = parser().parse_args(argv)
     debug = debug_enabled(args.debug)
@@ -370,10 +361,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":
         from jupyter_agent.mcp import listing
 
-        return listing.main(args)
+        return listing.main(args, build_runtime)
     from jupyter_agent.session_cli import run_session_command
 
-    return run_session_command(args)
+    return run_session_command(args, build_runtime)
 
 
 if __name__ == "__main__":

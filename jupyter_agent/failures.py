@@ -9,7 +9,6 @@ Everything is imported lazily: this module is loaded by ``%load_ext``'s code pat
 from __future__ import annotations
 
 import errno
-import os
 from typing import NamedTuple
 
 EXIT_OK = 0
@@ -28,11 +27,6 @@ class UsageProblem(Exception):
 class Explained(NamedTuple):
     message: str
     exit_code: int
-
-
-def debug_enabled(flag: bool = False) -> bool:
-    """``--debug`` or ``JUPYTER_AGENT_DEBUG=1``: show tracebacks and library logs."""
-    return flag or os.environ.get("JUPYTER_AGENT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:

@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,9 @@ def _read_export(file: str) -> str:
     return text
 
 
-def run_session_command(args: argparse.Namespace) -> int:
+def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
+    """``build_runtime``: the CLI's (it reads ``--notebook``)."""
     from jupyter_agent.agent.revert import RevertError
-    from jupyter_agent.cli import build_runtime
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)

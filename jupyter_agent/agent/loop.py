@@ -25,7 +25,7 @@ from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.step import StepDeps, model_step
 from jupyter_agent.agent.subtask import run_subtask
 from jupyter_agent.agent.tool_runner import ToolEnv
-from jupyter_agent.context.overflow import is_overflow
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, is_overflow
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
@@ -58,7 +58,7 @@ class LoopSettings:
     auto_compact: bool = True
     prune: bool = True
     reserved: int | None = None
-    output_token_max: int = 32_000
+    output_token_max: int = OUTPUT_TOKEN_MAX
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
     max_steps: int | None = None
@@ -151,7 +151,7 @@ class AgentLoop:
         )
         return (
             bool(info.finish)
-            and info.finish not in ("tool-calls", "unknown")
+            and info.finish != "tool-calls"
             and not unfinished
             and last_user.info.id < info.id
         )

@@ -20,7 +20,7 @@ from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.secrets import redact, redact_value
-from jupyter_agent.context.truncate import truncate_output
+from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, truncate_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
@@ -42,8 +42,8 @@ ABORTED = "Tool execution aborted"
 
 @dataclass
 class ToolLimits:
-    max_lines: int = 2000
-    max_bytes: int = 51_200
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
 
 
 @dataclass

@@ -18,6 +18,7 @@ from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
@@ -109,7 +110,7 @@ class Workspace:
             auto_compact=cfg.compaction.auto,
             prune=cfg.compaction.prune,
             reserved=cfg.compaction.reserved,
-            output_token_max=env_max or (cfg.output_token_max or 32_000),
+            output_token_max=env_max or (cfg.output_token_max or OUTPUT_TOKEN_MAX),
             tail_turns=cfg.compaction.tail_turns,
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,

@@ -8,7 +8,7 @@ import json
 
 from IPython.display import display
 
-from jupyter_agent.magics.kernel import KernelAgent, run_blocking
+from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.magics.parser import SubCommand
 
 
@@ -145,7 +145,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     if notebook is None or not Path(notebook).exists():
         print("No notebook file to export into; use --format md or --format json.")
         return
-    from jupyter_agent.tools.notebook_path import frontend_attached
+    from jupyter_agent.kernel.notebook_path import frontend_attached
 
     if frontend_attached(agent.shell.user_ns, __import__("os").environ):
         for cell in rt.sessions.export_cells(sid):  # the open notebook: show, don't overwrite

@@ -7,7 +7,7 @@ tools); ``restart`` stops and starts them again after a failure or a config chan
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Callable
 from typing import Any
 
 NONE = (
@@ -98,10 +98,8 @@ def add_command(sub: Any) -> None:
     listing.add_argument("--notebook", help="the notebook whose jupyter-agent.json to use")
 
 
-def main(args: argparse.Namespace) -> int:
-    """Exit 1 when a server failed, so scripts can check a config."""
-    from jupyter_agent.cli import build_runtime
-
+def main(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
+    """Exit 1 when a server failed, so scripts can check a config (``build_runtime``: the CLI's)."""
     runtime = build_runtime(args)
     try:
         print(run(runtime, []))
@@ -111,7 +109,3 @@ def main(args: argparse.Namespace) -> int:
             manager.close()
     manager = runtime.services.mcp
     return 1 if manager and any(s.state == "failed" for s in manager.servers.values()) else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(argparse.Namespace(notebook=None)))

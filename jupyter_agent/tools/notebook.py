@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.core.fence import fence
 from jupyter_agent.core.messages import FileChange
+from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.notebook_path import find_notebook_path, frontend_attached
 
 OUTPUT_CAP = 2_000
 DEFAULT_LIMIT = 200
@@ -58,6 +58,7 @@ class FileBackend:
         self.path = path
 
     def load(self) -> Any:
+        # nbformat (and its JSON Schema) loads only when a notebook on disk is used
         import nbformat
 
         if not self.path.exists():
@@ -65,6 +66,7 @@ class FileBackend:
         return nbformat.read(self.path, as_version=4)
 
     def save(self, nb: Any) -> None:
+        # nbformat (and its JSON Schema) loads only when a notebook on disk is used
         import nbformat
 
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".ipynb.tmp")
@@ -76,6 +78,7 @@ class FileBackend:
         return [dict(c) for c in self.load().cells]
 
     async def insert_cell(self, index: int, source: str, cell_type: str) -> str:
+        # nbformat (and its JSON Schema) loads only when a notebook on disk is used
         import nbformat
 
         nb = self.load()

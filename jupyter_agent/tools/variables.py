@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 import types
 from typing import Any
 
@@ -46,8 +47,6 @@ def summarize_variable(name: str, value: Any) -> str:
     kind = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
     lines = [f"{name}: {kind}"]
     try:
-        import sys
-
         pd = sys.modules.get("pandas")
         np = sys.modules.get("numpy")
         if pd is not None and isinstance(value, pd.DataFrame):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jupyter_agent.tools.base import ToolError
-from jupyter_agent.ui.comm import NotebookOpMsg, NotebookReply
+from jupyter_agent.ui.panel_protocol import NotebookOpMsg, NotebookReply
 
 OP_TIMEOUT_S = 30.0
 RUN_TIMEOUT_S = 600.0

@@ -17,15 +17,16 @@ from pydantic import ValidationError
 
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
-from jupyter_agent.ui import comm as wire
-from jupyter_agent.ui.kernel_loop import call_on, running_loop
+from jupyter_agent.kernel.event_loop import call_on, running_loop
+from jupyter_agent.ui import panel_protocol as wire
+from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
-from jupyter_agent.ui.protocol import to_wire
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
+from jupyter_agent.ui.widget_protocol import to_wire
 
 if TYPE_CHECKING:
-    from jupyter_agent.magics.kernel import KernelAgent
+    from jupyter_agent.kernel.agent import KernelAgent
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class PanelConnection:
         if self._gauge_off is not None:  # the previous session's gauge
             self._gauge_off()
         limit = runtime.settings(runtime.model_for(None)).context_limit
-        listener = self.agent.gauge_listener(self.stream, session_id, limit)
+        listener = LiveGauge(self.stream, session_id, limit, runtime.store)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def run_state(self, session_id: str, busy: bool) -> None:
@@ -190,7 +191,7 @@ class PanelConnection:
             self._mcp(request)
 
     def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
-        from jupyter_agent.magics.mentions import expand_mentions
+        from jupyter_agent.kernel.mentions import expand_mentions
 
         runtime = self.agent.runtime
         model = runtime.model_for(self.model or None)
@@ -309,7 +310,7 @@ class PanelConnection:
         self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
 
     def _complete(self, request: wire.CompleteRequest) -> None:
-        from jupyter_agent.magics.completions import complete
+        from jupyter_agent.kernel.completions import complete
 
         found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
         items = [wire.Completion(label=label, detail=detail) for label, detail in found]

@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_agent.core import fence as fence_module
 from jupyter_agent.core.fence import fence
-from jupyter_agent.magics.mentions import expand_mentions
+from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.tools.base import ToolContext
 from jupyter_agent.tools.notebook import NotebookReadTool
 from jupyter_agent.tools.services import Services
