@@ -8,8 +8,11 @@ import json
 
 from IPython.display import display
 
+from jupyter_agent.context.overflow import gauge
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.magics.parser import SubCommand
+from jupyter_agent.mcp.listing import run
 
 
 def _when(ms: int) -> str:
@@ -18,8 +21,6 @@ def _when(ms: int) -> str:
 
 def sessions_table(agent: KernelAgent) -> dict[str, str]:
     """The notebook's sessions as HTML and as aligned plain text (terminal IPython, VS Code)."""
-    from jupyter_agent.core.cost import CostTotal
-
     costs = agent.runtime.store.session_costs()
     rows = [
         (
@@ -93,8 +94,6 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
     elif cmd.name in ("fork", "revert", "unrevert", "export"):
         lifecycle(agent, cmd.name, args)
     elif cmd.name == "mcp":
-        from jupyter_agent.mcp.listing import run
-
         print(run(rt, args))
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
@@ -168,8 +167,6 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
 
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     """Manual compaction with the gauge before and after."""
-    from jupyter_agent.context.overflow import gauge
-
     rt = agent.runtime
     sid = agent.current_session(session_id=session_id)
     if not rt.store.messages(sid):
@@ -182,6 +179,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     limit = rt.settings(model).context_limit
     before = gauge(rt.store.messages(sid), limit)
     print(f"Compacting {sid} (before: {before.text})…")
+    # the widget stack (anywidget, ipywidgets) loads only when a view is shown
     from jupyter_agent.core import ids
     from jupyter_agent.ui.cell_output import CellRun, NoView
     from jupyter_agent.ui.widget import AgentWidget
