@@ -398,12 +398,12 @@ class Runtime:
 
     def fork(self, session_id: str, before: str | None = None) -> Session:
         """Copy the session up to (not including) ``before`` into a new session."""
-        from jupyter_agent.session.fork import fork_session
+        from jupyter_agent.session.fork import MessageNotFound, fork_session
 
         source = self.store.get_session(session_id)
         history = self.recorder(session_id).history()
         if before is not None and before not in {m.info.id for m in history}:
-            raise KeyError(f"No message '{before}' in session {session_id}.")
+            raise MessageNotFound(f"No message '{before}' in session {session_id}.")
         titles = [s.title for s in self.store.list_sessions(None)]
         session, messages = fork_session(source, history, before, titles)
         self._store_copy(session, messages)

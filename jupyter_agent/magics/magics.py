@@ -69,11 +69,13 @@ class AgentMagics(Magics):
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
         # %load_ext imports this module: the agent definitions and the store load on the first failure
         from jupyter_agent.agent.agents import UnknownAgent
+        from jupyter_agent.session.fork import MessageNotFound
         from jupyter_agent.storage.sqlite_store import SessionNotFound
 
         try:
             action()
-        except (SessionNotFound, UnknownAgent) as exc:  # a name the user typed; any other KeyError is a bug
+        # names the user typed (a session, an agent, a message); any other KeyError is a bug
+        except (SessionNotFound, UnknownAgent, MessageNotFound) as exc:
             print(str(exc))
         except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
             explained = explain(exc)
