@@ -19,7 +19,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent import __version__
 from jupyter_agent.core import cost
@@ -33,9 +33,13 @@ from jupyter_agent.mcp import listing
 from jupyter_agent.providers.retry import describe_wait
 from jupyter_agent.session_cli import add_session_commands, run_session_command
 
-
-def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any:
+if TYPE_CHECKING:
     from jupyter_agent.agent.runtime import Runtime
+
+
+def build_runtime(args: argparse.Namespace) -> Runtime:
+    """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config, project_root
     from jupyter_agent.failures import UsageProblem
     from jupyter_agent.run_checks import missing_folder
@@ -59,13 +63,12 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
     store = SqliteStore.for_directory(folder)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
-    return Runtime(
+    return compose(
         config=config,
         store=store,
         project_root=project_root(folder),
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
-        interactive=interactive,
     )
 
 
@@ -163,7 +166,7 @@ class _StopOnSignals:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError
 

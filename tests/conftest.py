@@ -40,6 +40,7 @@ guard.install()
 import kernel_harness  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
 
+from jupyter_agent.agent.compose import build_runtime  # noqa: E402
 from jupyter_agent.agent.runtime import Runtime  # noqa: E402
 from jupyter_agent.config import load_config  # noqa: E402
 from jupyter_agent.storage.sqlite_store import SqliteStore  # noqa: E402
@@ -64,7 +65,7 @@ def make_runtime(tmp_path: Path, scripted_server: Any, monkeypatch: pytest.Monke
             {"model": scripted_server.model, "api_base": scripted_server.base_url, **overrides},
             global_dir=tmp_path / "no-global",
         )
-        runtime = Runtime(
+        runtime = build_runtime(
             config=config,
             store=SqliteStore.for_directory(tmp_path),
             project_root=tmp_path,

@@ -7,9 +7,12 @@ swap in real alternatives (a temporary store, the scripted HTTP server) without 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
+from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+from jupyter_agent.tools.base import PermissionQuestion
 
 
 class SessionStore(Protocol):
@@ -35,3 +38,24 @@ class SessionStore(Protocol):
 
     def messages(self, session_id: str) -> list[MessageWithParts]: ...
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class PermissionContext:
+    """Who asks: the session, agent and tool call a permission question comes from."""
+
+    session_id: str
+    agent: str
+    """Whose rules apply (plan and explore are read-only); always named, never assumed."""
+    message_id: str = ""
+    call_id: str | None = None
+    interactive: bool = False
+    """The run can wait for a user's answer (a widget or a panel shows it); else rules decide."""
+
+
+class PermissionAsker(Protocol):
+    """Answers permission questions: rules, remembered answers, else the user (see ``permissions.py``)."""
+
+    async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
+        """Return when allowed; raise ``PermissionDenied`` with a reason the model can read."""
+        ...

@@ -84,21 +84,22 @@ class KernelAgent:
         return self._runtime
 
     def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
-        from jupyter_agent.agent.runtime import Runtime
+        from jupyter_agent.agent.compose import build_runtime
         from jupyter_agent.config import load_config, project_root
         from jupyter_agent.storage.sqlite_store import SqliteStore
         from jupyter_agent.tools.registry import register_kernel_tools
+        from jupyter_agent.tools.services import Services
 
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
         store = SqliteStore.for_directory(folder)
-        runtime = Runtime(
+        runtime = build_runtime(
             config=load_config(folder, overrides),
             store=store,
             project_root=project_root(folder),
             working_dir=folder,
             notebook_path=str(notebook) if notebook else None,
-            extra={"shell": self.shell},
+            services=Services(shell=self.shell),
         )
         register_kernel_tools(runtime.registry)
         if store.notice:
@@ -107,7 +108,7 @@ class KernelAgent:
 
     def reload_config(self) -> None:
         old, self._runtime = self._runtime, None
-        if old is not None and old.extra.get("mcp") is not None:
+        if old is not None and old.services.mcp is not None:
             from jupyter_agent.mcp.tools import carry_over
 
             carry_over(old, lambda: self.runtime)

@@ -84,6 +84,7 @@ class AgentMagics(Magics):
             print(explained.message)
 
     def _prompt(self, cmd: PromptCommand) -> None:
+        from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids
         from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
@@ -101,7 +102,9 @@ class AgentMagics(Magics):
         session_id = agent.current_session(new=cmd.new, session_id=cmd.session)
         text = expand_mentions(cmd.prompt, agent)
         headless = cmd.wait or agent.headless()
-        runtime.permissions.interactive = not headless
+        # notebook edits of a cell's run go through the side panel that greeted last
+        bridge = agent.panels[-1].bridge if agent.panels else None
+        handle = RunHandle(interactive=not headless, bridge=bridge)
         since = ids.ascending("msg")
         widget = (
             NoView()
@@ -128,7 +131,7 @@ class AgentMagics(Magics):
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
                 for notice in runtime.take_notices(session_id, model):
                     run.notice(notice, "warn")
-                await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
+                await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model, handle=handle)
             except asyncio.CancelledError:
                 status = "stopped"
                 agent.stopped(run, session_id)

@@ -19,7 +19,7 @@ NONE = (
 
 def describe(runtime: Any) -> str:
     """The servers of ``runtime`` after starting them; one block per server."""
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     if not runtime.config.mcp or manager is None:
         return NONE
     from jupyter_agent.mcp.tools import exposed_name
@@ -40,7 +40,7 @@ def snapshot(runtime: Any) -> list[dict[str, Any]]:
     from jupyter_agent.mcp.manager import ServerStatus
     from jupyter_agent.mcp.tools import exposed_name
 
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     if manager is not None:
         servers = list(manager.servers.values())
     else:
@@ -65,7 +65,8 @@ async def restart(runtime: Any, names: list[str] | None = None) -> None:
     from jupyter_agent.mcp.tools import attach, sync_tools
 
     await attach(runtime)
-    manager = runtime.extra["mcp"]
+    manager = runtime.services.mcp
+    assert manager is not None  # attach made it
     await manager.restart(names)
     runtime.notices.extend(manager.take_notices())
     runtime.notices.extend(sync_tools(runtime.registry, manager))
@@ -103,8 +104,8 @@ def main(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace],
     try:
         print(run(runtime, []))
     finally:
-        manager = runtime.extra.get("mcp")
+        manager = runtime.services.mcp
         if manager is not None:
             manager.close()
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     return 1 if manager and any(s.state == "failed" for s in manager.servers.values()) else 0

@@ -168,7 +168,7 @@ class PythonTool(Tool[PythonArgs]):
         return [args.code.strip().split("\n")[0]]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        shell = ctx.extra.get("shell")
+        shell = ctx.services.shell
         if shell is None:
             raise ToolError("The python tool needs a running IPython kernel (use %agent in a notebook).")
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])

@@ -85,7 +85,7 @@ class VariablesTool(Tool[VariablesArgs]):
     Args = VariablesArgs
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        shell = ctx.extra.get("shell")
+        shell = ctx.services.shell
         if shell is None:
             raise ToolError("The variables tool needs a running IPython kernel.")
         found = user_variables(shell)

@@ -25,7 +25,7 @@ NOT_ON_LOOP = (
 
 
 class PanelNotebookBridge:
-    """Implements ``tools.notebook.NotebookBridge`` by asking the panel."""
+    """Implements ``tools.services.NotebookBridge`` by asking the panel."""
 
     def __init__(self, send: Callable[[NotebookOpMsg], None], loop: asyncio.AbstractEventLoop | None) -> None:
         self._send = send

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
 from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
@@ -51,7 +52,7 @@ class PanelConnection:
 
     def open(self, hello: wire.HelloRequest) -> None:
         """Greet the panel with the session list and show the current session's history."""
-        from jupyter_agent.agent.runtime import ConfigurationError
+        from jupyter_agent.agent.workspace import ConfigurationError
         from jupyter_agent.config import ConfigError
         from jupyter_agent.storage.sqlite_store import StoreError
 
@@ -61,7 +62,12 @@ class PanelConnection:
         except (ConfigurationError, ConfigError, StoreError) as exc:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
             return
-        runtime.extra["notebook_bridge"] = self.bridge
+        if self in self.agent.panels:  # the panel that greeted last edits for ``%agent`` cells
+            self.agent.panels.remove(self)
+            self.agent.panels.append(self)
+        for handle in runtime.running():  # runs whose panel closed (a reloaded page) continue here
+            if handle.bridge is None:
+                handle.bridge = self.bridge
         model = runtime.model_for(self.model or None)
         self._send(
             wire.HelloMsg(
@@ -115,9 +121,9 @@ class PanelConnection:
             if off is not None:
                 off()
         self._follow_off = self._gauge_off = None
-        extra = self.agent.runtime.extra
-        if extra.get("notebook_bridge") is self.bridge:
-            extra.pop("notebook_bridge")
+        for handle in self.agent.runtime.running():
+            if handle.bridge is self.bridge:
+                handle.bridge = None
 
     def _follow(self, event: AnyEvent) -> None:
         """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
@@ -170,7 +176,7 @@ class PanelConnection:
         elif isinstance(request, wire.ApproveRequest):
             runtime.permissions.reply(request.request_id, request.reply, request.message)
         elif isinstance(request, wire.CompactRequest):
-            self._start(runtime.compact(sid), sid)
+            self._start(runtime.compact(sid, handle=self._handle()), sid)
         elif isinstance(request, wire.SessionsRequest):
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.NewSessionRequest):
@@ -200,7 +206,6 @@ class PanelConnection:
         runtime.settings(model)  # learns whether the model's window is known
         for notice in runtime.take_notices(sid, model):
             self.stream.notice(notice)
-        runtime.permissions.interactive = True
         prompt = expand_mentions(text, self.agent) + "".join(
             f'\n\n<context ref="{item.label}">\n{item.text}\n</context>' for item in context or []
         )
@@ -209,9 +214,13 @@ class PanelConnection:
             await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
             self._flush_notices()
             self.send_mcp()
-            await runtime.prompt(prompt, session_id=sid, model=model)
+            await runtime.prompt(prompt, session_id=sid, model=model, handle=self._handle())
 
         self._start(work(), sid)
+
+    def _handle(self) -> RunHandle:
+        """A run started here: the user answers approvals here, notebook edits go through here."""
+        return RunHandle(interactive=True, bridge=self.bridge)
 
     def _flush_notices(self) -> None:
         runtime = self.agent.runtime
@@ -307,7 +316,7 @@ class PanelConnection:
 
     def _sessions(self) -> list[wire.SessionInfo]:
         runtime = self.agent.runtime
-        ordered = sorted(runtime.sessions(), key=lambda s: s.time.updated, reverse=True)
+        ordered = sorted(runtime.sessions.list(), key=lambda s: s.time.updated, reverse=True)
         return [
             wire.SessionInfo(id=s.id, title=s.title, updated=s.time.updated, busy=runtime.busy(s.id))
             for s in ordered
