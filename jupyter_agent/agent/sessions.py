@@ -22,6 +22,7 @@ from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCreated, SessionDeleted
 from jupyter_agent.core.messages import MessageWithParts, RevertState, Session
+from jupyter_agent.session.fork import MessageNotFound, copy_messages, fork_session
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
 
@@ -91,12 +92,10 @@ class SessionService:
 
     def fork(self, session_id: str, before: str | None = None) -> Session:
         """Copy the session up to (not including) ``before`` into a new session."""
-        from jupyter_agent.session.fork import fork_session
-
         source = self.store.get_session(session_id)
         history = self.recorder(session_id).history()
         if before is not None and before not in {m.info.id for m in history}:
-            raise KeyError(f"No message '{before}' in session {session_id}.")
+            raise MessageNotFound(f"No message '{before}' in session {session_id}.")
         titles = [s.title for s in self.store.list_sessions(None)]
         session, messages = fork_session(source, history, before, titles)
         self._store_copy(session, messages)
@@ -107,7 +106,6 @@ class SessionService:
         outside this project are left out (added to ``dropped``): revert never writes there."""
         from jupyter_agent.agent.outside import drop_outside_changes
         from jupyter_agent.session.export import SessionExport
-        from jupyter_agent.session.fork import copy_messages
 
         export = SessionExport.model_validate_json(data)
         session = export.session.model_copy(

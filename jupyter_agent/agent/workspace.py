@@ -76,7 +76,7 @@ class Workspace:
 
     def settings(self, model: str) -> LoopSettings:
         from jupyter_agent.providers.models import (
-            provider_family,
+            media_in_tool_results,
             register_alias,
             resolve_limits,
             supports_vision,
@@ -97,7 +97,6 @@ class Workspace:
         notice = " ".join(n for n in (unknown_base, notice) if n)
         if notice:  # told once per session that uses the model (take_notices)
             self._window_notices[model] = notice
-        family = provider_family(model)
         from jupyter_agent.config import output_token_max_from_env
 
         env_max = output_token_max_from_env(os.environ)
@@ -115,8 +114,7 @@ class Workspace:
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
             supports_vision=supports_vision(known_as),
-            # litellm chat format: only Anthropic-style APIs take images inside tool results
-            media_in_tool_results=family in ("anthropic", "bedrock", "vertex"),
+            media_in_tool_results=media_in_tool_results(model),
             api_base=cfg.api_base,
             # local OpenAI-compatible servers rarely need a key, but the client requires one
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
