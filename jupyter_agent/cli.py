@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 def build_runtime(args: argparse.Namespace) -> Runtime:
     """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config, project_root
     from jupyter_agent.failures import UsageProblem
@@ -166,6 +167,7 @@ class _StopOnSignals:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError

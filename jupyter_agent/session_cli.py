@@ -100,6 +100,7 @@ def _read_export(file: str) -> str:
 
 def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
     """``build_runtime``: the CLI's (it reads ``--notebook``)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.revert import RevertError
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 

@@ -84,6 +84,7 @@ class AgentMagics(Magics):
             print(explained.message)
 
     def _prompt(self, cmd: PromptCommand) -> None:
+        # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids
         from jupyter_agent.kernel.mentions import expand_mentions

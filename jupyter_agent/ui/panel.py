@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.workspace import ConfigurationError
+from jupyter_agent.config import ConfigError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
 from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.storage.sqlite_store import StoreError
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
@@ -52,10 +55,6 @@ class PanelConnection:
 
     def open(self, hello: wire.HelloRequest) -> None:
         """Greet the panel with the session list and show the current session's history."""
-        from jupyter_agent.agent.workspace import ConfigurationError
-        from jupyter_agent.config import ConfigError
-        from jupyter_agent.storage.sqlite_store import StoreError
-
         try:
             runtime = self.agent.runtime
             session_id = self.agent.current_session()
