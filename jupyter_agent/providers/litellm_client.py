@@ -19,6 +19,7 @@ from jupyter_agent.core.messages import CacheTokens, Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
+from jupyter_agent.providers.local_server import unreachable
 from jupyter_agent.providers.retry import MAX_RETRIES, RetryWaitTooLong, retry_delay_ms
 from jupyter_agent.providers.stream_events import (
     AttemptRestart,
@@ -123,7 +124,6 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     original = getattr(exc, "original_exception", None)
     if isinstance(exc, getattr(lm, "MidStreamFallbackError", ())) and isinstance(original, Exception):
         exc = original  # litellm wraps a mid-stream failure for its router; we want the cause
-    from jupyter_agent.providers.local_server import unreachable
 
     local = unreachable(exc, model, api_base)
     if local is not None:
