@@ -19,6 +19,7 @@ from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.loop import AgentLoop, LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config
@@ -65,7 +66,8 @@ class Runtime:
     bus: Bus = field(default_factory=Bus)
     tools: ToolRegistry | None = None
     """The tool registry; the default file/shell tools (plus ``task``) when not given."""
-    client: Any = None
+    client: ModelClient | None = None
+    """The model; litellm's client when not given (tests pass the in-process scripted model)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Adapter services for tools (kernel shell for ``python``, notebook bridge …)."""
     system_builder: Callable[[AgentInfo, str], str] | None = None
@@ -80,10 +82,7 @@ class Runtime:
         for value, where in option_secrets(self.config).items():
             register_secret(value, where)
         self.registry: ToolRegistry = self.tools or default_registry(self.project_root)
-        if self.client is None:
-            from jupyter_agent.providers.litellm_client import LiteLLMClient
-
-            self.client = LiteLLMClient(max_retries=self.config.retries)
+        self.model_client: ModelClient = self.client or _litellm_client(self.config.retries)
         self.permissions = PermissionManager(self.bus, self.config, interactive=self.interactive)
         self._locks: dict[str, asyncio.Lock] = {}
         self._loops: dict[str, AgentLoop] = {}
@@ -326,7 +325,9 @@ class Runtime:
         await self.start_mcp()
         recorder = self.recorder(session_id)
         chosen = self.model_for(model)
-        loop = AgentLoop(recorder, self.client, self.tool_env(), self.settings(chosen), self._asker(recorder))
+        loop = AgentLoop(
+            recorder, self.model_client, self.tool_env(), self.settings(chosen), self._asker(recorder)
+        )
         self._loops[session_id] = loop
         task = asyncio.current_task()
         if task is not None:
@@ -488,3 +489,11 @@ def _parse_subtask(text: str) -> tuple[str, str] | None:
     if info.mode != "subagent" or not rest.strip():
         return None
     return name, rest.strip()
+
+
+def _litellm_client(retries: int) -> ModelClient:
+    from jupyter_agent.providers.litellm_client import (
+        LiteLLMClient,  # the adapter; agent/ knows only the port
+    )
+
+    return LiteLLMClient(max_retries=retries)

@@ -33,7 +33,7 @@ async def generate_title(runtime: Runtime, session_id: str, model: str) -> str |
     if not text.strip():
         return None
     try:
-        raw = await runtime.client.complete(
+        raw = await runtime.model_client.complete(
             model=runtime.config.small_model or model,
             messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
             api_base=runtime.config.api_base,
