@@ -234,12 +234,12 @@ def test_doom_loop_refusal_in_a_headless_run_exits_non_zero(tmp_path: Path, scri
     assert "3 times in a row" in result.stderr
 
 
-async def test_summary_cost_is_priced_like_any_step(make_runtime: Any, scripted_model: Any) -> None:
+async def test_summary_cost_is_priced_like_any_step(make_runtime: Any, scripted_server: Any) -> None:
     """A model litellm prices: the summary's cost is its own call's, at its finish."""
     import litellm
 
-    scripted_model.model = "openai/gpt-4o-mini"
-    scripted_model.queue(
+    scripted_server.model = "openai/gpt-4o-mini"
+    scripted_server.queue(
         Reply(text="one", usage=Usage(prompt_tokens=100, completion_tokens=10)),
         Reply(text="## Goal\n- s", usage=Usage(prompt_tokens=20_000, completion_tokens=500)),
     )
