@@ -125,24 +125,53 @@ def start_kernel(tmp_path: Path, scripted_server: Any) -> Iterator[Any]:
         k.shutdown()
 
 
-SLOW_FIXTURES = frozenset({"scripted_server", "start_kernel", "chromium", "http_server", "anthropic_server"})
-"""Fixtures that start something real and slow: an HTTP model server (and litellm behind
-it), a kernel, Chromium, an MCP server."""
+SLOW_FIXTURES = frozenset(
+    {
+        "scripted_server",  # real HTTP, and litellm behind it
+        "anthropic_server",
+        "claude",
+        "start_kernel",
+        "shell",  # a kernel for the python/notebook tools
+        "chromium",
+        "http_server",  # an MCP server
+        "proxy",  # a LiteLLM proxy
+        "upstream",
+    }
+)
+"""Fixtures that start something real and slow."""
 SLOW_MARKERS = ("kernel", "browser")
-SLOW_CALLS = frozenset({"run_cli", "Kernel", "subprocess", "Popen", "run_process"})
-"""Names a test calls to start a process (the CLI, a kernel): read from its code."""
+SLOW_CALLS = frozenset({"run_cli", "Kernel", "subprocess", "Popen"})
+"""Names that start a process (the CLI, a kernel), looked up in the test's code and in the
+test-suite helpers it calls."""
+
+
+def _calls(fn: Any, depth: int = 3) -> set[str]:
+    """Global names a test function uses, following helpers defined in tests/ a few levels."""
+    code = getattr(fn, "__code__", None)
+    if code is None or depth == 0:
+        return set()
+    names = set(code.co_names)
+    for const in code.co_consts:  # nested functions and lambdas
+        if hasattr(const, "co_names"):
+            names |= set(const.co_names)
+    found = set(names)
+    scope = getattr(fn, "__globals__", {})
+    for name in names:
+        helper = scope.get(name)
+        path = getattr(getattr(helper, "__code__", None), "co_filename", "")
+        if path.startswith(str(HERE)) and helper is not fn:
+            found |= _calls(helper, depth - 1)
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``slow`` every test that uses something slow, so ``pytest -m "not slow"`` is the
-    fast tier (the loop with the in-process scripted model, pure logic, SQLite)."""
+    fast tier (the loop with the in-process scripted model, pure logic, SQLite, tools)."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        code = getattr(getattr(item, "function", None), "__code__", None)
-        called = set(code.co_names) if code is not None else set()
         if (
             names & SLOW_FIXTURES
-            or called & SLOW_CALLS
+            or _calls(getattr(item, "function", None)) & SLOW_CALLS
             or any(item.get_closest_marker(m) for m in SLOW_MARKERS)
         ):
             item.add_marker(pytest.mark.slow)
