@@ -31,19 +31,19 @@ def _nothing_created(tmp_path: Path, server: Any) -> None:
         ({"agent": {"build": {"steps": -3}}}, "agent.build.steps"),
     ],
 )
-def test_bad_config_values_are_refused(tmp_path: Path, scripted_model: Any, config: Any, named: str) -> None:
+def test_bad_config_values_are_refused(tmp_path: Path, scripted_server: Any, config: Any, named: str) -> None:
     (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
-    result = _run(tmp_path, scripted_model)
+    result = _run(tmp_path, scripted_server)
     assert result.returncode == 2, result.stderr
     assert named in result.stderr and "Traceback" not in result.stderr
-    _nothing_created(tmp_path, scripted_model)
+    _nothing_created(tmp_path, scripted_server)
 
 
-def test_negative_output_token_max_env_is_refused(tmp_path: Path, scripted_model: Any) -> None:
-    result = _run(tmp_path, scripted_model, JUPYTER_AGENT_OUTPUT_TOKEN_MAX="-1")
+def test_negative_output_token_max_env_is_refused(tmp_path: Path, scripted_server: Any) -> None:
+    result = _run(tmp_path, scripted_server, JUPYTER_AGENT_OUTPUT_TOKEN_MAX="-1")
     assert result.returncode == 2, result.stderr
     assert "JUPYTER_AGENT_OUTPUT_TOKEN_MAX" in result.stderr and "Traceback" not in result.stderr
-    _nothing_created(tmp_path, scripted_model)
+    _nothing_created(tmp_path, scripted_server)
 
 
 def test_config_loader_names_the_env_var(tmp_path: Path) -> None:
@@ -52,25 +52,25 @@ def test_config_loader_names_the_env_var(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("prompt", ["", "   ", "\n\t "])
-def test_empty_prompt_is_refused(tmp_path: Path, scripted_model: Any, prompt: str) -> None:
-    result = _run(tmp_path, scripted_model, prompt=prompt)
+def test_empty_prompt_is_refused(tmp_path: Path, scripted_server: Any, prompt: str) -> None:
+    result = _run(tmp_path, scripted_server, prompt=prompt)
     assert result.returncode == 2, result.stderr
     assert "prompt is empty" in result.stderr
-    _nothing_created(tmp_path, scripted_model)
+    _nothing_created(tmp_path, scripted_server)
 
 
-def test_hidden_agent_is_refused(tmp_path: Path, scripted_model: Any) -> None:
-    result = _run(tmp_path, scripted_model, "--agent", "compaction")
+def test_hidden_agent_is_refused(tmp_path: Path, scripted_server: Any) -> None:
+    result = _run(tmp_path, scripted_server, "--agent", "compaction")
     assert result.returncode == 2, result.stderr
     assert "--agent compaction" in result.stderr and "build" in result.stderr
-    _nothing_created(tmp_path, scripted_model)
+    _nothing_created(tmp_path, scripted_server)
 
 
-def test_notebook_in_missing_folder_is_refused(tmp_path: Path, scripted_model: Any) -> None:
-    result = _run(tmp_path, scripted_model, "--notebook", "nowhere/deeper/a.ipynb")
+def test_notebook_in_missing_folder_is_refused(tmp_path: Path, scripted_server: Any) -> None:
+    result = _run(tmp_path, scripted_server, "--notebook", "nowhere/deeper/a.ipynb")
     assert result.returncode == 2, result.stderr
     assert "--notebook" in result.stderr and "does not exist" in result.stderr
-    _nothing_created(tmp_path, scripted_model)
+    _nothing_created(tmp_path, scripted_server)
     assert not (tmp_path / "nowhere").exists()
 
 
