@@ -176,6 +176,8 @@ async def _events(reply: Reply, abort: asyncio.Event | None) -> AsyncIterator[St
             yield ToolInputDelta(call_id=rest[0], delta=rest[1])
         if reply.delay_per_chunk:
             await asyncio.sleep(reply.delay_per_chunk)
+    if reply.finish_reason is None:  # litellm notices the missing finish while reading
+        raise E.IncompleteStreamError("The model's answer broke off before it finished (no finish reason).")
     if open_kind == "text":
         yield TextEnd()
     elif open_kind == "reasoning":
@@ -185,8 +187,6 @@ async def _events(reply: Reply, abort: asyncio.Event | None) -> AsyncIterator[St
     finish = reply.finish_reason
     if finish == "auto":
         finish = "tool_calls" if reply.tool_calls else "stop"
-    if finish is None:
-        raise E.IncompleteStreamError("The model's answer broke off before it finished (no finish reason).")
     yield FinishStep(
         reason=finish_reason(finish, bool(reply.tool_calls)), usage=_usage(reply.usage), cost=None
     )
