@@ -1,4 +1,5 @@
-"""The loop end to end: real HTTP through litellm to the scripted server, real SQLite.
+"""The loop end to end with real tools and SQLite, against the in-process scripted model;
+the first test also runs over real HTTP through litellm to the scripted server.
 
 Provider errors, bad tool calls and Stop are in the fault suite, tests/faults/.
 """
@@ -10,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scripted_server import Reply, ToolCall, Usage
 
 from jupyter_agent.core.messages import (
@@ -33,9 +35,16 @@ def _tool_results(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
+@pytest.fixture(params=["scripted_model", pytest.param("scripted_server", marks=pytest.mark.slow)])
+def either_model(request: pytest.FixtureRequest) -> Any:
+    """Each model in turn; requested before ``make_runtime``, which then uses it."""
+    return request.getfixturevalue(request.param)
+
+
 async def test_three_step_tool_loop_ends_in_text(
-    make_runtime: Any, scripted_model: Any, tmp_path: Path
+    either_model: Any, make_runtime: Any, tmp_path: Path
 ) -> None:
+    scripted_model = either_model
     scripted_model.queue(
         Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "a.txt", "content": "hello\n"}))]),
         Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": "a.txt"}))]),
