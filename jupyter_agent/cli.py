@@ -15,24 +15,20 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
 from jupyter_agent.failures import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 
-
-def project_root(start: Path) -> Path:
-    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
-
-
-def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any:
+if TYPE_CHECKING:
     from jupyter_agent.agent.runtime import Runtime
-    from jupyter_agent.config import check_url, load_config
+
+
+def build_runtime(args: argparse.Namespace) -> Runtime:
+    """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    from jupyter_agent.agent.compose import build_runtime as compose
+    from jupyter_agent.config import check_url, load_config, project_root
     from jupyter_agent.failures import UsageProblem
     from jupyter_agent.run_checks import missing_folder
     from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -55,13 +51,12 @@ def build_runtime(args: argparse.Namespace, *, interactive: bool = False) -> Any
     store = SqliteStore.for_directory(folder)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
-    return Runtime(
+    return compose(
         config=config,
         store=store,
         project_root=project_root(folder),
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
-        interactive=interactive,
     )
 
 
@@ -170,7 +165,7 @@ class _StopOnSignals:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from jupyter_agent.agent.runtime import ConfigurationError
+    from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError
 
@@ -299,8 +294,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, run, and turn expected failures into one line and an exit code."""
-    from jupyter_agent.failures import debug_enabled
-    from jupyter_agent.logs import route_library_logs
+    from jupyter_agent.logs import debug_enabled, route_library_logs
 
     args = parser().parse_args(argv)
     debug = debug_enabled(args.debug)
@@ -367,10 +361,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":
         from jupyter_agent.mcp import listing
 
-        return listing.main(args)
+        return listing.main(args, build_runtime)
     from jupyter_agent.session_cli import run_session_command
 
-    return run_session_command(args)
+    return run_session_command(args, build_runtime)
 
 
 if __name__ == "__main__":

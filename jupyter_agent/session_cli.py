@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,15 +49,12 @@ def _when(ms: int) -> str:
 
 def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None:
     from jupyter_agent.failures import UsageProblem
-    from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
 
     if output and Path(output).is_dir():
         raise UsageProblem(
             f"--output {output}: is a folder; give a file name, e.g. "
             f"--output {Path(output) / f'{session_id}.{fmt}'}"
         )
-    session = runtime.store.get_session(session_id)
-    history = runtime.recorder(session_id).history()
     if fmt == "ipynb":
         import nbformat
 
@@ -64,11 +62,12 @@ def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None
             raise ValueError("--output NOTEBOOK.ipynb is required for --format ipynb")
         path = Path(output)
         nb = nbformat.read(path, as_version=4) if path.exists() else nbformat.v4.new_notebook()
-        nb.cells.extend(notebook_cells(session, history))
+        cells = runtime.sessions.export_cells(session_id)
+        nb.cells.extend(cells)
         nbformat.write(nb, path)
-        print(f"added {len(history) + 1} markdown cells to {path}", file=sys.stderr)
+        print(f"added {len(cells)} markdown cells to {path}", file=sys.stderr)
         return
-    chunks = export_json_lines(session, history) if fmt == "json" else export_markdown_lines(session, history)
+    chunks = runtime.sessions.export(session_id, "json" if fmt == "json" else "md")
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for chunk in chunks:  # streamed: a huge session is never built in memory at once
@@ -100,9 +99,9 @@ def _read_export(file: str) -> str:
     return text
 
 
-def run_session_command(args: argparse.Namespace) -> int:
-    from jupyter_agent.agent.revert import RevertError, revert, unrevert
-    from jupyter_agent.cli import build_runtime
+def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
+    """``build_runtime``: the CLI's (it reads ``--notebook``)."""
+    from jupyter_agent.agent.revert import RevertError
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
@@ -127,11 +126,11 @@ def run_session_command(args: argparse.Namespace) -> int:
             _export(runtime, runtime.store.get_session(args.id).id, args.format, args.output)
             return 0
         if args.action == "revert":
-            state = revert(runtime, runtime.store.get_session(args.id).id, args.at)
+            state = runtime.sessions.revert(runtime.store.get_session(args.id).id, args.at)
             print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
             return 0
         if args.action == "unrevert":
-            unrevert(runtime, runtime.store.get_session(args.id).id)
+            runtime.sessions.unrevert(runtime.store.get_session(args.id).id)
             print("unreverted")
             return 0
         if args.action == "list":

@@ -42,6 +42,7 @@ import kernel_harness  # noqa: E402
 from scripted_model import ScriptedModel  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
 
+from jupyter_agent.agent.compose import build_runtime  # noqa: E402
 from jupyter_agent.agent.runtime import Runtime  # noqa: E402
 from jupyter_agent.config import load_config  # noqa: E402
 from jupyter_agent.storage.sqlite_store import SqliteStore  # noqa: E402
@@ -80,7 +81,7 @@ def make_runtime(
         )
         if not http:
             model.max_retries = config.retries
-        runtime = Runtime(
+        runtime = build_runtime(
             config=config,
             store=SqliteStore.for_directory(tmp_path),
             project_root=tmp_path,

@@ -17,13 +17,15 @@ from jupyter_agent.agent.budget import Budget, crossed
 from jupyter_agent.agent.budget import stop as stop_for_budget
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message, refuse_step
-from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
-from jupyter_agent.agent.secrets import redact
-from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
-from jupyter_agent.context.overflow import is_overflow, max_output
+from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.step import StepDeps, model_step
+from jupyter_agent.agent.subtask import run_subtask
+from jupyter_agent.agent.tool_runner import ToolEnv
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, is_overflow
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
@@ -38,9 +40,6 @@ from jupyter_agent.core.messages import (
     UserMessage,
 )
 from jupyter_agent.prompts import load_prompt
-from jupyter_agent.providers.errors import ProviderError
-from jupyter_agent.providers.retry import RetryCallback
-from jupyter_agent.tools.base import AskFn
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +59,7 @@ class LoopSettings:
     auto_compact: bool = True
     prune: bool = True
     reserved: int | None = None
-    output_token_max: int = 32_000
+    output_token_max: int = OUTPUT_TOKEN_MAX
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
     max_steps: int | None = None
@@ -84,16 +83,17 @@ class AgentLoop:
         client: ModelClient,
         tool_env: ToolEnv,
         settings: LoopSettings,
-        ask: AskFn,
+        asker: PermissionAsker,
         counter: TokenCounter | None = None,
+        run: RunHandle | None = None,
     ) -> None:
         self.recorder = recorder
         self.client = client
         self.tool_env = tool_env
         self.settings = settings
-        self.ask = ask
         self.counter = counter or TokenCounter()
-        self.current_runner: ToolRunner | None = None
+        self.steps = StepDeps(recorder, client, settings, tool_env, asker, run or RunHandle())
+        """What each model step (and compaction) of this run uses."""
         self._last_finish: str | None = None
         self._last_error: Any = None
         self._last_message: AssistantMessage | None = None
@@ -152,7 +152,7 @@ class AgentLoop:
         )
         return (
             bool(info.finish)
-            and info.finish not in ("tool-calls", "unknown")
+            and info.finish != "tool-calls"
             and not unfinished
             and last_user.info.id < info.id
         )
@@ -176,7 +176,7 @@ class AgentLoop:
                 await self._run_subtask(task, last_user)
                 continue
             if isinstance(task, CompactionPart):
-                outcome = await CompactionRunner(self, last_user, task).run()
+                outcome = await CompactionRunner(self.steps, self.counter, last_user, task).run()
                 if outcome == "stop":
                     break
                 continue
@@ -271,32 +271,17 @@ class AgentLoop:
         if last_step:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
         allowed = agent.tools
-        env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
-        runner = ToolRunner(self.recorder, env, agent.name, self.ask)
-        self.current_runner = runner
-        tools = [t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed]
-        extra: dict[str, Any] = dict(self.call_options(model, agent.name) or {})
+        runner = self.steps.tool_runner(agent.name, allowed)
+        specs = self.tool_env.registry.specs()
+        tools = [t for t in specs if allowed is None or t["function"]["name"] in allowed]
+        extra: dict[str, Any] = dict(self.steps.options(model, agent.name) or {})
         if last_step:
             # the last request forbids tools (still declared so past tool calls stay valid)
             runner.refuse = max_steps_message(max_steps)
             if tools:
                 extra.update(tool_choice="none", drop_params=True)
-        stream = self.client.stream_with_retry(
-            model=model,
-            messages=messages,
-            tools=tools or None,
-            api_base=self.settings.api_base,
-            api_key=self.settings.api_key,
-            max_tokens=max_output(self.settings.output_limit, self.settings.output_token_max),
-            abort=runner.abort,
-            on_retry=self._retry_recorder(message),
-            **({"extra": extra} if extra else {}),
-        )
         processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
-        try:
-            outcome = await processor.process(stream)
-        finally:
-            self.current_runner = None
+        outcome = await model_step(self.steps, processor, messages, tools=tools, extra=extra)
         self._last_finish = processor.message.finish
         self._last_error = processor.message.error
         self._last_message = processor.message
@@ -304,23 +289,6 @@ class AgentLoop:
             self._last_error = fail_max_steps(self.recorder, processor.message, max_steps)
             return "stop"
         return outcome
-
-    def _retry_recorder(self, message: AssistantMessage) -> RetryCallback:
-        from jupyter_agent.core.messages import RetryError, RetryPart
-
-        def on_retry(attempt: int, error: ProviderError, next_ms: int) -> None:
-            self.recorder.part(
-                RetryPart(
-                    id=ids.ascending("prt"),
-                    session_id=message.session_id,
-                    message_id=message.id,
-                    attempt=attempt,
-                    error=RetryError(message=redact(str(error)), status=error.status),
-                    next=now_ms() + next_ms,
-                )
-            )
-
-        return on_retry
 
     def _over_budget(self, user: MessageWithParts, answer: AssistantMessage | None) -> bool:
         """Stop after the step that crossed a budget (or before a prompt when none is left)."""
@@ -336,9 +304,6 @@ class AgentLoop:
         stop_for_budget(self, user, text, answer)
         return True
 
-    def call_options(self, model: str, agent: str) -> dict[str, Any] | None:
-        return self.settings.options(model, agent) if self.settings.options else None
-
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
     ) -> list[dict[str, Any]]:
@@ -351,10 +316,10 @@ class AgentLoop:
         return self._builder.build(agent, self._system[agent.name], remind_after)
 
     async def _run_subtask(self, task: SubtaskPart, last_user: MessageWithParts) -> None:
-        runner = self.tool_env.extra.get("subtask_runner")
-        if runner is None:
+        run_child = self.tool_env.services.run_child
+        if run_child is None:
             raise RuntimeError("sub-agents are not available in this runtime")
-        await runner(self, task, last_user.info)
+        await run_subtask(self.recorder, self.settings.model, task, _prompt(last_user), run_child)
 
 
 def _follows_summary(history: list[MessageWithParts], user_id: str) -> bool:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
 from jupyter_agent.providers.retry import RetryCallback
 from jupyter_agent.providers.stream_events import StreamEvent
+from jupyter_agent.tools.base import PermissionQuestion
 
 
 class SessionStore(Protocol):
@@ -73,4 +76,25 @@ class ModelClient(Protocol):
         max_tokens: int | None = None,
     ) -> str:
         """One non-streaming answer (session titles)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PermissionContext:
+    """Who asks: the session, agent and tool call a permission question comes from."""
+
+    session_id: str
+    agent: str
+    """Whose rules apply (plan and explore are read-only); always named, never assumed."""
+    message_id: str = ""
+    call_id: str | None = None
+    interactive: bool = False
+    """The run can wait for a user's answer (a widget or a panel shows it); else rules decide."""
+
+
+class PermissionAsker(Protocol):
+    """Answers permission questions: rules, remembered answers, else the user (see ``permissions.py``)."""
+
+    async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
+        """Return when allowed; raise ``PermissionDenied`` with a reason the model can read."""
         ...

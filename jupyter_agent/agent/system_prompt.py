@@ -19,7 +19,7 @@ from jupyter_agent.context import system
 from jupyter_agent.prompts import load_prompt
 
 if TYPE_CHECKING:
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.workspace import Workspace
 
 
 def _truthy(name: str) -> bool:
@@ -39,7 +39,7 @@ def _read(path: str, mtime: float) -> str:
     return Path(path).read_text(errors="replace")
 
 
-def _notebook_info(runtime: Runtime) -> system.NotebookInfo | None:
+def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
     if not runtime.notebook_path:
         return None
     cells: int | None = None
@@ -55,12 +55,14 @@ def _notebook_info(runtime: Runtime) -> system.NotebookInfo | None:
 
     return system.NotebookInfo(
         path=str(path),
-        kernel=f"python {platform.python_version()}" if "shell" in runtime.extra else sys.executable,
+        kernel=f"python {platform.python_version()}"
+        if runtime.services.shell is not None
+        else sys.executable,
         cells=cells,
     )
 
 
-def build_for_runtime(runtime: Runtime, agent: AgentInfo, model: str) -> str:
+def build_for_runtime(runtime: Workspace, agent: AgentInfo, model: str) -> str:
     """Agent prompt → environment → instruction files → skills (SPEC "System prompt")."""
     from jupyter_agent.tools.skill import discover_skills
 

@@ -8,7 +8,7 @@ import json
 
 from IPython.display import display
 
-from jupyter_agent.magics.kernel import KernelAgent, run_blocking
+from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.magics.parser import SubCommand
 
 
@@ -29,7 +29,7 @@ def sessions_table(agent: KernelAgent) -> dict[str, str]:
             _when(s.time.updated),
             costs.get(s.id, CostTotal()).text(),
         )
-        for s in sorted(agent.runtime.sessions(), key=lambda s: -s.time.updated)
+        for s in sorted(agent.runtime.sessions.list(), key=lambda s: -s.time.updated)
     ]
     if not rows:
         return {
@@ -102,7 +102,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
     """fork / revert / unrevert / export of the current session."""
-    from jupyter_agent.agent.revert import RevertError, revert, unrevert
+    from jupyter_agent.agent.revert import RevertError
 
     rt = agent.runtime
     sid = agent.current_session()
@@ -112,13 +112,13 @@ def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
             agent.session_id = session.id
             print(f"Forked into {session.id}: {session.title} (now current)")
         elif name == "revert":
-            state = revert(rt, sid, args[0] if args else None)
+            state = rt.sessions.revert(sid, args[0] if args else None)
             print(
                 f"Reverted to before {state.message_id}: files restored, later messages hidden. "
                 "%agent unrevert undoes this until the next prompt."
             )
         elif name == "unrevert":
-            unrevert(rt, sid)
+            rt.sessions.unrevert(sid)
             print("Unreverted: files and messages are back.")
         else:
             export_into_notebook(agent, sid, args)
@@ -130,17 +130,12 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     """``%agent export [--format md|json|ipynb]``: md/json to a file, ipynb into this notebook."""
     from pathlib import Path
 
-    from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
-
     fmt = args[0] if args else "ipynb"  # the parser validated it
     rt = agent.runtime
-    session = rt.store.get_session(sid)
-    history = rt.recorder(sid).history()
+    rt.store.get_session(sid)
     if fmt in ("md", "json"):
         path = rt.working_dir / f"{sid}.{fmt}"
-        lines = (
-            export_markdown_lines(session, history) if fmt == "md" else export_json_lines(session, history)
-        )
+        lines = rt.sessions.export(sid, "md" if fmt == "md" else "json")
         with path.open("w", encoding="utf-8") as fh:
             for chunk in lines:
                 fh.write(chunk)
@@ -150,10 +145,10 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     if notebook is None or not Path(notebook).exists():
         print("No notebook file to export into; use --format md or --format json.")
         return
-    from jupyter_agent.tools.notebook_path import frontend_attached
+    from jupyter_agent.kernel.notebook_path import frontend_attached
 
     if frontend_attached(agent.shell.user_ns, __import__("os").environ):
-        for cell in notebook_cells(session, history):  # the open notebook: show, don't overwrite
+        for cell in rt.sessions.export_cells(sid):  # the open notebook: show, don't overwrite
             source = "".join(cell["source"])
             display({"text/markdown": source, "text/plain": source}, raw=True)
         print("The notebook is open in a frontend: the transcript is shown above (save to keep it).")
@@ -161,9 +156,10 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
-    nb.cells.extend(notebook_cells(session, history))
+    cells = rt.sessions.export_cells(sid)
+    nb.cells.extend(cells)
     nbformat.write(nb, notebook)
-    print(f"Added {len(history) + 1} markdown cells to {notebook}")
+    print(f"Added {len(cells)} markdown cells to {notebook}")
 
 
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:

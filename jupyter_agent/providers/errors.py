@@ -100,10 +100,6 @@ class RateLimitError(ProviderError):
     retryable = True
 
 
-class OutputLengthError(ProviderError):
-    name: ErrorName = "output_length"
-
-
 class ContextOverflowError(ProviderError):
     name: ErrorName = "context_overflow"
 

@@ -8,14 +8,16 @@ from the raw chunks: a stream cut mid-way has no finish reason and is retried.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import logging
 import os
 import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
+from jupyter_agent.context.tokens import tokenizer_dir
 from jupyter_agent.core.messages import Tokens
+from jupyter_agent.core.redaction import redact_value, secret_values
+from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
 from jupyter_agent.providers.retry import MAX_RETRIES, RetryCallback, retrying
 from jupyter_agent.providers.stream_events import (
@@ -38,21 +40,19 @@ from jupyter_agent.providers.stream_events import (
 RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
 """Call arguments the loop owns; configured options cannot replace them."""
 REPEATED_CHUNK_LIMIT = 1 << 62
+log = logging.getLogger(__name__)
 
 
 def prepare_environment() -> None:
     """Offline-safe settings that must be in place before litellm is imported."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    if "TIKTOKEN_CACHE_DIR" not in os.environ:
-        spec = importlib.util.find_spec("litellm")
-        if spec and spec.submodule_search_locations:
-            folder = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-            if folder.is_dir():
-                os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+    if "TIKTOKEN_CACHE_DIR" not in os.environ and (folder := tokenizer_dir()) is not None:
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
 def litellm() -> Any:
     prepare_environment()
+    # litellm takes about 2 s to import: it loads on the first model call
     import litellm as module
 
     module.suppress_debug_info = True
@@ -61,7 +61,6 @@ def litellm() -> Any:
     # retry throws the partial text away; real answers repeat tokens (a list of zeros).
     # Doom loops are caught per step by the processor instead.
     setattr(module, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010 (Final in stubs)
-    from jupyter_agent.logs import route_library_logs
 
     route_library_logs()  # litellm adds its own stderr handler at import: reroute it
     return module
@@ -326,8 +325,6 @@ def _request(
 ) -> dict[str, Any]:
     """Arguments shared by streamed and one-shot calls; retries are ours, not litellm's.
     The last net for secrets: notebook context or a system prompt could still carry one."""
-    from jupyter_agent.core.redaction import redact_value, secret_values
-
     found = secret_values()
     kwargs: dict[str, Any] = {
         "model": model,
@@ -425,6 +422,6 @@ async def _close(response: Any) -> None:
                 result = fn()
                 if asyncio.iscoroutine(result):
                     await result
-            except Exception:
-                pass
+            except Exception:  # the answer is complete or abandoned; a failed close loses nothing
+                log.debug("closing the response stream failed", exc_info=True)
             return

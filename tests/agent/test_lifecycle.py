@@ -69,19 +69,19 @@ async def test_revert_restores_a_file_edited_three_times(
     runtime = make_runtime()
     sid = await runtime.prompt("edit the data")
     assert target.read_text() == "z\n" and (tmp_path / "new.txt").exists()
-    revert(runtime, sid)
+    revert(runtime.sessions, sid)
     assert target.read_bytes() == original and not (tmp_path / "new.txt").exists()
     assert runtime.recorder(sid).history() == []  # hidden at once
-    unrevert(runtime, sid)
+    unrevert(runtime.sessions, sid)
     assert target.read_text() == "z\n" and (tmp_path / "new.txt").read_text() == "new"
     assert len(runtime.recorder(sid).history()) == 6
-    revert(runtime, sid)
+    revert(runtime.sessions, sid)
     scripted_model.queue(Reply(text="fresh start"))
     await runtime.prompt("something else", session_id=sid)  # the next prompt makes it final
     users = [m for m in runtime.store.messages(sid) if isinstance(m.info, UserMessage)]
     assert len(users) == 1 and runtime.store.get_session(sid).revert is None
     with pytest.raises(RevertError, match="Nothing to unrevert"):
-        unrevert(runtime, sid)
+        unrevert(runtime.sessions, sid)
 
 
 async def test_revert_across_compaction_is_refused(make_runtime: Any, scripted_model: Any) -> None:
@@ -91,7 +91,7 @@ async def test_revert_across_compaction_is_refused(make_runtime: Any, scripted_m
     await runtime.compact(sid)
     assert any(isinstance(p, CompactionPart) for m in runtime.store.messages(sid) for p in m.parts)
     with pytest.raises(RevertError, match="across a compaction"):
-        revert(runtime, sid, first_user)
+        revert(runtime.sessions, sid, first_user)
 
 
 async def test_export_import_round_trip(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from scripted_server import ErrorReply, Reply, ToolCall, Usage
 
 from jupyter_agent.agent import request as request_module
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.revert import RevertError, revert, unrevert
 from jupyter_agent.agent.runtime import Runtime
@@ -106,7 +107,7 @@ class Session:
             global_dir=self.folder / "no-global",
         )
         self.server.max_retries = config.retries
-        return Runtime(
+        return build_runtime(
             config=config,
             store=SqliteStore.for_directory(self.folder),
             project_root=self.folder,
@@ -169,7 +170,7 @@ class Session:
             await runtime.prompt("a prompt the provider refuses at first", session_id=self.sid)
         elif kind in ("revert", "unrevert"):
             with contextlib.suppress(RevertError):
-                (revert if kind == "revert" else unrevert)(runtime, self.sid)
+                (revert if kind == "revert" else unrevert)(runtime.sessions, self.sid)
         elif kind == "fork":
             self.sid = runtime.fork(self.sid).id
         elif kind == "restart":

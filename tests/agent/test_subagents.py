@@ -46,7 +46,7 @@ async def test_task_tool_runs_a_child_session(make_runtime: Any, scripted_model:
         "bash",
         "skill",
     }
-    assert [s.id for s in runtime.sessions()] == [sid]  # children are not listed at top level
+    assert [s.id for s in runtime.sessions.list()] == [sid]  # children are not listed at top level
 
 
 async def test_at_agent_prompt_is_a_subtask(make_runtime: Any, scripted_model: Any) -> None:

@@ -198,7 +198,7 @@ def test_tree_sitter_is_imported_on_the_first_bash_check_only() -> None:
         "from IPython.core.interactiveshell import InteractiveShell\n"
         "shell = InteractiveShell.instance()\n"
         "shell.run_line_magic('load_ext', 'jupyter_agent')\n"
-        "from jupyter_agent.magics import warmup\n"
+        "from jupyter_agent.kernel import warmup\n"
         "_ = warmup._started.is_set() and warmup.done.wait(300)\n"
         "from jupyter_agent.tools.registry import default_registry\n"
         "registry = default_registry()\n"

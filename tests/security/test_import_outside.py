@@ -70,7 +70,7 @@ async def test_revert_refuses_stored_paths_outside_before_writing(
     extra = patch.files[0].model_copy(update={"path": str(target), "before": "attacker text\n"})
     runtime.store.update_part(patch.model_copy(update={"files": [*patch.files, extra]}))
     with pytest.raises(RevertError, match="outside the project") as refused:
-        revert(runtime, sid)
+        revert(runtime.sessions, sid)
     assert "external_directory" in str(refused.value)
     assert not victim.exists()
     assert (tmp_path / "notes.txt").read_text() == "mine\n"  # nothing at all was changed
@@ -87,9 +87,9 @@ async def test_an_allow_rule_lets_revert_write_there(
     patch = next(p for m in history for p in m.parts if isinstance(p, PatchPart))
     extra = patch.files[0].model_copy(update={"path": str(victim), "before": "restored\n"})
     runtime.store.update_part(patch.model_copy(update={"files": [*patch.files, extra]}))
-    revert(runtime, sid)
+    revert(runtime.sessions, sid)
     assert victim.read_text() == "restored\n" and not (tmp_path / "notes.txt").exists()
-    unrevert(runtime, sid)
+    unrevert(runtime.sessions, sid)
     assert not victim.exists() and (tmp_path / "notes.txt").read_text() == "mine\n"
 
 
@@ -97,7 +97,7 @@ async def test_unrevert_checks_the_snapshot_too(
     make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     runtime, sid = await _session_that_wrote(make_runtime, scripted_model)
-    revert(runtime, sid)
+    revert(runtime.sessions, sid)
     session = runtime.store.get_session(sid)
     victim = _outside(tmp_path)
     snapshot = {str(victim): {"content": "attacker text\n", "binary": False}}
@@ -105,5 +105,5 @@ async def test_unrevert_checks_the_snapshot_too(
     state = session.revert.model_copy(update={"snapshot": json.dumps(snapshot)})
     runtime.store.update_session(session.model_copy(update={"revert": state}))
     with pytest.raises(RevertError, match="outside the project"):
-        unrevert(runtime, sid)
+        unrevert(runtime.sessions, sid)
     assert not victim.exists()
