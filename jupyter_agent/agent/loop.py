@@ -33,6 +33,7 @@ from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
+    MessageError,
     MessageWithParts,
     SubtaskPart,
     Tokens,
@@ -95,7 +96,7 @@ class AgentLoop:
         self.steps = StepDeps(recorder, client, settings, tool_env, asker, run or RunHandle())
         """What each model step (and compaction) of this run uses."""
         self._last_finish: str | None = None
-        self._last_error: Any = None
+        self._last_error: MessageError | None = None
         self._last_message: AssistantMessage | None = None
         self._system: dict[str, str] = {}
         self._builder: RequestBuilder | None = None
