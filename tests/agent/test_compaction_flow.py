@@ -1,4 +1,4 @@
-"""Compaction as OpenCode does it, checked on the requests the scripted server received.
+"""Compaction as OpenCode does it, checked on the requests the scripted model received.
 
 ``openai/test`` is unknown to litellm: a 32,000-token window, 4,096 output tokens, so
 ``usable`` = 27,904 and the verbatim tail may hold 6,976 tokens.

@@ -1,4 +1,4 @@
-"""Smaller loop rules OpenCode follows (issue 12, item 10), checked through the scripted server."""
+"""Smaller loop rules OpenCode follows (issue 12, item 10), checked through the scripted model."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Issue 13.2: bash rules see every command — a model cannot hide ``rm`` from ``"rm *": "deny"``.
 
-The model is the scripted server: it sends the hostile command, the agent runs headless
+The model is the scripted model (in process): it sends the hostile command, the agent runs headless
 with the README's own example rules, and the file the command targets must survive.
 """
 
