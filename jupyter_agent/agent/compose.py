@@ -9,10 +9,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.recovery import recover_abandoned
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.runtime import Runtime
@@ -38,14 +38,14 @@ def build_runtime(
     interactive: bool = False,
     bus: Bus | None = None,
     tools: ToolRegistry | None = None,
-    client: Any = None,
+    client: ModelClient | None = None,
     services: Services | None = None,
     system_builder: Callable[[AgentInfo, str], str] | None = None,
     generate_titles: bool = True,
 ) -> Runtime:
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
-    ``task``), ``client`` to litellm. Opening it also tidies the store (old saved outputs,
-    parts a killed process left running)."""
+    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
+    Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
     register([config.api_key_env], config.redact)  # hidden on every way out
     for value, where in option_secrets(config).items():
         register_secret(value, where)

@@ -10,12 +10,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.system_prompt import build_for_runtime
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config, output_token_max_from_env
@@ -69,7 +69,7 @@ class Workspace:
     working_dir: Path
     notebook_path: str | None
     registry: ToolRegistry
-    client: Any
+    client: ModelClient
     permissions: PermissionManager
     services: Services = field(default_factory=Services)
     """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""

@@ -1,7 +1,7 @@
 """The incremental request builder equals a from-scratch conversion, at every step.
 
-Hypothesis drives random sessions through the real runtime, loop, store and the scripted
-server: prompts, tool calls, edits of earlier parts (also in the middle of a run, keeping
+Hypothesis drives random sessions through the real runtime, loop, store and the in-process
+scripted model: prompts, tool calls, edits of earlier parts (also in the middle of a run, keeping
 the text's length and last characters), prune, manual and automatic compaction (context
 full, overflow replay, failed summaries), revert/unrevert, fork and a kernel restart
 (a new runtime reopening the store). A spy on ``RequestBuilder.build`` compares, at every
@@ -106,12 +106,14 @@ class Session:
             env={},
             global_dir=self.folder / "no-global",
         )
+        self.server.max_retries = config.retries
         return build_runtime(
             config=config,
             store=SqliteStore.for_directory(self.folder),
             project_root=self.folder,
             working_dir=self.folder,
             generate_titles=False,
+            client=self.server,
         )
 
     def check(self, build: Any, builder: Any, args: tuple[Any, ...], built: list[Any]) -> None:
@@ -180,9 +182,10 @@ class Session:
 
 
 @pytest.fixture
-def property_server(scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def property_server(scripted_model: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The in-process model: the property is about the request builder, not the transport."""
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
-    return scripted_server
+    return scripted_model
 
 
 @settings(
