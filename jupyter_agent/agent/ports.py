@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
 
 
 class SessionStore(Protocol):
@@ -33,5 +33,19 @@ class SessionStore(Protocol):
         """Write every coalesced part now (end of step, abort, shutdown)."""
         ...
 
-    def messages(self, session_id: str) -> list[MessageWithParts]: ...
+    def messages(
+        self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
+    ) -> list[MessageWithParts]:
+        """Messages with ``since`` ≤ id < ``until``, oldest first (``parts=False``: without parts)."""
+        ...
+
+    def compactions(self, session_id: str, until: str | None = None) -> list[CompactionPart]:
+        """The compaction parts of messages before ``until``, newest first."""
+        ...
+
+    def message_before(self, session_id: str, before: str, count: int = 1) -> str | None: ...
+    def unfinished(self, session_id: str) -> list[MessageWithParts]:
+        """Open assistant messages and messages with pending/running tool parts (those only)."""
+        ...
+
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int: ...

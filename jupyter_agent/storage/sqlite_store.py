@@ -26,6 +26,7 @@ from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import (
     AnyMessage,
     AnyPart,
+    CompactionPart,
     MessageAdapter,
     MessageWithParts,
     PartAdapter,
@@ -59,6 +60,8 @@ _UPSERT_OWNED_PART = (
     " SELECT ?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM message WHERE id=?)"
     " ON CONFLICT(id) DO UPDATE SET time_updated=excluded.time_updated, data=excluded.data"
 )
+_NO_END = "\U0010ffff"
+"""Sorts after every id: the open end of an id range."""
 _open_stores: weakref.WeakSet[SqliteStore] = weakref.WeakSet()
 
 
@@ -88,6 +91,8 @@ class SqliteStore:
         self.path = Path(path)
         self.writes = 0
         """Part rows written by ``update_part``/``flush``: lets tests see coalescing work."""
+        self.rows_read = 0
+        """Message and part rows read for validation: lets tests see a reopen read only its window."""
         self._coalescer = Coalescer(lambda: self._write_pending(only_due=True))
         self._db = Database(self.path)
         self.notice: str | None = self._db.notice
@@ -269,29 +274,34 @@ class SqliteStore:
 
     # ------------------------------------------------------------ reads
 
-    def messages(self, session_id: str, since: str = "", *, parts: bool = True) -> list[MessageWithParts]:
+    def messages(
+        self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
+    ) -> list[MessageWithParts]:
         """The session's messages with their parts, ordered by id, unflushed parts included.
 
-        ``since``: only messages with an id ≥ it (a cell's own run); ``parts=False``: the
-        messages alone (gauges and costs). Validating rows is what reopening costs, so
-        readers that need less ask for less.
+        ``since``/``until``: only messages with ``since`` ≤ id < ``until`` (a cell's own run,
+        the window after a compaction, an older page); ``parts=False``: the messages alone
+        (gauges and costs). Validating rows is what reopening costs, so readers that need
+        less ask for less.
         """
+        end = until if until is not None else _NO_END
 
         def work(conn: sqlite3.Connection) -> tuple[list[Any], list[Any], list[AnyPart]]:
             msgs = conn.execute(
-                "SELECT id, data FROM message WHERE session_id=? AND id>=? ORDER BY id", (session_id, since)
+                "SELECT id, data FROM message WHERE session_id=? AND id>=? AND id<? ORDER BY id",
+                (session_id, since, end),
             ).fetchall()
-            rows = (
-                conn.execute(
-                    "SELECT message_id, id, data FROM part WHERE session_id=? AND message_id>=? ORDER BY id",
-                    (session_id, since),
+            rows = []
+            if parts and msgs:
+                first, last = msgs[0][0], msgs[-1][0]
+                rows = conn.execute(
+                    "SELECT message_id, id, data FROM part WHERE session_id=? AND message_id>=?"
+                    " AND message_id<=? ORDER BY id",
+                    (session_id, first, last),
                 ).fetchall()
-                if parts
-                else []
-            )
             # Under the db lock, so no timer write lands between the rows and this copy.
             pending = self._coalescer.pending(session_id) if parts else []
-            return msgs, rows, [p for p in pending if p.message_id >= since]
+            return msgs, rows, [p for p in pending if since <= p.message_id < end]
 
         msgs, rows, pending = self._db.read(work)
         by_message: dict[str, dict[str, AnyPart]] = {}
@@ -304,7 +314,76 @@ class SqliteStore:
             found = by_message.get(message_id, {})
             ordered = [found[k] for k in sorted(found)] if pending else list(found.values())
             result.append(MessageWithParts(info=MessageAdapter.validate_json(data), parts=ordered))
+        self.rows_read += len(msgs) + len(rows)
         return result
+
+    def compactions(self, session_id: str, until: str | None = None) -> list[CompactionPart]:
+        """The session's compaction parts (of messages before ``until``), newest first.
+
+        Found without validating every part: a stored part's own ``"type"`` key appears
+        unescaped in its JSON, a tool output's text never does (its quotes are escaped);
+        a tool input may hold such a key, so each hit is validated and checked.
+        """
+        end = until if until is not None else _NO_END
+        self.flush()
+        rows = self._db.read(
+            lambda c: c.execute(
+                "SELECT data FROM part WHERE session_id=? AND message_id<? AND instr(data, ?) > 0"
+                " ORDER BY message_id DESC, id DESC",
+                (session_id, end, '"type":"compaction"'),
+            ).fetchall()
+        )
+        found = [PartAdapter.validate_json(r[0]) for r in rows]
+        self.rows_read += len(rows)
+        return [p for p in found if isinstance(p, CompactionPart)]
+
+    def message_before(self, session_id: str, before: str, count: int = 1) -> str | None:
+        """The id of the ``count``-th message before ``before`` (None: fewer exist)."""
+        row = self._db.read(
+            lambda c: c.execute(
+                "SELECT id FROM message WHERE session_id=? AND id<? ORDER BY id DESC LIMIT 1 OFFSET ?",
+                (session_id, before, count - 1),
+            ).fetchone()
+        )
+        return row[0] if row else None
+
+    def unfinished(self, session_id: str) -> list[MessageWithParts]:
+        """What a dead process may have left open: unfinished assistant messages (no finish,
+        no completion time), and messages with pending or running tool parts (only those).
+
+        Recovery reads this on the first claim of a session; prefiltered in SQL so a long
+        session is not validated whole (hits are validated and checked by the caller).
+        """
+        self.flush()
+
+        open_parts = "session_id=?1 AND (instr(data, ?2) > 0 OR instr(data, ?3) > 0)"
+        open_answer = (
+            "json_extract(data, '$.role') = 'assistant' AND json_extract(data, '$.finish') IS NULL"
+            " AND json_extract(data, '$.time.completed') IS NULL"
+        )
+        args = (session_id, '"status":"pending"', '"status":"running"')
+
+        def work(conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
+            parts = conn.execute(f"SELECT message_id, data FROM part WHERE {open_parts} ORDER BY id", args)
+            part_rows = parts.fetchall()
+            msgs = conn.execute(
+                f"SELECT id, data FROM message WHERE session_id=?1 AND ({open_answer}"
+                f" OR id IN (SELECT message_id FROM part WHERE {open_parts})) ORDER BY id",
+                args,
+            )
+            return msgs.fetchall(), part_rows
+
+        msgs, parts = self._db.read(work)
+        by_message: dict[str, list[AnyPart]] = {}
+        for message_id, data in parts:
+            part = PartAdapter.validate_json(data)
+            if isinstance(part, ToolPart) and part.state.status in ("pending", "running"):
+                by_message.setdefault(message_id, []).append(part)
+        self.rows_read += len(msgs) + len(parts)
+        return [
+            MessageWithParts(info=MessageAdapter.validate_json(data), parts=by_message.get(mid, []))
+            for mid, data in msgs
+        ]
 
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int:
         """Set ``time.compacted`` on completed tool parts (prune); returns how many changed.
