@@ -126,8 +126,9 @@ def render(r: dict[str, Any], machine: str) -> str:
         f"its window: the last completed compaction's verbatim tail and what follows, extended back as "
         f"far as prune's walk goes ({reopen['rows_validated']:,} rows validated here; the request holds "
         f"{reopen['request_messages']} messages). What a dead process left running is found by a query, "
-        "not by reading the session. Older messages load on demand: export, fork, revert, the "
-        "session's cost for budgets (messages only) and the side panel's replay read them when asked.",
+        "not by reading the session. Older messages load on demand: export, fork and revert read the "
+        "whole session when asked, a budget reads the older messages' costs once (without their parts), "
+        "and the side panel reads the whole session when it opens one (it has no paging yet).",
         "- **Memory.** RSS sampled every 100 turns: "
         + ", ".join(f"{t}: {b / 1e6:.0f} MB" for t, b, _s in memory["samples"])
         + f" ({memory['compactions']} compactions, {memory['requests']:,} model requests, "
