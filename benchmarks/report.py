@@ -83,7 +83,7 @@ def render(r: dict[str, Any], machine: str) -> str:
         f"| {idle['raw_done']:.2f} s "
         f"| {idle['done_ratio_raw']:.2f}× | ≤ 1.10× | {_met(idle['done_ratio_raw'] <= 1.10)} |",
         f"| reopen a {reopen['parts']:,}-row session and build its first request | {_ms(reopen['reopen_s'])} "
-        f"| {_ms(reopen['raw_s'])} (rows read raw) | {reopen['ratio']:.0f}× | ≤ 150 ms "
+        f"| {_ms(reopen['raw_s'])} (every row read raw) | {reopen['ratio']:.2f}× | ≤ 150 ms "
         f"| {_met(reopen['reopen_s'] <= 0.15)} |",
         f"| … validating every row first, as before lazy loading "
         f"| {_ms(reopen['full_s'])} | {_ms(reopen['reopen_s'])} (lazy) | "
@@ -125,10 +125,11 @@ def render(r: dict[str, Any], machine: str) -> str:
         f"({_ms(reopen['full_s'])} for all {reopen['parts']:,} rows). A reopened session now loads only "
         f"its window: the last completed compaction's verbatim tail and what follows, extended back as "
         f"far as prune's walk goes ({reopen['rows_validated']:,} rows validated here; the request holds "
-        f"{reopen['request_messages']} messages). What a dead process left running is found by a query, "
-        "not by reading the session. Older messages load on demand: export, fork and revert read the "
-        "whole session when asked, a budget reads the older messages' costs once (without their parts), "
-        "and the side panel reads the whole session when it opens one (it has no paging yet).",
+        f"{reopen['request_messages']} messages). What a dead process left running and the last "
+        "compaction are found through indexes (schema version 3), not by reading the session. Older "
+        "messages load on demand: export, fork and revert read the whole session when asked, a budget "
+        "reads the older messages' costs once (without their parts), and the side panel reads the "
+        "whole session when it opens one (it has no paging yet).",
         "- **Memory.** RSS sampled every 100 turns: "
         + ", ".join(f"{t}: {b / 1e6:.0f} MB" for t, b, _s in memory["samples"])
         + f" ({memory['compactions']} compactions, {memory['requests']:,} model requests, "

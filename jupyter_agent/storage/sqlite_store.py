@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import difflib
+import json
 import sqlite3
 import weakref
 from collections.abc import Iterable
@@ -34,6 +35,7 @@ from jupyter_agent.core.messages import (
     ToolPart,
     ToolStateCompleted,
 )
+from jupyter_agent.storage import migrations
 from jupyter_agent.storage.coalesce import Coalescer
 from jupyter_agent.storage.database import Database, StoreBusyError, StoreError, StoreVersionError
 from jupyter_agent.storage.lease import Leases, SessionBusyError
@@ -295,8 +297,9 @@ class SqliteStore:
             if parts and msgs:
                 first, last = msgs[0][0], msgs[-1][0]
                 rows = conn.execute(
-                    "SELECT message_id, id, data FROM part WHERE session_id=? AND message_id>=?"
-                    " AND message_id<=? ORDER BY id",
+                    # by message id range: a window's parts without touching the older ones
+                    "SELECT message_id, id, data FROM part INDEXED BY part_message WHERE session_id=?"
+                    " AND message_id>=? AND message_id<=? ORDER BY id",
                     (session_id, first, last),
                 ).fetchall()
             # Under the db lock, so no timer write lands between the rows and this copy.
@@ -320,17 +323,16 @@ class SqliteStore:
     def compactions(self, session_id: str, until: str | None = None) -> list[CompactionPart]:
         """The session's compaction parts (of messages before ``until``), newest first.
 
-        Found without validating every part: a stored part's own ``"type"`` key appears
-        unescaped in its JSON, a tool output's text never does (its quotes are escaped);
-        a tool input may hold such a key, so each hit is validated and checked.
+        Found through an index on the part's type: reopening never reads every part.
         """
         end = until if until is not None else _NO_END
         self.flush()
         rows = self._db.read(
             lambda c: c.execute(
-                "SELECT data FROM part WHERE session_id=? AND message_id<? AND instr(data, ?) > 0"
+                "SELECT data FROM part INDEXED BY part_type WHERE session_id=? AND"
+                f" {migrations.PART_TYPE}='compaction' AND message_id<?"
                 " ORDER BY message_id DESC, id DESC",
-                (session_id, end, '"type":"compaction"'),
+                (session_id, end),
             ).fetchall()
         )
         found = [PartAdapter.validate_json(r[0]) for r in rows]
@@ -351,27 +353,26 @@ class SqliteStore:
         """What a dead process may have left open: unfinished assistant messages (no finish,
         no completion time), and messages with pending or running tool parts (only those).
 
-        Recovery reads this on the first claim of a session; prefiltered in SQL so a long
-        session is not validated whole (hits are validated and checked by the caller).
+        Recovery reads this on the first claim of a session, through indexes: a long
+        session is not read whole.
         """
         self.flush()
 
-        open_parts = "session_id=?1 AND (instr(data, ?2) > 0 OR instr(data, ?3) > 0)"
-        open_answer = (
-            "json_extract(data, '$.role') = 'assistant' AND json_extract(data, '$.finish') IS NULL"
-            " AND json_extract(data, '$.time.completed') IS NULL"
-        )
-        args = (session_id, '"status":"pending"', '"status":"running"')
-
         def work(conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
-            parts = conn.execute(f"SELECT message_id, data FROM part WHERE {open_parts} ORDER BY id", args)
-            part_rows = parts.fetchall()
+            parts = conn.execute(
+                "SELECT message_id, data FROM part INDEXED BY part_status WHERE session_id=?"
+                f" AND {migrations.PART_STATUS} IN ('pending', 'running') ORDER BY id",
+                (session_id,),
+            ).fetchall()
+            owners = json.dumps(sorted({r[0] for r in parts}))
             msgs = conn.execute(
-                f"SELECT id, data FROM message WHERE session_id=?1 AND ({open_answer}"
-                f" OR id IN (SELECT message_id FROM part WHERE {open_parts})) ORDER BY id",
-                args,
-            )
-            return msgs.fetchall(), part_rows
+                "SELECT id, data FROM message INDEXED BY message_open WHERE session_id=?1"
+                f" AND {migrations.OPEN_ANSWER}"
+                " UNION SELECT id, data FROM message WHERE session_id=?1 AND id IN"
+                " (SELECT value FROM json_each(?2)) ORDER BY id",
+                (session_id, owners),
+            ).fetchall()
+            return msgs, parts
 
         msgs, parts = self._db.read(work)
         by_message: dict[str, list[AnyPart]] = {}
