@@ -323,10 +323,10 @@ class SqliteStore:
     def compactions(self, session_id: str, until: str | None = None) -> list[CompactionPart]:
         """The session's compaction parts (of messages before ``until``), newest first.
 
-        Found through an index on the part's type: reopening never reads every part.
+        Found through an index on the part's type: reopening never reads every part. No
+        flush first: compaction parts are written whole, never coalesced.
         """
         end = until if until is not None else _NO_END
-        self.flush()
         rows = self._db.read(
             lambda c: c.execute(
                 "SELECT data FROM part INDEXED BY part_type WHERE session_id=? AND"
