@@ -264,3 +264,36 @@ def test_recovery_reads_only_what_a_dead_process_left_open(tmp_path: Path) -> No
     assert after[running.id].state.status == "error" and after[decoy.id].state.status == "completed"  # type: ignore[union-attr]
     assert close_orphans(store, session.id) == 0  # nothing left open
     store.close()
+
+
+async def test_a_prompt_on_a_reopened_long_session_reads_only_its_window(
+    make_runtime: Any, scripted_server: Any
+) -> None:
+    """The whole loop (state scan, request, prune, budget, recovery on claim) after a
+    restart: the model sees the compacted view, and the older rows are never read."""
+    from scripted_server import Reply
+
+    runtime = make_runtime()
+    session = runtime.new_session(title="a long analysis")
+    rec = runtime.recorder(session.id)
+    starts = [_turn(rec, n) for n in range(60)]
+    _compact(rec, starts[-2])
+    for n in range(2):
+        _turn(rec, 100 + n)
+    runtime.store.close()
+    path = runtime.store.path
+    with sqlite3.connect(path) as conn:
+        older = conn.execute("SELECT COUNT(*) FROM message WHERE id<?", (starts[-2],)).fetchone()[0]
+    conn.close()
+
+    reopened = make_runtime(budget={"session_usd": 100})
+    reopened.store.rows_read = 0
+    scripted_server.queue(Reply(text="done"))
+    await reopened.prompt("and now?", session_id=session.id)
+    sent = scripted_server.requests[-1]["body"]["messages"]
+    assert [m["role"] for m in sent][:3] == ["system", "user", "assistant"]  # the compaction, its summary
+    assert "question 0" not in json.dumps(sent)
+    # the window, the compaction part that found it, and the older messages' costs (the
+    # budget; read without their parts): none of the older parts
+    assert 0 < reopened.store.rows_read <= _rows(path, session.id, starts[-2]) + 1 + older
+    assert reopened.store.rows_read * 3 < _rows(path, session.id)
