@@ -58,9 +58,11 @@ class StoreReads:
             rows = []
             if parts and msgs:
                 first, last = msgs[0][0], msgs[-1][0]
+                # a range (a window, a run) by message id: its parts without touching the
+                # others; a whole session by its own index (other sessions' parts may interleave)
+                index = "part_message" if since or until is not None else "part_session"
                 rows = conn.execute(
-                    # by message id range: a window's parts without touching the older ones
-                    "SELECT message_id, id, data FROM part INDEXED BY part_message WHERE session_id=?"
+                    f"SELECT message_id, id, data FROM part INDEXED BY {index} WHERE session_id=?"
                     " AND message_id>=? AND message_id<=? ORDER BY id",
                     (session_id, first, last),
                 ).fetchall()
