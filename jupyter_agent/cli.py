@@ -136,15 +136,37 @@ def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
         print(f"cost: {cost.pair_text(turn, session).removeprefix('cost ')}", file=sys.stderr)
 
 
-def _stop_on_sigterm() -> None:
-    """SIGTERM stops a headless run like Ctrl-C: the step is aborted and recorded, the
-    shell's process group killed (a ``kill -9`` is covered by ``process_guard``)."""
-    import signal
+class _StopOnSignals:
+    """Ctrl-C and SIGTERM stop a headless run: the step is aborted and recorded, the shell's
+    process group killed (a ``kill -9`` is covered by ``process_guard``).
 
-    task = asyncio.current_task()
-    if task is not None:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    Cancelling the task alone is not enough: Python 3.11 can lose a cancellation inside library
+    code (the answer then kept streaming), so the run's abort event is set too and the exit
+    code follows ``hit``, not the exception. A second Ctrl-C exits at once."""
+
+    def __init__(self, runtime: Any) -> None:
+        self.runtime = runtime
+        self.hit = False
+        self.task = asyncio.current_task()
+
+    def install(self) -> None:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self.fire, sig)
+
+    def fire(self, sig: int) -> None:
+        import signal
+
+        if self.hit and sig == signal.SIGINT:  # the second Ctrl-C: no more waiting
+            print("error: interrupted twice; exiting without waiting for the step to close", file=sys.stderr)
+            raise SystemExit(EXIT_INTERRUPTED)
+        self.hit = True
+        self.runtime.stop()
+        if self.task is not None:
+            self.task.cancel()
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -164,7 +186,8 @@ async def _run(args: argparse.Namespace) -> int:
         latest = runtime.latest_session()
         session_id = latest.id if latest else None
     runtime.bus.subscribe(Printer(args.json))
-    _stop_on_sigterm()
+    stopper = _StopOnSignals(runtime)
+    stopper.install()
     try:
         model = runtime.model_for(args.model, args.agent)
         problem = runtime.preflight(model, cli=True)
@@ -178,6 +201,8 @@ async def _run(args: argparse.Namespace) -> int:
         session_id = await runtime.prompt(
             args.prompt, session_id=session_id, agent=args.agent, model=args.model
         )
+        if stopper.hit:  # the abort event ended the step before the cancellation arrived
+            raise asyncio.CancelledError
     except ConfigurationError as exc:
         print(f"error: {exc.for_cli}", file=sys.stderr)
         return EXIT_USAGE

@@ -268,5 +268,7 @@ def test_the_loader_asks_for_the_code_once_per_page_and_renders_the_view(page: A
     text = {"id": "p1", "message_id": "m1", "type": "text", "text": "loaded"}
     deliver(page, {"kind": "replay", "view": view, "messages": [{"kind": "part", "part": text}]})
     # Text is rendered on the next animation frame: wait for the words, not for the empty node.
-    page.wait_for_function("document.querySelector('#out [data-testid=ja-text]')?.textContent === 'loaded'")
+    page.wait_for_function(
+        "document.querySelector('#out [data-testid=ja-text]')?.textContent.trim() === 'loaded'"
+    )
     assert page.locator("#out [data-testid=ja-text]").inner_text() == "loaded"
