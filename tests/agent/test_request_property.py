@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from scripted_server import ErrorReply, Reply, ToolCall, Usage
 
 from jupyter_agent.agent import request as request_module
+from jupyter_agent.agent import window as window_module
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.revert import RevertError, revert, unrevert
 from jupyter_agent.agent.runtime import Runtime
@@ -253,6 +254,7 @@ def test_incremental_request_equals_a_full_rebuild(
         with (
             patch.object(request_module.RequestBuilder, "build", spy),
             patch.object(loop_module.AgentLoop, "_step", remember),
+            patch.object(window_module, "PAGE", 3),  # small sessions still load their window in pages
         ):
             for op in steps:
                 asyncio.run(session.apply(op))
