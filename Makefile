@@ -8,5 +8,6 @@ test:
 lint:
 	.venv/bin/ruff check jupyter_agent tests benchmarks
 	.venv/bin/mypy jupyter_agent
+	.venv/bin/lint-imports
 bench:
 	.venv/bin/python -m benchmarks

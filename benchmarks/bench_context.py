@@ -77,7 +77,7 @@ def _session(messages: int) -> tuple[AgentLoop, Recorder]:
     env = ToolEnv(
         registry=ToolRegistry(), allowed=None, project_root=folder, working_dir=folder, save_output=str
     )
-    loop = AgentLoop(recorder, client=None, tool_env=env, settings=settings, ask=None)  # type: ignore[arg-type]
+    loop = AgentLoop(recorder, client=None, tool_env=env, settings=settings, asker=None)  # type: ignore[arg-type]
     return loop, recorder
 
 

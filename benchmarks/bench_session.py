@@ -21,7 +21,7 @@ TURNS = 200
 def _session(prune: bool, context: int) -> dict[str, Any]:
     from scripted_server import ToolCall
 
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.compose import build_runtime
     from jupyter_agent.config import load_config
     from jupyter_agent.storage.sqlite_store import SqliteStore
 
@@ -49,7 +49,7 @@ def _session(prune: bool, context: int) -> dict[str, Any]:
         },
         env={},
     )
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config,
         store=SqliteStore.for_directory(folder),
         project_root=folder,

@@ -24,7 +24,7 @@ def run() -> dict[str, float]:
 
     os.environ["JUPYTER_AGENT_API_KEY"] = "sk-bench"
 
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.compose import build_runtime
     from jupyter_agent.config import load_config
     from jupyter_agent.storage.sqlite_store import SqliteStore
 
@@ -33,7 +33,7 @@ def run() -> dict[str, float]:
     server.title_reply = Reply(text="t")
     folder = Path(tempfile.mkdtemp())
     config = load_config(folder, {"model": server.model, "api_base": server.base_url}, env={})
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config,
         store=SqliteStore.for_directory(folder),
         project_root=folder,

@@ -175,7 +175,7 @@ class Model:
 
 
 def _run(managed: bool) -> Trace:
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.compose import build_runtime
     from jupyter_agent.config import load_config
     from jupyter_agent.context.overflow import gauge
     from jupyter_agent.context.tokens import TokenCounter
@@ -202,7 +202,7 @@ def _run(managed: bool) -> Trace:
         env={},
         global_dir=folder / "no-global",
     )
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config,
         store=SqliteStore.for_directory(folder),
         project_root=folder,

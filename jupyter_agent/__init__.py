@@ -16,7 +16,8 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
 
 def load_ipython_extension(ipython: object) -> None:
     """``%load_ext jupyter_agent``: register the magics and warm up in the background."""
-    from jupyter_agent.magics import warmup
+    # imported on %load_ext, so `import jupyter_agent` (and the CLI's --version) stays cheap
+    from jupyter_agent.kernel import warmup
     from jupyter_agent.magics.magics import AgentMagics
     from jupyter_agent.magics.transform import install
     from jupyter_agent.ui.comm_target import register

@@ -13,10 +13,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from jupyter_agent.mcp.config import McpServerConfig, ServerName
+from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES
+from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
 Action = Literal["allow", "ask", "deny"]
@@ -63,8 +65,8 @@ class CompactionConfig(_Strict):
 
 
 class ToolOutputConfig(_Strict):
-    max_lines: int = Field(default=2000, ge=1)
-    max_bytes: int = Field(default=51_200, ge=1)
+    max_lines: int = Field(default=MAX_LINES, ge=1)
+    max_bytes: int = Field(default=MAX_BYTES, ge=1)
 
 
 class AgentConfig(_Strict):
@@ -144,7 +146,6 @@ class Config(_Strict):
         data["redact"] = [
             e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
         ]
-        from jupyter_agent.mcp.config import shown
 
         # from the unmasked values: a reference ("Bearer {env:TOKEN}") is shown as written
         for name, server in data["mcp"].items():
@@ -156,8 +157,6 @@ class Config(_Strict):
 
 
 def check_url(value: str) -> str:
-    from urllib.parse import urlsplit
-
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(
@@ -262,6 +261,14 @@ def _read_file(path: Path) -> dict[str, Any]:
 def global_config_dir(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "jupyter-agent"
+
+
+def project_root(start: Path) -> Path:
+    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
 
 
 def find_project_file(start: Path) -> Path | None:

@@ -9,7 +9,6 @@ Everything is imported lazily: this module is loaded by ``%load_ext``'s code pat
 from __future__ import annotations
 
 import errno
-import os
 from typing import NamedTuple
 
 EXIT_OK = 0
@@ -30,15 +29,11 @@ class Explained(NamedTuple):
     exit_code: int
 
 
-def debug_enabled(flag: bool = False) -> bool:
-    """``--debug`` or ``JUPYTER_AGENT_DEBUG=1``: show tracebacks and library logs."""
-    return flag or os.environ.get("JUPYTER_AGENT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
-
-
 def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:
     """The one line for an expected failure; None for a bug (which deserves a traceback).
     ``cli``: worded for a terminal (flags and environment variables, not magics)."""
-    from jupyter_agent.agent.runtime import ConfigurationError
+    # %load_ext's code paths import this module: what it tells apart loads on the first failure
+    from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.config import ConfigError
     from jupyter_agent.storage.lease import SessionBusyError
     from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError

@@ -12,7 +12,10 @@ before it is re-emitted or printed: a provider's debug line can hold the request
 from __future__ import annotations
 
 import logging
+import os
 import sys
+
+from jupyter_agent.core.redaction import redact
 
 ROOT = "jupyter_agent"
 LIBRARIES = (
@@ -30,12 +33,15 @@ _FOREIGN_MARKERS = ("litellm", "httpx", "httpcore", "aiohttp", "openai")
 _state = {"debug": False}
 
 
+def debug_enabled(flag: bool = False) -> bool:
+    """``--debug`` or ``JUPYTER_AGENT_DEBUG=1``: show tracebacks and library logs."""
+    return flag or os.environ.get("JUPYTER_AGENT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+
+
 class _Redact(logging.Filter):
     """Replace secrets in the message, its arguments and its traceback text."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from jupyter_agent.core.redaction import redact
-
         record.msg, record.args = redact(record.getMessage()), None
         if record.exc_info:
             record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
@@ -78,8 +84,6 @@ def _is_ours(handler: logging.Handler) -> bool:
 def route_library_logs(debug: bool | None = None) -> None:
     """Idempotent: call after importing litellm (it adds its handler at import time).
     ``debug`` None (in a kernel): as set before, or ``JUPYTER_AGENT_DEBUG=1``."""
-    from jupyter_agent.failures import debug_enabled
-
     _state["debug"] = debug if debug is not None else _state["debug"] or debug_enabled()
     ours = logging.getLogger(ROOT)
     if not any(_is_ours(h) for h in ours.handlers):

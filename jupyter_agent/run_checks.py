@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jupyter_agent.agent.agents import runnable_agent
+from jupyter_agent.config import ConfigError, load_config
+
 
 def missing_folder(flag: str, folder: Path) -> str:
     """The one sentence for a ``--notebook`` whose folder is missing (``run`` and the others)."""
@@ -20,9 +23,6 @@ def missing_folder(flag: str, folder: Path) -> str:
 
 def run_problem(args: argparse.Namespace) -> str | None:
     """Why ``jupyter-agent run`` cannot start with these arguments, or None."""
-    from jupyter_agent.agent.agents import runnable_agent
-    from jupyter_agent.config import ConfigError, load_config
-
     if not str(args.prompt or "").strip():
         return 'error: the prompt is empty. Give the text to send, e.g. jupyter-agent run "summarise x.csv"'
     try:

@@ -6,10 +6,16 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import TextPart, ToolPart
+from jupyter_agent.failures import UsageProblem
+from jupyter_agent.session.export import SessionExport
 
 
 def add_session_commands(sub: Any) -> None:
@@ -47,28 +53,25 @@ def _when(ms: int) -> str:
 
 
 def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None:
-    from jupyter_agent.failures import UsageProblem
-    from jupyter_agent.session.export import export_json_lines, export_markdown_lines, notebook_cells
-
     if output and Path(output).is_dir():
         raise UsageProblem(
             f"--output {output}: is a folder; give a file name, e.g. "
             f"--output {Path(output) / f'{session_id}.{fmt}'}"
         )
-    session = runtime.store.get_session(session_id)
-    history = runtime.recorder(session_id).history()
     if fmt == "ipynb":
+        # nbformat (and its JSON Schema) loads only for an ipynb export
         import nbformat
 
         if not output:
             raise ValueError("--output NOTEBOOK.ipynb is required for --format ipynb")
         path = Path(output)
         nb = nbformat.read(path, as_version=4) if path.exists() else nbformat.v4.new_notebook()
-        nb.cells.extend(notebook_cells(session, history))
+        cells = runtime.sessions.export_cells(session_id)
+        nb.cells.extend(cells)
         nbformat.write(nb, path)
-        print(f"added {len(history) + 1} markdown cells to {path}", file=sys.stderr)
+        print(f"added {len(cells)} markdown cells to {path}", file=sys.stderr)
         return
-    chunks = export_json_lines(session, history) if fmt == "json" else export_markdown_lines(session, history)
+    chunks = runtime.sessions.export(session_id, "json" if fmt == "json" else "md")
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for chunk in chunks:  # streamed: a huge session is never built in memory at once
@@ -81,11 +84,6 @@ def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None
 
 def _read_export(file: str) -> str:
     """The text of a JSON export; a missing, unreadable or foreign file is a usage problem."""
-    from pydantic import ValidationError
-
-    from jupyter_agent.failures import UsageProblem
-    from jupyter_agent.session.export import SessionExport
-
     hint = "give a file written by `jupyter-agent sessions export ID`"
     path = Path(file)
     if not path.is_file():
@@ -100,9 +98,10 @@ def _read_export(file: str) -> str:
     return text
 
 
-def run_session_command(args: argparse.Namespace) -> int:
-    from jupyter_agent.agent.revert import RevertError, revert, unrevert
-    from jupyter_agent.cli import build_runtime
+def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
+    """``build_runtime``: the CLI's (it reads ``--notebook``)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
+    from jupyter_agent.agent.revert import RevertError
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
@@ -127,16 +126,14 @@ def run_session_command(args: argparse.Namespace) -> int:
             _export(runtime, runtime.store.get_session(args.id).id, args.format, args.output)
             return 0
         if args.action == "revert":
-            state = revert(runtime, runtime.store.get_session(args.id).id, args.at)
+            state = runtime.sessions.revert(runtime.store.get_session(args.id).id, args.at)
             print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
             return 0
         if args.action == "unrevert":
-            unrevert(runtime, runtime.store.get_session(args.id).id)
+            runtime.sessions.unrevert(runtime.store.get_session(args.id).id)
             print("unreverted")
             return 0
         if args.action == "list":
-            from jupyter_agent.core.cost import CostTotal
-
             costs = runtime.store.session_costs()
             listed = sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated)
             if args.json:

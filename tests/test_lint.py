@@ -1,7 +1,11 @@
-"""The code base stays ruff- and mypy-clean (the dev tools come with the test install)."""
+"""The code base stays ruff- and mypy-clean (the dev tools come with the test install).
+
+Under CI (``CI`` set) a missing tool fails the test: a skipped lint is an unchecked one.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_clean(command: list[str]) -> None:
     tool = shutil.which(command[0], path=str(Path(sys.executable).parent))
     if tool is None:
-        pytest.skip(f"{command[0]} is not installed (pip install -e '.[dev]')")
+        message = f"{command[0]} is not installed (pip install -e '.[dev]')"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     result = subprocess.run([tool, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -20,6 +20,13 @@ READ_ONLY_TOOLS = frozenset(
 )
 
 
+class UnknownAgent(KeyError):
+    """An agent name that does not exist or cannot take prompts; the message lists the agents."""
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0]) if self.args else "unknown agent"
+
+
 class AgentInfo(BaseModel):
     name: str
     mode: Mode
@@ -115,11 +122,16 @@ BUILTIN: dict[str, AgentInfo] = {
 }
 
 
+PROMPTABLE = tuple(name for name, info in BUILTIN.items() if info.mode != "hidden")
+"""The agents a prompt may be sent to (``--agent``), in the order they are listed."""
+SUBTASK_AGENTS = tuple(name for name, info in BUILTIN.items() if info.mode == "subagent")
+"""The agents ``@name …`` runs as a subtask (the ``task`` tool's ``subagent_type``)."""
+
+
 def get_agent(name: str, overrides: dict[str, Any] | None = None) -> AgentInfo:
     """The agent ``name`` with config ``agent.<name>`` applied; unknown names raise."""
     if name not in BUILTIN:
-        names = ", ".join(a for a, info in BUILTIN.items() if info.mode != "hidden")
-        raise KeyError(f"Unknown agent '{name}'. Available agents: {names}")
+        raise UnknownAgent(f"Unknown agent '{name}'. Available agents: {', '.join(PROMPTABLE)}")
     info = BUILTIN[name]
     if not overrides:
         return info
@@ -133,8 +145,10 @@ def runnable_agent(name: str) -> AgentInfo:
     """An agent a prompt may be sent to: hidden helpers (compaction, title) are not."""
     info = get_agent(name)
     if info.mode == "hidden":
-        names = ", ".join(a for a, i in BUILTIN.items() if i.mode != "hidden")
-        raise KeyError(f"'{name}' is an internal agent and cannot take prompts. Available agents: {names}")
+        raise UnknownAgent(
+            f"'{name}' is an internal agent and cannot take prompts. "
+            f"Available agents: {', '.join(PROMPTABLE)}"
+        )
     return info
 
 

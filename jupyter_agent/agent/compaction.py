@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from jupyter_agent.agent.processor import StepProcessor
-from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
+from jupyter_agent.agent.step import StepDeps, model_step
 from jupyter_agent.context import compaction as ctx
-from jupyter_agent.context.overflow import max_output, usable
+from jupyter_agent.context.overflow import usable
+from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCompacted, SessionErrored
@@ -28,7 +29,6 @@ from jupyter_agent.core.messages import (
 from jupyter_agent.prompts import load_prompt
 
 if TYPE_CHECKING:
-    from jupyter_agent.agent.loop import AgentLoop
     from jupyter_agent.agent.recorder import Recorder
 
 
@@ -64,9 +64,13 @@ def create_compaction(
 class CompactionRunner:
     """Summarises the history before a compaction message, keeping a verbatim tail."""
 
-    def __init__(self, loop: AgentLoop, user: MessageWithParts, part: CompactionPart) -> None:
-        self.loop = loop
-        self.recorder = loop.recorder
+    def __init__(
+        self, steps: StepDeps, counter: TokenCounter, user: MessageWithParts, part: CompactionPart
+    ) -> None:
+        self.steps = steps
+        self.settings = steps.settings
+        self.recorder = steps.recorder
+        self.counter = counter
         self.user = user
         self.part = part
 
@@ -90,18 +94,18 @@ class CompactionRunner:
 
     def _model_and_prompt(self) -> tuple[str, str]:
         """``compaction.model`` / ``agent.compaction.{model,prompt}`` from config, else defaults."""
-        s = self.loop.settings
+        s = self.settings
         override = s.agent_overrides.get("compaction") or {}
         model = s.compaction_model or override.get("model") or s.model
         return model, override.get("prompt") or load_prompt("compaction")
 
     async def _run(self) -> Literal["continue", "stop"]:
-        s = self.loop.settings
+        s = self.settings
         history, previous, replay = ctx.split_for_summary(self._before(), self.part.replay_id)
         budget = s.preserve_recent_tokens or ctx.preserve_recent_budget(
             usable(s.context_limit, s.input_limit, s.output_limit, s.reserved, s.output_token_max)
         )
-        tail_id = ctx.select_tail(history, s.tail_turns, budget, self.loop.counter)
+        tail_id = ctx.select_tail(history, s.tail_turns, budget, self.counter)
         cut = next((i for i, m in enumerate(history) if m.info.id == tail_id), len(history))
         update = {"tail_start_id": tail_id, "replay_id": replay.info.id if replay else None}
         self.recorder.part(self.part.model_copy(update=update))
@@ -119,28 +123,16 @@ class CompactionRunner:
             summary=True,
         )
         self.recorder.message(message)
-        env = ToolEnv(**{**self.loop.tool_env.__dict__, "allowed": frozenset()})
-        runner = ToolRunner(self.recorder, env, "compaction", self.loop.ask)
-        self.loop.current_runner = runner
-        stream = self.loop.client.stream_with_retry(
-            model=model,
-            messages=messages,
-            tools=None,
-            api_base=s.api_base,
-            api_key=s.api_key,
-            max_tokens=max_output(s.output_limit, s.output_token_max),
-            abort=runner.abort,
-            on_retry=self.loop._retry_recorder(message),
-            extra=self.loop.call_options(model, "compaction"),
-        )
+        # no tools: a call the model makes anyway is recorded as an error, and the summary fails
+        runner = self.steps.tool_runner("compaction", frozenset())
         processor = StepProcessor(self.recorder, message, runner)
         try:
-            outcome = await processor.process(stream)
+            outcome = await model_step(
+                self.steps, processor, messages, extra=self.steps.options(model, "compaction")
+            )
         except BaseException:
             self._failed(processor.message, None)
             raise
-        finally:
-            self.loop.current_runner = None
         done = processor.message
         if outcome == "compact":
             self._failed(done, MessageError(name="context_overflow", message=ctx.TOO_LARGE))

@@ -17,12 +17,15 @@ from jupyter_agent.agent.budget import Budget, crossed
 from jupyter_agent.agent.budget import stop as stop_for_budget
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message, refuse_step
+from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
-from jupyter_agent.agent.secrets import redact
-from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
-from jupyter_agent.context.overflow import is_overflow, max_output
+from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.step import StepDeps, model_step
+from jupyter_agent.agent.subtask import run_subtask
+from jupyter_agent.agent.tool_runner import ToolEnv
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, is_overflow
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
@@ -30,13 +33,14 @@ from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
+    MessageError,
+    MessageWithParts,
     SubtaskPart,
     Tokens,
     ToolPart,
     UserMessage,
 )
 from jupyter_agent.prompts import load_prompt
-from jupyter_agent.tools.base import AskFn
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +60,7 @@ class LoopSettings:
     auto_compact: bool = True
     prune: bool = True
     reserved: int | None = None
-    output_token_max: int = 32_000
+    output_token_max: int = OUTPUT_TOKEN_MAX
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
     max_steps: int | None = None
@@ -77,21 +81,22 @@ class AgentLoop:
     def __init__(
         self,
         recorder: Recorder,
-        client: Any,
+        client: ModelClient,
         tool_env: ToolEnv,
         settings: LoopSettings,
-        ask: AskFn,
+        asker: PermissionAsker,
         counter: TokenCounter | None = None,
+        run: RunHandle | None = None,
     ) -> None:
         self.recorder = recorder
         self.client = client
         self.tool_env = tool_env
         self.settings = settings
-        self.ask = ask
         self.counter = counter or TokenCounter()
-        self.current_runner: ToolRunner | None = None
+        self.steps = StepDeps(recorder, client, settings, tool_env, asker, run or RunHandle())
+        """What each model step (and compaction) of this run uses."""
         self._last_finish: str | None = None
-        self._last_error: Any = None
+        self._last_error: MessageError | None = None
         self._last_message: AssistantMessage | None = None
         self._system: dict[str, str] = {}
         self._builder: RequestBuilder | None = None
@@ -99,7 +104,7 @@ class AgentLoop:
 
     # ------------------------------------------------------------ state
 
-    def _scan(self) -> tuple[Any, Any, Any]:
+    def _scan(self) -> tuple[MessageWithParts | None, MessageWithParts | None, MessageWithParts | None]:
         """Last user, last assistant, last finished assistant — by id (creation order).
 
         The recorder's window is id-ordered, so walking back from the end finds them
@@ -135,10 +140,10 @@ class AgentLoop:
                         return p
         return None
 
-    def _done(self, last_user: Any, last_assistant: Any) -> bool:
+    def _done(self, last_user: MessageWithParts | None, last_assistant: MessageWithParts | None) -> bool:
         if last_assistant is None or last_user is None:
             return False
-        info = last_assistant.info
+        info = _answer(last_assistant)
         if last_user.info.id > info.id:
             return False
         if info.error is not None:
@@ -148,7 +153,7 @@ class AgentLoop:
         )
         return (
             bool(info.finish)
-            and info.finish not in ("tool-calls", "unknown")
+            and info.finish != "tool-calls"
             and not unfinished
             and last_user.info.id < info.id
         )
@@ -162,33 +167,31 @@ class AgentLoop:
             last_user, last_assistant, last_finished = self._scan()
             if last_user is None:
                 return
+            prompt = _prompt(last_user)
+            finished = _answer(last_finished) if last_finished is not None else None
             if self._done(last_user, last_assistant):
                 break
             step += 1  # every iteration counts, compaction and subtask included (SPEC "Loop")
-            task = self._pending_task(last_finished.info.id if last_finished else "")
+            task = self._pending_task(finished.id if finished else "")
             if isinstance(task, SubtaskPart):
                 await self._run_subtask(task, last_user)
                 continue
             if isinstance(task, CompactionPart):
-                outcome = await CompactionRunner(self, last_user, task).run()
+                outcome = await CompactionRunner(self.steps, self.counter, last_user, task).run()
                 if outcome == "stop":
                     break
                 continue
-            if (
-                last_finished is not None
-                and not last_finished.info.summary
-                and self._overflow(last_finished.info)
-            ):
-                create_compaction(self.recorder, last_user.info, auto=True, overflow=False)
+            if finished is not None and not finished.summary and self._overflow(finished):
+                create_compaction(self.recorder, prompt, auto=True, overflow=False)
                 continue
-            new_prompt = last_finished is None or last_finished.info.id < last_user.info.id
+            new_prompt = finished is None or finished.id < prompt.id
             size = oversize.too_large(self, last_user) if new_prompt else None
             if size is not None:
                 oversize.refuse(self, last_user, size)
                 break
-            cap = self._max_steps(last_user.info)
+            cap = self._max_steps(prompt)
             if step > cap + 1:  # the last step overflowed and was retried once already
-                self._last_error = refuse_step(self.recorder, last_user.info, self.settings.model, cap)
+                self._last_error = refuse_step(self.recorder, prompt, self.settings.model, cap)
                 break
             if new_prompt and self._over_budget(last_user, None):
                 break
@@ -199,15 +202,13 @@ class AgentLoop:
                 # overflow = the step never finished (provider said "too long"): a new
                 # prompt is summarised without it and re-sent once after the summary
                 overflow = self._last_finish is None
-                if overflow and new_prompt and _follows_summary(self.recorder.window(), last_user.info.id):
+                if overflow and new_prompt and _follows_summary(self.recorder.window(), prompt.id):
                     # it was just replayed after a summary and still does not fit
                     size = oversize.message_tokens(last_user, self.counter)
                     oversize.refuse(self, last_user, size, self._last_message)
                     break
-                replay_id = last_user.info.id if overflow and new_prompt else None
-                create_compaction(
-                    self.recorder, last_user.info, auto=True, overflow=overflow, replay_id=replay_id
-                )
+                replay_id = prompt.id if overflow and new_prompt else None
+                create_compaction(self.recorder, prompt, auto=True, overflow=overflow, replay_id=replay_id)
                 continue
             if result == "stop":
                 break
@@ -242,8 +243,10 @@ class AgentLoop:
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
         return agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
 
-    async def _step(self, step: int, last_user: Any, last_finished: Any) -> Outcome:
-        user: UserMessage = last_user.info
+    async def _step(
+        self, step: int, last_user: MessageWithParts, last_finished: MessageWithParts | None
+    ) -> Outcome:
+        user = _prompt(last_user)
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
         model = user.model or agent.model or self.settings.model
         message = AssistantMessage(
@@ -261,32 +264,17 @@ class AgentLoop:
         if last_step:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
         allowed = agent.tools
-        env = ToolEnv(**{**self.tool_env.__dict__, "allowed": allowed})
-        runner = ToolRunner(self.recorder, env, agent.name, self.ask)
-        self.current_runner = runner
-        tools = [t for t in env.registry.specs() if allowed is None or t["function"]["name"] in allowed]
-        extra: dict[str, Any] = dict(self.call_options(model, agent.name) or {})
+        runner = self.steps.tool_runner(agent.name, allowed)
+        specs = self.tool_env.registry.specs()
+        tools = [t for t in specs if allowed is None or t["function"]["name"] in allowed]
+        extra: dict[str, Any] = dict(self.steps.options(model, agent.name) or {})
         if last_step:
             # the last request forbids tools (still declared so past tool calls stay valid)
             runner.refuse = max_steps_message(max_steps)
             if tools:
                 extra.update(tool_choice="none", drop_params=True)
-        stream = self.client.stream_with_retry(
-            model=model,
-            messages=messages,
-            tools=tools or None,
-            api_base=self.settings.api_base,
-            api_key=self.settings.api_key,
-            max_tokens=max_output(self.settings.output_limit, self.settings.output_token_max),
-            abort=runner.abort,
-            on_retry=self._retry_recorder(message),
-            **({"extra": extra} if extra else {}),
-        )
         processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
-        try:
-            outcome = await processor.process(stream)
-        finally:
-            self.current_runner = None
+        outcome = await model_step(self.steps, processor, messages, tools=tools, extra=extra)
         self._last_finish = processor.message.finish
         self._last_error = processor.message.error
         self._last_message = processor.message
@@ -295,24 +283,7 @@ class AgentLoop:
             return "stop"
         return outcome
 
-    def _retry_recorder(self, message: AssistantMessage) -> Callable[[int, Any, int], None]:
-        from jupyter_agent.core.messages import RetryError, RetryPart
-
-        def on_retry(attempt: int, error: Any, next_ms: int) -> None:
-            self.recorder.part(
-                RetryPart(
-                    id=ids.ascending("prt"),
-                    session_id=message.session_id,
-                    message_id=message.id,
-                    attempt=attempt,
-                    error=RetryError(message=redact(str(error)), status=getattr(error, "status", None)),
-                    next=now_ms() + next_ms,
-                )
-            )
-
-        return on_retry
-
-    def _over_budget(self, user: Any, answer: AssistantMessage | None) -> bool:
+    def _over_budget(self, user: MessageWithParts, answer: AssistantMessage | None) -> bool:
         """Stop after the step that crossed a budget (or before a prompt when none is left)."""
         budget = self.settings.budget
         if not budget:
@@ -326,9 +297,6 @@ class AgentLoop:
         stop_for_budget(self, user, text, answer)
         return True
 
-    def call_options(self, model: str, agent: str) -> dict[str, Any] | None:
-        return self.settings.options(model, agent) if self.settings.options else None
-
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
     ) -> list[dict[str, Any]]:
@@ -340,14 +308,14 @@ class AgentLoop:
             self._system[agent.name] = self.settings.system(agent)
         return self._builder.build(agent, self._system[agent.name], remind_after)
 
-    async def _run_subtask(self, task: SubtaskPart, last_user: Any) -> None:
-        runner = self.tool_env.extra.get("subtask_runner")
-        if runner is None:
+    async def _run_subtask(self, task: SubtaskPart, last_user: MessageWithParts) -> None:
+        run_child = self.tool_env.services.run_child
+        if run_child is None:
             raise RuntimeError("sub-agents are not available in this runtime")
-        await runner(self, task, last_user.info)
+        await run_subtask(self.recorder, self.settings.model, task, _prompt(last_user), run_child)
 
 
-def _follows_summary(history: list[Any], user_id: str) -> bool:
+def _follows_summary(history: list[MessageWithParts], user_id: str) -> bool:
     """True for a prompt re-sent right after a successful summary (an overflow replay)."""
     before = None
     for m in history:
@@ -356,3 +324,17 @@ def _follows_summary(history: list[Any], user_id: str) -> bool:
         before = m
     info = before.info if before is not None else None
     return isinstance(info, AssistantMessage) and info.summary and info.error is None
+
+
+def _prompt(entry: MessageWithParts) -> UserMessage:
+    """The user message of an entry ``_scan`` found as one (typed for the checks below)."""
+    if not isinstance(entry.info, UserMessage):
+        raise TypeError(f"{entry.info.id} is not a user message")
+    return entry.info
+
+
+def _answer(entry: MessageWithParts) -> AssistantMessage:
+    """The assistant message of an entry ``_scan`` found as one."""
+    if not isinstance(entry.info, AssistantMessage):
+        raise TypeError(f"{entry.info.id} is not an assistant message")
+    return entry.info

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
+from jupyter_agent.agent.agents import get_agent
+from jupyter_agent.agent.ports import PermissionContext
 from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.events import (
@@ -22,9 +24,8 @@ from jupyter_agent.core.events import (
     PermissionReply,
     PermissionRequest,
 )
-from jupyter_agent.tools.base import PermissionDenied
+from jupyter_agent.tools.base import Action, PermissionDenied, PermissionQuestion
 
-Action = Literal["allow", "ask", "deny"]
 Rule = Action | dict[str, Action]
 DEFAULTS: dict[str, Rule] = {"*": "allow", "external_directory": "ask", "doom_loop": "ask"}
 
@@ -107,20 +108,20 @@ class _Pending:
 
 @dataclass
 class PermissionManager:
-    """Evaluates rules per agent and holds the requests waiting for a user's answer."""
+    """Evaluates rules per agent and holds the requests waiting for a user's answer.
+
+    Implements ``PermissionAsker``; whether a run may wait for the user travels with each
+    question (``PermissionContext.interactive``), so runs never change each other's mode."""
 
     bus: Bus
     config: Any = None
-    interactive: bool = False
     headless_reply: Literal["once", "reject"] = "reject"
     _pending: dict[str, _Pending] = field(default_factory=dict)
     _always: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def rules_for(self, agent: str) -> dict[str, Rule]:
-        from jupyter_agent.agent.agents import BUILTIN
-
-        builtin = BUILTIN[agent].permission if agent in BUILTIN else None
-        return build_ruleset(self.config, builtin, agent)
+        """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
+        return build_ruleset(self.config, get_agent(agent).permission, agent)
 
     def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
         """What the rules written for ``permission`` say about one value, without asking
@@ -132,21 +133,13 @@ class PermissionManager:
             return "allow"
         return found
 
-    async def ask(
-        self,
-        session_id: str,
-        message_id: str,
-        call_id: str | None,
-        permission: str,
-        patterns: list[str],
-        title: str,
-        metadata: dict[str, Any],
-        agent: str = "build",
-    ) -> None:
+    async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
         """Return when allowed; raise PermissionDenied with a user-facing reason otherwise."""
-        rules = self.rules_for(str(metadata.pop("agent", agent)))
-        action = evaluate(rules, permission, patterns, metadata.pop("default_action", None))
-        unsure = metadata.pop("unsure", None)
+        permission, patterns, title = question.permission, question.patterns, question.title
+        metadata, session_id = question.metadata, who.session_id
+        rules = self.rules_for(who.agent)
+        action = evaluate(rules, permission, patterns, question.default)
+        unsure = question.unsure
         if unsure and action == "allow" and rules.get(permission) != "allow":
             action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through
         if action == "allow":
@@ -165,7 +158,7 @@ class PermissionManager:
             any(p == permission and fnmatchcase(v, g) for p, g in remembered) for v in patterns
         ):
             return
-        if not self.interactive:
+        if not who.interactive:
             if self.headless_reply == "once":
                 return
             example = json.dumps({"permission": {permission: "allow"}})
@@ -177,8 +170,8 @@ class PermissionManager:
         request = PermissionRequest(
             id=ids.ascending("per"),
             session_id=session_id,
-            message_id=message_id,
-            call_id=call_id,
+            message_id=who.message_id,
+            call_id=who.call_id,
             permission=permission,
             patterns=patterns,
             title=title,

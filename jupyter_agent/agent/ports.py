@@ -1,15 +1,22 @@
 """The seams between the loop and the world: the loop talks to these Protocols only.
 
 The SQLite store, the litellm client and the tool registry implement them; tests may
-swap in real alternatives (a temporary store, the scripted HTTP server) without mocks.
+swap in real alternatives (a temporary store, the scripted HTTP server, the in-process
+scripted model of ``tests/scripted_model.py``) without mocks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Protocol
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
+from jupyter_agent.providers.retry import RetryCallback
+from jupyter_agent.providers.stream_events import StreamEvent
+from jupyter_agent.tools.base import PermissionQuestion
 
 
 class SessionStore(Protocol):
@@ -49,3 +56,59 @@ class SessionStore(Protocol):
         ...
 
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int: ...
+
+
+class ModelClient(Protocol):
+    """One model step as our stream events (``providers/litellm_client.py`` implements it).
+
+    Failures arrive as typed ``ProviderError``s; retryable ones are retried inside
+    ``stream_with_retry`` (``on_retry`` tells the loop, ``attempt-restart`` drops partial
+    output). ``abort`` set → ``AbortedError`` at the next chunk or during a retry wait.
+    """
+
+    def stream_with_retry(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+        abort: asyncio.Event | None = None,
+        on_retry: RetryCallback | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> AsyncIterator[StreamEvent]: ...
+
+    async def complete(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """One non-streaming answer (session titles)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PermissionContext:
+    """Who asks: the session, agent and tool call a permission question comes from."""
+
+    session_id: str
+    agent: str
+    """Whose rules apply (plan and explore are read-only); always named, never assumed."""
+    message_id: str = ""
+    call_id: str | None = None
+    interactive: bool = False
+    """The run can wait for a user's answer (a widget or a panel shows it); else rules decide."""
+
+
+class PermissionAsker(Protocol):
+    """Answers permission questions: rules, remembered answers, else the user (see ``permissions.py``)."""
+
+    async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
+        """Return when allowed; raise ``PermissionDenied`` with a reason the model can read."""
+        ...

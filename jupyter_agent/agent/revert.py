@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupyter_agent.agent.outside import external_pattern, refused_paths
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -22,19 +23,17 @@ from jupyter_agent.core.messages import (
 )
 
 if TYPE_CHECKING:
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.sessions import SessionService
 
 
 class RevertError(Exception):
     """A revert that cannot be done; the message says why."""
 
 
-def _check_inside(runtime: Runtime, paths: list[str], action: str) -> None:
+def _check_inside(sessions: SessionService, paths: list[str], action: str) -> None:
     """Refuse before writing anything when a stored path leaves the project (an imported
     or tampered session must not write elsewhere); only an "allow" rule lets it through."""
-    from jupyter_agent.agent.outside import external_pattern, refused_paths
-
-    bad = refused_paths(paths, runtime.project_root, runtime.permissions.rules_for("build"))
+    bad = refused_paths(paths, sessions.project_root, sessions.rules_for("build"))
     if bad:
         shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
         example = json.dumps({"permission": {"external_directory": {external_pattern(bad[0]): "allow"}}})
@@ -72,12 +71,12 @@ def _default_point(history: list[MessageWithParts]) -> str:
     return users[-1]
 
 
-def revert(runtime: Runtime, session_id: str, message_id: str | None = None) -> RevertState:
+def revert(sessions: SessionService, session_id: str, message_id: str | None = None) -> RevertState:
     """Hide the messages from ``message_id`` on and restore the files they changed."""
-    if runtime.busy(session_id):
+    if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first, then revert.")
-    session = runtime.store.get_session(session_id)
-    history = runtime.store.messages(session_id)
+    session = sessions.store.get_session(session_id)
+    history = sessions.store.messages(session_id)
     if session.revert is not None:
         history = [m for m in history if m.info.id < session.revert.message_id]
     point = message_id or _default_point(history)
@@ -95,7 +94,7 @@ def revert(runtime: Runtime, session_id: str, message_id: str | None = None) -> 
             )
     patches = [p for m in after for p in m.parts if isinstance(p, PatchPart)]
     touched = {c.path for p in patches for c in p.files}
-    _check_inside(runtime, sorted(touched), "Revert")
+    _check_inside(sessions, sorted(touched), "Revert")
     snapshot = {path: _current(Path(path)) for path in sorted(touched)}
     if session.revert is not None and session.revert.snapshot:
         snapshot = {**json.loads(session.revert.snapshot), **snapshot}
@@ -103,32 +102,32 @@ def revert(runtime: Runtime, session_id: str, message_id: str | None = None) -> 
         for change in reversed(patch.files):
             _write(Path(change.path), change.before, change.binary)
     state = RevertState(message_id=point, snapshot=json.dumps(snapshot))
-    runtime.recorder(session_id).update_session(session.model_copy(update={"revert": state}))
+    sessions.recorder(session_id).update_session(session.model_copy(update={"revert": state}))
     return state
 
 
-def unrevert(runtime: Runtime, session_id: str) -> None:
+def unrevert(sessions: SessionService, session_id: str) -> None:
     """Put back the files and messages of the pending revert."""
-    if runtime.busy(session_id):
+    if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first.")
-    session = runtime.store.get_session(session_id)
+    session = sessions.store.get_session(session_id)
     if session.revert is None:
         raise RevertError("Nothing to unrevert: there is no pending revert in this session.")
     saved_files: dict[str, Any] = json.loads(session.revert.snapshot or "{}")
-    _check_inside(runtime, sorted(saved_files), "Unrevert")
+    _check_inside(sessions, sorted(saved_files), "Unrevert")
     for path, saved in saved_files.items():
         _write(Path(path), saved["content"], bool(saved["binary"]))
-    runtime.recorder(session_id).update_session(session.model_copy(update={"revert": None}))
+    sessions.recorder(session_id).update_session(session.model_copy(update={"revert": None}))
 
 
-def cleanup(runtime: Runtime, session_id: str) -> int:
+def cleanup(sessions: SessionService, session_id: str) -> int:
     """Make a pending revert final: delete the hidden messages. Returns how many."""
-    session = runtime.store.get_session(session_id)
+    session = sessions.store.get_session(session_id)
     if session.revert is None:
         return 0
     point = session.revert.message_id
-    recorder = runtime.recorder(session_id)
-    hidden = [m.info.id for m in runtime.store.messages(session_id) if m.info.id >= point]
+    recorder = sessions.recorder(session_id)
+    hidden = [m.info.id for m in sessions.store.messages(session_id) if m.info.id >= point]
     for mid in hidden:
         recorder.remove_message(mid)
     recorder.update_session(session.model_copy(update={"revert": None}))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.context import system
 from jupyter_agent.prompts import load_prompt
+from jupyter_agent.tools.skill import discover_skills
 
 if TYPE_CHECKING:
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.workspace import Workspace
 
 
 def _truthy(name: str) -> bool:
@@ -39,31 +41,31 @@ def _read(path: str, mtime: float) -> str:
     return Path(path).read_text(errors="replace")
 
 
-def _notebook_info(runtime: Runtime) -> system.NotebookInfo | None:
+def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
     if not runtime.notebook_path:
         return None
     cells: int | None = None
     path = Path(runtime.notebook_path)
     if path.exists():
         try:
+            # nbformat (and its JSON Schema) loads only when the notebook is summarised
             import nbformat
 
             cells = len(nbformat.read(path, as_version=4).cells)
         except Exception:
             cells = None
-    import sys
 
     return system.NotebookInfo(
         path=str(path),
-        kernel=f"python {platform.python_version()}" if "shell" in runtime.extra else sys.executable,
+        kernel=f"python {platform.python_version()}"
+        if runtime.services.shell is not None
+        else sys.executable,
         cells=cells,
     )
 
 
-def build_for_runtime(runtime: Runtime, agent: AgentInfo, model: str) -> str:
+def build_for_runtime(runtime: Workspace, agent: AgentInfo, model: str) -> str:
     """Agent prompt → environment → instruction files → skills (SPEC "System prompt")."""
-    from jupyter_agent.tools.skill import discover_skills
-
     root = runtime.project_root
     env = system.environment_block(
         model=model,

@@ -9,7 +9,8 @@ from jupyter_agent.core.messages import TextPart, UserMessage
 from jupyter_agent.prompts import load_prompt
 
 if TYPE_CHECKING:
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.sessions import SessionService
+    from jupyter_agent.agent.workspace import Workspace
 
 log = logging.getLogger(__name__)
 PLACEHOLDERS = ("New session - ", "Child session - ")
@@ -20,12 +21,14 @@ def needs_title(title: str) -> bool:
     return not title or title.startswith(PLACEHOLDERS[0])
 
 
-async def generate_title(runtime: Runtime, session_id: str, model: str) -> str | None:
+async def generate_title(
+    workspace: Workspace, sessions: SessionService, session_id: str, model: str
+) -> str | None:
     """Ask for a short title; a failure keeps the placeholder (titles are a nicety)."""
-    session = runtime.store.get_session(session_id)
+    session = workspace.store.get_session(session_id)
     if session.parent_id or not needs_title(session.title):
         return None
-    history = runtime.store.messages(session_id)
+    history = workspace.store.messages(session_id)
     first = next((m for m in history if isinstance(m.info, UserMessage)), None)
     if first is None:
         return None
@@ -33,11 +36,11 @@ async def generate_title(runtime: Runtime, session_id: str, model: str) -> str |
     if not text.strip():
         return None
     try:
-        raw = await runtime.client.complete(
-            model=runtime.config.small_model or model,
+        raw = await workspace.client.complete(
+            model=workspace.config.small_model or model,
             messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
-            api_base=runtime.config.api_base,
-            api_key=runtime.config.api_key(),
+            api_base=workspace.config.api_base,
+            api_key=workspace.config.api_key(),
             max_tokens=40,
         )
     except Exception:
@@ -46,5 +49,5 @@ async def generate_title(runtime: Runtime, session_id: str, model: str) -> str |
     title = raw.strip().strip("\"'").split("\n")[0][:MAX_TITLE].strip()
     if not title:
         return None
-    runtime.recorder(session_id).update_session(session.model_copy(update={"title": title}))
+    sessions.recorder(session_id).update_session(session.model_copy(update={"title": title}))
     return title

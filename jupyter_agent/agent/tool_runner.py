@@ -8,7 +8,6 @@ model can act on, so the loop continues instead of crashing.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +15,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from jupyter_agent.agent.assembler import shown_input
+from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.secrets import redact, redact_value
-from jupyter_agent.context.truncate import truncate_output
+from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, truncate_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     FileChange,
+    MessageWithParts,
     PatchPart,
     ToolPart,
     ToolStateCompleted,
@@ -31,16 +34,17 @@ from jupyter_agent.core.messages import (
     ToolTimeCompleted,
     ToolTimeError,
 )
-from jupyter_agent.tools.base import AskFn, PermissionDenied, ToolContext, ToolError
+from jupyter_agent.tools.base import PermissionDenied, PermissionQuestion, ToolContext, ToolError
 from jupyter_agent.tools.registry import ToolRegistry
+from jupyter_agent.tools.services import Services
 
 ABORTED = "Tool execution aborted"
 
 
 @dataclass
 class ToolLimits:
-    max_lines: int = 2000
-    max_bytes: int = 51_200
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
 
 
 @dataclass
@@ -53,18 +57,21 @@ class ToolEnv:
     working_dir: Path
     save_output: Callable[[str], str]
     limits: ToolLimits = field(default_factory=ToolLimits)
-    extra: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
 
 
 class ToolRunner:
     """Executes the tool parts of one assistant message in order."""
 
-    def __init__(self, recorder: Recorder, env: ToolEnv, agent: str, ask: AskFn) -> None:
+    def __init__(
+        self, recorder: Recorder, env: ToolEnv, agent: str, asker: PermissionAsker, run: RunHandle
+    ) -> None:
         self.recorder = recorder
         self.env = env
         self.agent = agent
-        self.ask = ask
-        self.abort = asyncio.Event()
+        self.asker = asker
+        self.run_handle = run
+        self.abort = run.abort
         self.refuse: str | None = None
         """Set on the last allowed step: tool calls are recorded as errors, never run."""
         self.refused = 0
@@ -74,12 +81,7 @@ class ToolRunner:
 
     def parse(self, part: ToolPart, raw: str) -> tuple[BaseModel | None, dict[str, Any], str | None]:
         """Validated args, the input to show, and an error text (unknown tool, bad JSON…)."""
-        shown: dict[str, Any]
-        try:
-            loaded = json.loads(raw) if raw.strip() else {}
-            shown = loaded if isinstance(loaded, dict) else {"value": loaded}
-        except json.JSONDecodeError:
-            shown = {"raw": raw}
+        shown = shown_input(raw)
         if not self._available(part.tool):
             names = sorted(n for n in self.env.registry.names() if self._available(n))
             return None, shown, (f"Unknown tool '{part.tool}'. Available tools: {', '.join(names)}")
@@ -170,9 +172,8 @@ class ToolRunner:
                 )
             )
 
-        async def ask(permission: str, patterns: list[str], title: str, metadata: dict[str, Any]) -> None:
-            ids_ = {"message_id": part.message_id, "call_id": part.call_id, "agent": self.agent}
-            await self.ask(permission, patterns, title, {**metadata, **ids_})
+        async def ask(question: PermissionQuestion) -> None:
+            await self.ask(part, question)
 
         return ToolContext(
             session_id=part.session_id,
@@ -185,8 +186,19 @@ class ToolRunner:
             ask=ask,
             on_metadata=on_metadata,
             on_patch=on_patch,
-            extra=self.env.extra,
+            services=self.env.services.for_run(self.run_handle.bridge),
         )
+
+    async def ask(self, part: ToolPart, question: PermissionQuestion) -> None:
+        """Ask on behalf of one call of this message (also the loop's doom-loop question)."""
+        who = PermissionContext(
+            session_id=part.session_id,
+            agent=self.agent,
+            message_id=part.message_id,
+            call_id=part.call_id,
+            interactive=self.run_handle.interactive,
+        )
+        await self.asker.ask(who, question)
 
     def _error(
         self,
@@ -219,7 +231,7 @@ class ToolRunner:
         return failed
 
 
-def _live_metadata(entry: Any, part_id: str) -> dict[str, Any]:
+def _live_metadata(entry: MessageWithParts, part_id: str) -> dict[str, Any]:
     """Metadata streamed while running (e.g. partial bash output), kept on abort."""
     for p in entry.parts:
         if p.id == part_id and isinstance(p, ToolPart) and isinstance(p.state, ToolStateRunning):

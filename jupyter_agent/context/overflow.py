@@ -64,11 +64,15 @@ def gauge_tokens(tokens: Tokens) -> int:
     return tokens.input + tokens.output + tokens.reasoning + tokens.cache.read + tokens.cache.write
 
 
+def gauge_text(tokens: int, percent: int | None) -> str:
+    """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``."""
+    return f"{tokens:,} tokens" + (f" · {percent}% used" if percent is not None else "")
+
+
 def gauge_for(tokens: Tokens, context: int | None) -> Gauge:
     count = gauge_tokens(tokens)
     percent = round(count / context * 100) if context else None
-    text = f"{count:,} tokens" + (f" · {percent}% used" if percent is not None else "")
-    return Gauge(count, percent, text)
+    return Gauge(count, percent, gauge_text(count, percent))
 
 
 def gauge(messages: list[MessageWithParts], context: int | None) -> Gauge:

@@ -47,12 +47,15 @@ def wrap_system_reminder(text: str) -> str:
 
 
 def is_anthropic_family(model: str) -> bool:
+    """A Claude model, whoever serves it (``anthropic/``, ``bedrock/``, a proxy alias): the
+    one check for Anthropic's rules (cache markers, tool call ids, provider family)."""
     lowered = model.lower()
     return "anthropic" in lowered or "claude" in lowered
 
 
 def _sanitize_id(call_id: str, model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", call_id) if "claude" in model.lower() else call_id
+    """Anthropic accepts only ``[A-Za-z0-9_-]`` in tool call ids."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", call_id) if is_anthropic_family(model) else call_id
 
 
 def _media_note(mime: str, name: str | None) -> str:

@@ -5,6 +5,7 @@ Counts are cached per part and content, so a loop step counts only what is new.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from collections import OrderedDict
@@ -21,7 +22,8 @@ def estimate(text: str) -> int:
     return max(0, round(len(text) / CHARS_PER_TOKEN))
 
 
-def _tokenizer_dir() -> Path | None:
+def tokenizer_dir() -> Path | None:
+    """litellm's bundled tiktoken files (offline), or None when litellm is not installed."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -32,17 +34,17 @@ def _tokenizer_dir() -> Path | None:
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
     """o200k (or cl100k) from local files only; None when they are not available offline."""
-    folder = _tokenizer_dir()
+    folder = tokenizer_dir()
     if folder is None and "TIKTOKEN_CACHE_DIR" not in os.environ:
         return None
     if folder is not None:
         os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(folder))
     cache = Path(os.environ["TIKTOKEN_CACHE_DIR"])
     try:
+        # tiktoken loads on the first count, not with the context package
         import tiktoken
     except ImportError:
         return None
-    import hashlib
 
     for name, url in (
         ("o200k_base", "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"),

@@ -9,22 +9,27 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from jupyter_agent.core.events import AnyEvent
 
 log = logging.getLogger(__name__)
 
-Subscriber = Callable[[AnyEvent], None]
+
+class EventSink(Protocol):
+    """Takes the bus's events: the store's writer, the widget, the side panel, the CLI printer."""
+
+    def __call__(self, event: AnyEvent, /) -> None: ...
 
 
 class Bus:
     """Publish events to subscribers, optionally filtered by event ``type``."""
 
     def __init__(self) -> None:
-        self._subs: list[tuple[frozenset[str] | None, Subscriber]] = []
+        self._subs: list[tuple[frozenset[str] | None, EventSink]] = []
         self._lock = threading.Lock()
 
-    def subscribe(self, fn: Subscriber, *types: str) -> Callable[[], None]:
+    def subscribe(self, fn: EventSink, *types: str) -> Callable[[], None]:
         """Register ``fn`` for ``types`` (all events when none); returns an unsubscribe."""
         entry = (frozenset(types) or None, fn)
         with self._lock:

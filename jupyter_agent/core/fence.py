@@ -21,7 +21,7 @@ def fence_tag(kind: str, body: str) -> str:
 
 
 def fence(kind: str, body: str, **attributes: str) -> str:
-    """``<kind_xxxxxxxx a="…">\\nbody\\n</kind_xxxxxxxx>`` with attribute values escaped."""
+    r"""``<kind_xxxxxxxx a="…">\nbody\n</kind_xxxxxxxx>`` with attribute values escaped."""
     tag = fence_tag(kind, body)
     attrs = "".join(f' {name}="{html.escape(value, quote=True)}"' for name, value in attributes.items())
     return f"<{tag}{attrs}>\n{body}\n</{tag}>"

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from jupyter_agent.magics.kernel import KernelAgent, run_blocking
+from jupyter_agent.failures import explain
+from jupyter_agent.kernel.agent import KernelAgent, run_blocking
+from jupyter_agent.logs import debug_enabled
 
 if TYPE_CHECKING:
     from jupyter_agent.magics.parser import PromptCommand
@@ -41,6 +43,7 @@ class AgentMagics(Magics):
 
     @line_magic("compact")
     def compact(self, line: str) -> None:
+        # %load_ext imports this module: the subcommands load on the first use
         from jupyter_agent.magics.subcommands import compact_now
 
         self._guard(lambda: compact_now(self.agent, line.strip() or None))
@@ -48,6 +51,7 @@ class AgentMagics(Magics):
     # ------------------------------------------------------------ dispatch
 
     def _dispatch(self, line: str, cell: str | None) -> None:
+        # %load_ext imports this module: the parser and subcommands load on the first %agent
         from jupyter_agent.magics.parser import SubCommand, UsageError, parse
         from jupyter_agent.magics.subcommands import run_subcommand
 
@@ -63,15 +67,16 @@ class AgentMagics(Magics):
 
     def _guard(self, action: Any) -> None:
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
-        from jupyter_agent.failures import debug_enabled, explain
+        # %load_ext imports this module: the agent definitions and the store load on the first failure
+        from jupyter_agent.agent.agents import UnknownAgent
+        from jupyter_agent.session.fork import MessageNotFound
         from jupyter_agent.storage.sqlite_store import SessionNotFound
 
         try:
             action()
-        except SessionNotFound as exc:
+        # names the user typed (a session, an agent, a message); any other KeyError is a bug
+        except (SessionNotFound, UnknownAgent, MessageNotFound) as exc:
             print(str(exc))
-        except KeyError as exc:
-            print(exc.args[0] if exc.args else str(exc))
         except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
             explained = explain(exc)
             if explained is None or debug_enabled():
@@ -79,9 +84,12 @@ class AgentMagics(Magics):
             print(explained.message)
 
     def _prompt(self, cmd: PromptCommand) -> None:
+        # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
+        from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids
-        from jupyter_agent.magics.mentions import expand_mentions
+        from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
+        from jupyter_agent.ui.live_gauge import LiveGauge
         from jupyter_agent.ui.transcript import RunStatus
         from jupyter_agent.ui.widget import AgentWidget
 
@@ -95,7 +103,9 @@ class AgentMagics(Magics):
         session_id = agent.current_session(new=cmd.new, session_id=cmd.session)
         text = expand_mentions(cmd.prompt, agent)
         headless = cmd.wait or agent.headless()
-        runtime.permissions.interactive = not headless
+        # notebook edits of a cell's run go through the side panel that greeted last
+        bridge = agent.panels[-1].bridge if agent.panels else None
+        handle = RunHandle(interactive=not headless, bridge=bridge)
         since = ids.ascending("msg")
         widget = (
             NoView()
@@ -109,7 +119,8 @@ class AgentMagics(Magics):
             )
         )
         limits = runtime.settings(model)
-        unsubscribe = runtime.bus.subscribe(agent.gauge_listener(widget, session_id, limits.context_limit))
+        gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
+        unsubscribe = runtime.bus.subscribe(gauge)
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
         for notice in runtime.take_notices(session_id, model):
             run.notice(notice)
@@ -121,13 +132,11 @@ class AgentMagics(Magics):
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
                 for notice in runtime.take_notices(session_id, model):
                     run.notice(notice, "warn")
-                await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model)
+                await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model, handle=handle)
             except asyncio.CancelledError:
                 status = "stopped"
                 agent.stopped(run, session_id)
             except Exception as exc:
-                from jupyter_agent.failures import explain
-
                 status = "failed"
                 log.exception("agent run failed")
                 explained = explain(exc)  # a full disk is a sentence, a bug keeps its class name

@@ -15,6 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.agent.agents import PROMPTABLE
+
 SUBCOMMANDS = {
     "sessions": ("", "list this notebook's sessions"),
     "new": ("", "start a fresh session"),
@@ -29,8 +31,6 @@ SUBCOMMANDS = {
     "export": ("[--format F]", "export the session as json, md or ipynb"),
     "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
 }
-AGENTS = ("build", "plan", "explore", "general")
-SUBTASK_AGENTS = ("explore", "general")
 EXPORT_FORMATS = ("json", "md", "ipynb")
 _FLAGS = ("--new", "--wait")
 _VALUED = ("--model", "--agent", "--session")
@@ -46,7 +46,7 @@ USAGE = (
 Options (only before the prompt; `--` ends them):
   --model M        use model M (a litellm model string, e.g. openai/gpt-5)
   --agent NAME     """
-    + " | ".join(AGENTS)
+    + " | ".join(PROMPTABLE)
     + """ (default build)
   --new            start a fresh session
   --session ID     use session ID
@@ -137,7 +137,7 @@ def _options(line: str) -> tuple[dict[str, object], str]:
         else:
             raise _fail(f"Unknown option {name}.")
         pos = _skip_space(line, pos)
-    if "agent" in options and options["agent"] not in AGENTS:
+    if "agent" in options and options["agent"] not in PROMPTABLE:
         raise _fail(f"Unknown agent {options['agent']!r}.")
     return options, line[pos:].strip()
 
@@ -219,65 +219,3 @@ def parse(line: str, cell: str | None = None) -> PromptCommand | SubCommand:
     if not prompt:
         raise _fail("No prompt given.")
     return PromptCommand(prompt=prompt, **options)
-
-
-# ---------------------------------------------------------------- mentions
-
-
-class Mention(BaseModel):
-    text: str
-    """As written, e.g. ``@cell:3``."""
-    kind: Literal["var", "cell", "file"]
-    value: str
-    """The variable name, cell number/id, or path (quotes removed)."""
-    start: int
-    """Offset of the ``@`` in the prompt."""
-
-
-# Not after a word character, ``.``, ``/`` or ``:`` so emails and URLs (a@b.com,
-# https://x.org/@user) are not mentions.
-_MENTION = re.compile(
-    r"(?<![\w.@/:+-])@(?:"
-    r"cell:(?P<cell>[\w-]+)"
-    r"|file:(?:\"(?P<fq>[^\"]+)\"|'(?P<sq>[^']+)'|(?P<file>\S+))"
-    r"|(?P<var>[A-Za-z_][A-Za-z0-9_]*)"
-    r")"
-)
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
-_SUBTASK = re.compile(r"^\s*@(?P<agent>[A-Za-z_]\w*)\b")
-_TRAILING = ".,;:)]}!?\"'"
-
-
-def subtask_prefix(prompt: str) -> str | None:
-    """``@explore find X`` → ``explore``: the prompt runs as a subtask of that agent."""
-    match = _SUBTASK.match(prompt)
-    if match and match.group("agent") in SUBTASK_AGENTS:
-        return match.group("agent")
-    return None
-
-
-def parse_mentions(prompt: str) -> list[Mention]:
-    """``@df``, ``@cell:3`` / ``@cell:<id>``, ``@file:path`` outside code spans.
-
-    Emails, URLs, decorators in backticks and a leading ``@explore``/``@general`` (a
-    subtask prefix) are not mentions.
-    """
-    masked = _CODE.sub(lambda m: " " * len(m.group(0)), prompt)
-    prefix = _SUBTASK.match(prompt) if subtask_prefix(prompt) else None
-    found: list[Mention] = []
-    for match in _MENTION.finditer(masked):
-        if prefix is not None and match.start() == prefix.start("agent") - 1:
-            continue
-        text = prompt[match.start() : match.end()]
-        if match.group("cell"):
-            found.append(Mention(text=text, kind="cell", value=match.group("cell"), start=match.start()))
-        elif match.group("var"):
-            found.append(Mention(text=text, kind="var", value=match.group("var"), start=match.start()))
-        else:
-            quoted = match.group("fq") or match.group("sq")
-            value = quoted or match.group("file").rstrip(_TRAILING)
-            if not quoted:
-                text = f"@file:{value}"
-            if value:
-                found.append(Mention(text=text, kind="file", value=value, start=match.start()))
-    return found

@@ -16,6 +16,7 @@ async def connect_local(
     name: str, cfg: LocalServer, stack: Any, env: Mapping[str, str], cwd: Path, errlog: TextIO
 ) -> Any:
     """The server's process with its stderr going to ``errlog``; the client lives in ``stack``."""
+    # the MCP SDK takes seconds to import: loaded when a server starts
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -28,6 +29,7 @@ async def connect_local(
 
 async def connect_remote(name: str, cfg: RemoteServer, stack: Any, env: Mapping[str, str]) -> Any:
     """Streamable HTTP, else SSE; a refusal (401, 404…) is named, the SDK says only "error"."""
+    # the MCP SDK takes seconds to import: loaded when a server starts
     from mcp import Client
 
     headers = {k: resolved(v, env, f"mcp.{name}.headers.{k}", literal=True) for k, v in cfg.headers.items()}
@@ -38,6 +40,7 @@ async def connect_remote(name: str, cfg: RemoteServer, stack: Any, env: Mapping[
     except Exception as exc:
         first = leaf(exc)
     try:  # older servers speak the SSE transport only
+        # the SSE client is only needed for servers without streamable HTTP
         from mcp.client.sse import sse_client
 
         return await stack.enter_async_context(Client(sse_client(cfg.url, headers=headers), mode="auto"))

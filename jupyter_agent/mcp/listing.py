@@ -7,7 +7,7 @@ tools); ``restart`` stops and starts them again after a failure or a config chan
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Callable
 from typing import Any
 
 NONE = (
@@ -19,9 +19,10 @@ NONE = (
 
 def describe(runtime: Any) -> str:
     """The servers of ``runtime`` after starting them; one block per server."""
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     if not runtime.config.mcp or manager is None:
         return NONE
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.tools import exposed_name
 
     lines: list[str] = []
@@ -37,10 +38,11 @@ def describe(runtime: Any) -> str:
 
 def snapshot(runtime: Any) -> list[dict[str, Any]]:
     """Each configured server's state and tools, without starting any (the panel's list)."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.manager import ServerStatus
     from jupyter_agent.mcp.tools import exposed_name
 
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     if manager is not None:
         servers = list(manager.servers.values())
     else:
@@ -62,10 +64,12 @@ def snapshot(runtime: Any) -> list[dict[str, Any]]:
 
 async def restart(runtime: Any, names: list[str] | None = None) -> None:
     """Stop and start the servers again (after a failure or a fix), then resync the tools."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.tools import attach, sync_tools
 
     await attach(runtime)
-    manager = runtime.extra["mcp"]
+    manager = runtime.services.mcp
+    assert manager is not None  # attach made it
     await manager.restart(names)
     runtime.notices.extend(manager.take_notices())
     runtime.notices.extend(sync_tools(runtime.registry, manager))
@@ -73,6 +77,7 @@ async def restart(runtime: Any, names: list[str] | None = None) -> None:
 
 def run(runtime: Any, args: list[str]) -> str:
     """``[]`` lists; ``["restart", *names]`` restarts the named servers (all by default)."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.manager import run_sync
 
     if not runtime.config.mcp:
@@ -97,20 +102,14 @@ def add_command(sub: Any) -> None:
     listing.add_argument("--notebook", help="the notebook whose jupyter-agent.json to use")
 
 
-def main(args: argparse.Namespace) -> int:
-    """Exit 1 when a server failed, so scripts can check a config."""
-    from jupyter_agent.cli import build_runtime
-
+def main(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
+    """Exit 1 when a server failed, so scripts can check a config (``build_runtime``: the CLI's)."""
     runtime = build_runtime(args)
     try:
         print(run(runtime, []))
     finally:
-        manager = runtime.extra.get("mcp")
+        manager = runtime.services.mcp
         if manager is not None:
             manager.close()
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     return 1 if manager and any(s.state == "failed" for s in manager.servers.values()) else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(argparse.Namespace(notebook=None)))

@@ -20,11 +20,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Coroutine, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
 from jupyter_agent.core.redaction import redact
+from jupyter_agent.logs import route_library_logs
 from jupyter_agent.mcp.config import LocalServer, McpServerConfig
 from jupyter_agent.mcp.connect import connect_local, connect_remote
 from jupyter_agent.mcp.problems import closed, leaf, start_problem
@@ -101,8 +103,6 @@ class McpManager:
                 self._thread.start()
                 self._loop = loop
                 atexit.register(self.close)
-                from jupyter_agent.logs import route_library_logs
-
                 route_library_logs()  # the SDK's log lines (bad stdout lines) stay out of cells
                 # the SDK imports jsonschema on the first tool call (seconds): do it meanwhile
                 threading.Thread(target=warm_up, name="jupyter-agent-mcp-warmup", daemon=True).start()
@@ -183,8 +183,6 @@ class McpManager:
 
     async def _serve(self, status: ServerStatus, ready: asyncio.Future[None]) -> None:
         """Hold one connection open until stopped; the SDK's contexts live in this task."""
-        from contextlib import AsyncExitStack
-
         stop = self._stops[status.name] = asyncio.Event()
         try:
             async with AsyncExitStack() as stack:
@@ -238,8 +236,6 @@ class McpManager:
             lines = err.read().splitlines()
         except (OSError, ValueError):
             return ""
-        from jupyter_agent.agent.secrets import redact
-
         return redact("\n".join(lines[-STDERR_TAIL:]))
 
     # ------------------------------------------------------------ calls
@@ -253,6 +249,7 @@ class McpManager:
         return await self._on_loop(self._call(server, tool, arguments))
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        # the MCP SDK loads when a server starts, not with this module
         from mcp.shared.exceptions import MCPError
 
         client = self._clients.get(server)
@@ -295,6 +292,7 @@ class McpManager:
         except asyncio.TimeoutError:
             return  # slow, not known dead: a call will tell
         except Exception as exc:
+            # the MCP SDK loads when a server starts, not with this module
             from mcp.shared.exceptions import MCPError
 
             cause = leaf(exc)

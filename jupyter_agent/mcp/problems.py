@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from jupyter_agent.core.redaction import redact, register_secret
 from jupyter_agent.mcp.config import McpConfigError, substitute
 from jupyter_agent.mcp.transport import invalid_listing
 
@@ -18,8 +19,6 @@ class StartError(Exception):
 def resolved(value: str, env: Mapping[str, str], where: str, literal: bool = False) -> str:
     """``value`` with its ``{env:NAME}`` filled in; those values (and, for headers, a literal
     token written in the file) are redacted from everything stored from now on."""
-    from jupyter_agent.agent.secrets import register_secret
-
     text, used = substitute(value, env, where)
     for secret, name in used:
         register_secret(secret, name)
@@ -36,8 +35,6 @@ def leaf(exc: BaseException) -> BaseException:
 
 
 def start_problem(exc: BaseException) -> str:
-    from jupyter_agent.agent.secrets import redact
-
     if isinstance(exc, McpConfigError):
         return f"cannot start: {exc}"
     if isinstance(exc, StartError):
@@ -53,6 +50,7 @@ def start_problem(exc: BaseException) -> str:
 
 
 def closed(exc: BaseException) -> bool:
+    # the MCP SDK loads when a server starts, not with this module
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
 

@@ -51,7 +51,7 @@ class McpTool(Tool[McpArgs]):
         arguments = dict(args.model_extra or {})
         title = f"{self.server} · {self.remote_name}"
         # MCP tools ask unless a rule names them ("docs_search" or "docs_*"); "*" does not count
-        await ctx.permit(self.name, [self.name], f"Call MCP tool {title}", default_action="ask")
+        await ctx.permit(self.name, [self.name], f"Call MCP tool {title}", default="ask")
         try:
             result = await self.manager.call(self.server, self.remote_name, arguments)
         except McpCallError as exc:
@@ -156,9 +156,9 @@ def sync_tools(registry: ToolRegistry, manager: McpManager) -> list[str]:
 
 async def attach(runtime: Any) -> None:
     """Start the runtime's MCP servers (first call only) and sync its registry with them."""
-    manager = runtime.extra.get("mcp")
+    manager = runtime.services.mcp
     if manager is None:
-        manager = runtime.extra["mcp"] = McpManager(runtime.config.mcp, runtime.working_dir)
+        manager = runtime.services.mcp = McpManager(runtime.config.mcp, runtime.working_dir)
     runtime.notices.extend(await manager.start())
     await manager.check()  # a server that died since the last prompt: reported, tools left out
     runtime.notices.extend(manager.take_notices())
@@ -168,13 +168,15 @@ async def attach(runtime: Any) -> None:
 def carry_over(old: Any, build: Any) -> None:
     """A config reload: the running servers move to the new runtime when the ``mcp`` key is
     unchanged (a run may be calling them); else they stop and start anew on the next prompt."""
-    manager = old.extra["mcp"]
+    manager = old.services.mcp
+    if manager is None:
+        return
     try:
         new = build()
     except Exception:
         manager.close()
         raise
     if new.config.mcp == old.config.mcp:
-        new.extra["mcp"] = manager
+        new.services.mcp = manager
     else:
         manager.close()

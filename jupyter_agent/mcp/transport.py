@@ -7,6 +7,7 @@ make the provider refuse every request: such a tool is kept out (with a reason) 
 from __future__ import annotations
 
 import contextlib
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,7 @@ async def list_tools(client: Any) -> list[ToolInfo]:
 
 def schema_problem(schema: dict[str, Any]) -> str | None:
     """None when ``schema`` is a JSON Schema for an object; else one line saying why not."""
+    # jsonschema is slow to import: loaded when a server lists its tools
     import jsonschema
 
     if schema.get("type", "object") != "object":
@@ -61,6 +63,7 @@ def invalid_listing(exc: Any) -> str:
 
 def load_sdk() -> None:
     """Import the SDK's client modules (the first time takes seconds)."""
+    # the MCP SDK takes seconds to import: loaded when the first server starts
     import mcp
     import mcp.client.sse
     import mcp.client.stdio
@@ -74,6 +77,7 @@ def warm_up() -> None:
 
 def http_transport(url: str, headers: dict[str, str], refused: list[str]) -> Any:
     """Streamable HTTP whose refusals (401, 404…) are noted: the SDK only says "error response"."""
+    # the MCP SDK and its HTTP client load when a server connects
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -89,7 +93,6 @@ def http_transport(url: str, headers: dict[str, str], refused: list[str]) -> Any
 
 def _owning(transport: Any, http_client: Any) -> Any:
     """The transport, closing its HTTP client when it closes."""
-    from contextlib import asynccontextmanager
 
     @asynccontextmanager
     async def wrapped() -> Any:

@@ -6,6 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from jupyter_agent.context.to_provider import is_anthropic_family
+from jupyter_agent.providers.litellm_client import litellm
+
 DEFAULT_CONTEXT = 32_000
 DEFAULT_OUTPUT = 4_096
 
@@ -18,8 +21,6 @@ class ModelLimits(BaseModel):
 
 def model_info(model: str) -> dict[str, Any] | None:
     """litellm's entry for ``model`` (None for models it does not know)."""
-    from jupyter_agent.providers.litellm_client import litellm
-
     try:
         info = litellm().get_model_info(model)
     except Exception:
@@ -91,8 +92,6 @@ def resolve_limits(model: str, configured: dict[str, Any] | None = None) -> tupl
 def register_alias(model: str, base: str) -> str | None:
     """Give ``model`` litellm's prices and limits of ``base``, so an alias on a proxy gets a
     true cost and window; the notice to show when litellm does not know ``base``."""
-    from jupyter_agent.providers.litellm_client import litellm
-
     lm = litellm()
     entry = lm.model_cost.get(base) or lm.model_cost.get(base.split("/", 1)[-1])
     if entry is None:
@@ -117,8 +116,6 @@ def unknown_window_notice(model: str) -> str:
 
 
 def supports_vision(model: str) -> bool:
-    from jupyter_agent.providers.litellm_client import litellm
-
     try:
         return bool(litellm().supports_vision(model=model))
     except Exception:
@@ -129,7 +126,7 @@ def provider_family(model: str) -> str:
     """anthropic | openai | bedrock | vertex | ollama | other — from the model string alone."""
     lowered = model.lower()
     provider = lowered.split("/", 1)[0] if "/" in lowered else ""
-    if provider in ("anthropic",) or (not provider and lowered.startswith("claude")):
+    if provider == "anthropic" or (not provider and is_anthropic_family(lowered)):
         return "anthropic"
     if provider == "bedrock":
         return "bedrock"
@@ -142,10 +139,13 @@ def provider_family(model: str) -> str:
     return "other"
 
 
+def media_in_tool_results(model: str) -> bool:
+    """litellm's chat format: only Anthropic-style APIs take images inside tool results."""
+    return provider_family(model) in ("anthropic", "bedrock", "vertex")
+
+
 def missing_keys(model: str) -> list[str]:
     """Provider key variables litellm needs for ``model`` and cannot find (API bases excluded)."""
-    from jupyter_agent.providers.litellm_client import litellm
-
     try:
         found = litellm().validate_environment(model=model)
     except Exception:  # unknown providers: let the request say what is wrong

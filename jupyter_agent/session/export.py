@@ -90,6 +90,7 @@ def export_markdown_lines(session: Session, history: Iterable[MessageWithParts])
 
 def notebook_cells(session: Session, history: Iterable[MessageWithParts]) -> list[dict[str, Any]]:
     """Markdown cells carrying the transcript, for inserting into a notebook."""
+    # nbformat (and its JSON Schema) loads only for an ipynb export
     import nbformat
 
     cells = [nbformat.v4.new_markdown_cell(redact(f"## Agent session: {session.title}\n\n`{session.id}`"))]

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from jupyter_agent.core.messages import Attachment, FileChange
+from jupyter_agent.tools.services import Services
 
 Args = TypeVar("Args", bound=BaseModel)
 
@@ -41,8 +42,27 @@ class ToolResult:
     """Which end survives truncation: ``bash`` keeps the tail, where results and errors are."""
 
 
-AskFn = Callable[[str, list[str], str, dict[str, Any]], Awaitable[None]]
-"""``ask(permission, patterns, title, metadata)``: returns when allowed, raises PermissionDenied."""
+Action = Literal["allow", "ask", "deny"]
+
+
+@dataclass
+class PermissionQuestion:
+    """What a tool asks the permission layer about one call."""
+
+    permission: str
+    patterns: list[str]
+    """What the rules match (a command, a path); ``[]`` matches the permission's plain rule."""
+    title: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Shown with the question (the diff of an edit, the command …)."""
+    default: Action | None = None
+    """The action when no rule names the permission (MCP tools: "ask"); else the ``"*"`` rule."""
+    unsure: str | None = None
+    """Why the call cannot be judged (an unparseable command): only a plain "allow" lets it run."""
+
+
+AskFn = Callable[[PermissionQuestion], Awaitable[None]]
+"""``ask(question)``: returns when allowed, raises PermissionDenied."""
 
 
 @dataclass
@@ -62,18 +82,27 @@ class ToolContext:
     """Live progress: update the running tool part's title/metadata (streamed to UIs)."""
     on_patch: Callable[[list[FileChange]], None] | None = None
     """Record files as they were before a write, for revert."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Adapter-specific services (the kernel shell for ``python``, the task runner …)."""
+    services: Services = field(default_factory=Services)
+    """The runtime's adapters: the kernel shell for ``python``, the notebook bridge, sub-agents …"""
 
-    async def permit(self, permission: str, patterns: list[str], title: str = "", **metadata: Any) -> None:
+    async def permit(
+        self,
+        permission: str,
+        patterns: list[str],
+        title: str = "",
+        *,
+        default: Action | None = None,
+        unsure: str | None = None,
+        **metadata: Any,
+    ) -> None:
         """Ask the permission layer; headless/no-UI contexts allow unless rules deny."""
         if self.ask is not None:
-            await self.ask(permission, patterns, title, metadata)
+            await self.ask(PermissionQuestion(permission, patterns, title, metadata, default, unsure))
 
     def rule(self, permission: str, value: str) -> str:
         """What the rules say for one value, without asking: search tools drop files the
         ``read`` rules hide (``allow``/``ask``/``deny``; "allow" when nothing is wired)."""
-        check = self.extra.get("permission_rule")
+        check = self.services.permission_rule
         return str(check(self.agent, permission, value, self.session_id)) if check is not None else "allow"
 
     def progress(self, title: str | None = None, **metadata: Any) -> None:

@@ -114,7 +114,7 @@ async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
     parsed = parse(command)
     unsure = parsed.problems[0] if parsed.problems else None
     patterns = bash_check.patterns(parsed) or [command]
-    await ctx.permit("bash", patterns, title, command=command, unsure=unsure)
+    await ctx.permit("bash", patterns, title, unsure=unsure, command=command)
     outside = bash_check.external_paths(parsed, ctx.working_dir, ctx.project_root)
     if outside:
         await ctx.permit(

@@ -107,6 +107,7 @@ class ParsedCommand:
 
 @lru_cache(maxsize=1)
 def _parser() -> Any:
+    # tree-sitter loads on the first bash command, not with the tools
     import tree_sitter
     import tree_sitter_bash
 

@@ -98,7 +98,7 @@ def python_grep(base: Path, pattern: str, include: str | None) -> list[Hit]:
 
 
 def parse_ripgrep(out: bytes) -> list[Hit]:
-    """``--null`` output: ``path\\0line:text`` per hit, so colons in paths are safe."""
+    r"""``--null`` output: ``path\0line:text`` per hit, so colons in paths are safe."""
     return [hit for raw in out.splitlines() if (hit := parse_hit(raw)) is not None]
 
 

@@ -1,7 +1,7 @@
-"""The grep tool's Python fallback, run as a child process by ``search_proc``.
+r"""The grep tool's Python fallback, run as a child process by ``search_proc``.
 
 ``python -m jupyter_agent.tools.grep_worker BASE PATTERN [INCLUDE]`` prints
-``path\\0line:text`` per hit (the ``rg --null`` format); exit 1 when nothing matched.
+``path\0line:text`` per hit (the ``rg --null`` format); exit 1 when nothing matched.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from jupyter_agent.tools.grep import COLLECT, python_grep
+
 
 def main(argv: list[str]) -> int:
-    from jupyter_agent.tools.grep import COLLECT, python_grep
-
     base, pattern = Path(argv[0]), argv[1]
     include = argv[2] if len(argv) > 2 and argv[2] else None
     out = sys.stdout.buffer

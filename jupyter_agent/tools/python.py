@@ -10,9 +10,11 @@ from __future__ import annotations
 import ast
 import base64
 import inspect
+import io
 import linecache
 import re
 import signal
+import sys
 import threading
 import traceback
 from typing import Any
@@ -69,13 +71,10 @@ def _images(outputs: list[Any]) -> tuple[list[Attachment], list[str]]:
 
 def _figures() -> list[Attachment]:
     """Open matplotlib figures, rendered and closed as the inline backend does after a cell."""
-    import sys
-
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is None:
         return []
     found = []
-    import io
 
     for num in plt.get_fignums():
         fig = plt.figure(num)
@@ -94,6 +93,7 @@ def _figures() -> list[Attachment]:
 
 async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any]:
     """Run ``code`` in ``shell.user_ns``; returns stdout, stderr, result repr, error, outputs."""
+    # IPython's capture is needed only when the tool runs in a kernel
     from IPython.utils.capture import capture_output
 
     global _runs
@@ -168,7 +168,7 @@ class PythonTool(Tool[PythonArgs]):
         return [args.code.strip().split("\n")[0]]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        shell = ctx.extra.get("shell")
+        shell = ctx.services.shell
         if shell is None:
             raise ToolError("The python tool needs a running IPython kernel (use %agent in a notebook).")
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])

@@ -94,8 +94,7 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
     Kernel tools (python, variables, notebook_*) are added by :func:`register_kernel_tools`.
     ``project_root`` only feeds the skill list in the ``skill`` tool's description.
     """
-    # task lives in agent/ (it runs the loop); imported lazily to keep tools/ importable alone
-    from jupyter_agent.agent.task_tool import TaskTool
+    # imported on first use: task lists the agents (agent/agents.py)
     from jupyter_agent.tools.bash import BashTool
     from jupyter_agent.tools.edit import EditTool
     from jupyter_agent.tools.glob import GlobTool
@@ -103,6 +102,7 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
     from jupyter_agent.tools.ls import ListTool
     from jupyter_agent.tools.read import ReadTool
     from jupyter_agent.tools.skill import SkillTool
+    from jupyter_agent.tools.task import TaskTool
     from jupyter_agent.tools.todo import TodoWriteTool
     from jupyter_agent.tools.write import WriteTool
 
@@ -124,6 +124,7 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
 
 def register_kernel_tools(registry: ToolRegistry) -> None:
     """The tools that need the live kernel: python, variables, notebook_read/edit."""
+    # the kernel tools (IPython, nbformat) load only where a kernel registers them
     from jupyter_agent.tools.notebook import NotebookEditTool, NotebookReadTool
     from jupyter_agent.tools.python import PythonTool
     from jupyter_agent.tools.variables import VariablesTool

@@ -1,10 +1,10 @@
-"""Run a file search in a child process that Stop, Ctrl-C and a time limit can end.
+r"""Run a file search in a child process that Stop, Ctrl-C and a time limit can end.
 
 A search in this process cannot be stopped: Python's ``re`` on ``(a+)+$`` against
 ``"a"*40 + "!"`` backtracks for longer than anyone waits, and a thread ignores both
 cancellation and Ctrl-C. So ``rg`` (or the Python fallback, ``grep_worker``) runs as a
 child in its own process group: its output is read in chunks and parsed as it comes
-(``path\\0line:text`` lines, at most ``limit`` hits kept, over-long lines dropped), and
+(``path\0line:text`` lines, at most ``limit`` hits kept, over-long lines dropped), and
 the group is killed when the hits are enough, the time is up, or the call is stopped.
 """
 
@@ -26,7 +26,7 @@ Hit = tuple[Path, int, str]
 
 
 def parse_hit(raw: bytes) -> Hit | None:
-    """One ``path\\0line:text`` record (``rg --null`` format), or None."""
+    r"""One ``path\0line:text`` record (``rg --null`` format), or None."""
     file, sep, rest = raw.decode("utf-8", errors="replace").partition("\0")
     number, _, text = rest.partition(":")
     return (Path(file), int(number), text.rstrip("\r")) if sep and number.isdigit() else None

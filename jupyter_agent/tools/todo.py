@@ -1,7 +1,7 @@
 """``todowrite``: the agent's own task list for multi-step work, shown to the user.
 
 The list is replaced whole on every call (no merge rules to get wrong) and kept in
-``ctx.extra["todos"][session_id]``, a dict the loop owns and the UI reads.
+``ctx.services.todos[session_id]``, shared by every run of the runtime.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class TodoWriteTool(Tool[TodoArgs]):
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         todos = [t.model_dump() for t in args.todos]
-        ctx.extra.setdefault("todos", {})[ctx.session_id] = todos
+        ctx.services.todos[ctx.session_id] = todos
         # like OpenCode: the title counts what is not completed yet
         remaining = sum(1 for t in todos if t["status"] != "completed")
         return ToolResult(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 import types
 from typing import Any
 
@@ -46,8 +47,6 @@ def summarize_variable(name: str, value: Any) -> str:
     kind = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
     lines = [f"{name}: {kind}"]
     try:
-        import sys
-
         pd = sys.modules.get("pandas")
         np = sys.modules.get("numpy")
         if pd is not None and isinstance(value, pd.DataFrame):
@@ -86,7 +85,7 @@ class VariablesTool(Tool[VariablesArgs]):
     Args = VariablesArgs
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        shell = ctx.extra.get("shell")
+        shell = ctx.services.shell
         if shell is None:
             raise ToolError("The variables tool needs a running IPython kernel.")
         found = user_variables(shell)

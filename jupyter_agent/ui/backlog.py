@@ -13,7 +13,7 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from jupyter_agent.ui.protocol import (
+from jupyter_agent.ui.widget_protocol import (
     DeltaMsg,
     GaugeMsg,
     MessageMsg,

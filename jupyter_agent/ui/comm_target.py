@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jupyter_agent.magics.kernel import KernelAgent
+    from jupyter_agent.kernel.agent import KernelAgent
 
 log = logging.getLogger(__name__)
 TARGET = "jupyter_agent"
@@ -21,11 +21,13 @@ def register(agent: KernelAgent) -> None:
     """Accept side-panel comms in this kernel (no-op outside a kernel)."""
     if getattr(agent.shell, "kernel", None) is None:
         return
+    # the comm package is only needed inside a kernel
     from comm import get_comm_manager
 
     def opened(comm: Any, msg: dict[str, Any]) -> None:
-        from jupyter_agent.ui.comm import HelloRequest
+        # the panel (pydantic, the view stream) loads when a panel connects, not at %load_ext
         from jupyter_agent.ui.panel import PanelConnection
+        from jupyter_agent.ui.panel_protocol import HelloRequest
 
         connection = PanelConnection(comm, agent)
         data = msg.get("content", {}).get("data") or {}
@@ -42,6 +44,7 @@ def _announce() -> None:
     the panel close it themselves.
     """
     try:
+        # the comm package is only needed inside a kernel
         from comm import create_comm
 
         create_comm(target_name=TARGET, data={"kind": "announce"}).close()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jupyter_agent.tools.base import ToolError
-from jupyter_agent.ui.comm import NotebookOpMsg, NotebookReply
+from jupyter_agent.ui.panel_protocol import NotebookOpMsg, NotebookReply
 
 OP_TIMEOUT_S = 30.0
 RUN_TIMEOUT_S = 600.0
@@ -25,7 +25,7 @@ NOT_ON_LOOP = (
 
 
 class PanelNotebookBridge:
-    """Implements ``tools.notebook.NotebookBridge`` by asking the panel."""
+    """Implements ``tools.services.NotebookBridge`` by asking the panel."""
 
     def __init__(self, send: Callable[[NotebookOpMsg], None], loop: asyncio.AbstractEventLoop | None) -> None:
         self._send = send

@@ -15,16 +15,24 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.workspace import ConfigurationError
+from jupyter_agent.config import ConfigError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
-from jupyter_agent.ui import comm as wire
-from jupyter_agent.ui.kernel_loop import call_on, running_loop
+from jupyter_agent.kernel.completions import complete
+from jupyter_agent.kernel.event_loop import call_on, running_loop
+from jupyter_agent.kernel.mentions import expand_mentions
+from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.storage.sqlite_store import StoreError
+from jupyter_agent.ui import panel_protocol as wire
+from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
-from jupyter_agent.ui.protocol import to_wire
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
+from jupyter_agent.ui.widget_protocol import to_wire
 
 if TYPE_CHECKING:
-    from jupyter_agent.magics.kernel import KernelAgent
+    from jupyter_agent.kernel.agent import KernelAgent
 
 log = logging.getLogger(__name__)
 
@@ -47,17 +55,18 @@ class PanelConnection:
 
     def open(self, hello: wire.HelloRequest) -> None:
         """Greet the panel with the session list and show the current session's history."""
-        from jupyter_agent.agent.runtime import ConfigurationError
-        from jupyter_agent.config import ConfigError
-        from jupyter_agent.storage.sqlite_store import StoreError
-
         try:
             runtime = self.agent.runtime
             session_id = self.agent.current_session()
         except (ConfigurationError, ConfigError, StoreError) as exc:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
             return
-        runtime.extra["notebook_bridge"] = self.bridge
+        if self in self.agent.panels:  # the panel that greeted last edits for ``%agent`` cells
+            self.agent.panels.remove(self)
+            self.agent.panels.append(self)
+        for handle in runtime.running():  # runs whose panel closed (a reloaded page) continue here
+            if handle.bridge is None:
+                handle.bridge = self.bridge
         model = runtime.model_for(self.model or None)
         self._send(
             wire.HelloMsg(
@@ -91,7 +100,7 @@ class PanelConnection:
         if self._gauge_off is not None:  # the previous session's gauge
             self._gauge_off()
         limit = runtime.settings(runtime.model_for(None)).context_limit
-        listener = self.agent.gauge_listener(self.stream, session_id, limit)
+        listener = LiveGauge(self.stream, session_id, limit, runtime.store)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def run_state(self, session_id: str, busy: bool) -> None:
@@ -111,9 +120,9 @@ class PanelConnection:
             if off is not None:
                 off()
         self._follow_off = self._gauge_off = None
-        extra = self.agent.runtime.extra
-        if extra.get("notebook_bridge") is self.bridge:
-            extra.pop("notebook_bridge")
+        for handle in self.agent.runtime.running():
+            if handle.bridge is self.bridge:
+                handle.bridge = None
 
     def _follow(self, event: AnyEvent) -> None:
         """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
@@ -166,7 +175,7 @@ class PanelConnection:
         elif isinstance(request, wire.ApproveRequest):
             runtime.permissions.reply(request.request_id, request.reply, request.message)
         elif isinstance(request, wire.CompactRequest):
-            self._start(runtime.compact(sid), sid)
+            self._start(runtime.compact(sid, handle=self._handle()), sid)
         elif isinstance(request, wire.SessionsRequest):
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.NewSessionRequest):
@@ -184,8 +193,6 @@ class PanelConnection:
             self._mcp(request)
 
     def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
-        from jupyter_agent.magics.mentions import expand_mentions
-
         runtime = self.agent.runtime
         model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
@@ -198,7 +205,6 @@ class PanelConnection:
         runtime.settings(model)  # learns whether the model's window is known
         for notice in runtime.take_notices(sid, model):
             self.stream.notice(notice)
-        runtime.permissions.interactive = True
         prompt = expand_mentions(text, self.agent) + "".join(
             f'\n\n<context ref="{item.label}">\n{item.text}\n</context>' for item in context or []
         )
@@ -207,9 +213,13 @@ class PanelConnection:
             await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
             self._flush_notices()
             self.send_mcp()
-            await runtime.prompt(prompt, session_id=sid, model=model)
+            await runtime.prompt(prompt, session_id=sid, model=model, handle=self._handle())
 
         self._start(work(), sid)
+
+    def _handle(self) -> RunHandle:
+        """A run started here: the user answers approvals here, notebook edits go through here."""
+        return RunHandle(interactive=True, bridge=self.bridge)
 
     def _flush_notices(self) -> None:
         runtime = self.agent.runtime
@@ -278,7 +288,6 @@ class PanelConnection:
         if request.action == "list" or not runtime.config.mcp:
             self.send_mcp()
             return
-        from jupyter_agent.mcp.listing import restart
 
         async def go() -> None:
             try:
@@ -294,14 +303,10 @@ class PanelConnection:
 
     def send_mcp(self) -> None:
         """The MCP servers' state and tools, as listed under the session picker."""
-        from jupyter_agent.mcp.listing import snapshot
-
         servers = snapshot(self.agent.runtime) if self.agent.runtime.config.mcp else []
         self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
 
     def _complete(self, request: wire.CompleteRequest) -> None:
-        from jupyter_agent.magics.completions import complete
-
         found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
         items = [wire.Completion(label=label, detail=detail) for label, detail in found]
         self._send(wire.CompletionsMsg(request_id=request.request_id, items=items))
@@ -310,7 +315,7 @@ class PanelConnection:
 
     def _sessions(self) -> list[wire.SessionInfo]:
         runtime = self.agent.runtime
-        ordered = sorted(runtime.sessions(), key=lambda s: s.time.updated, reverse=True)
+        ordered = sorted(runtime.sessions.list(), key=lambda s: s.time.updated, reverse=True)
         return [
             wire.SessionInfo(id=s.id, title=s.title, updated=s.time.updated, busy=runtime.busy(s.id))
             for s in ordered

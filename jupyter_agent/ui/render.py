@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from jupyter_agent.context.overflow import gauge_text
 from jupyter_agent.core.events import (
     AnyEvent,
     MessageRemoved,
@@ -42,7 +43,7 @@ from jupyter_agent.core.messages import (
     ToolStateError,
     ToolStateRunning,
 )
-from jupyter_agent.ui.protocol import (
+from jupyter_agent.ui.widget_protocol import (
     AttachmentView,
     CompactedMsg,
     DeltaMsg,
@@ -106,8 +107,7 @@ def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
 def gauge_message(tokens: int, percent: int | None, cost: str = "") -> GaugeMsg:
     """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``, then what the
     prompt and the session cost so far (``cost``, see ``CostTracker.text``)."""
-    text = f"{tokens:,} tokens" + (f" · {percent}% used" if percent is not None else "")
-    text += f" · {cost}" if cost else ""
+    text = gauge_text(tokens, percent) + (f" · {cost}" if cost else "")
     level = (
         "ok" if percent is None or percent < WARN_PERCENT
         else "warn" if percent < HIGH_PERCENT

@@ -17,9 +17,9 @@ from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.events import AnyEvent
 from jupyter_agent.core.messages import MessageWithParts
 from jupyter_agent.ui.backlog import Backlog
-from jupyter_agent.ui.protocol import NoticeMsg, ReplayMsg, StatusMsg, UIMessage, to_wire
 from jupyter_agent.ui.render import FLUSH_INTERVAL_S, DeltaBuffer, Renderer, gauge_message
 from jupyter_agent.ui.routing import SessionFilter, message_of
+from jupyter_agent.ui.widget_protocol import NoticeMsg, ReplayMsg, StatusMsg, UIMessage, to_wire
 
 NoticeLevel = Literal["info", "warn", "error"]
 StatusState = Literal["idle", "busy", "error"]

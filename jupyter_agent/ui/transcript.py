@@ -93,6 +93,7 @@ def summarize(
 
 @lru_cache(maxsize=1)
 def _markdown() -> Any:
+    # mistune loads when a finished run writes its transcript
     import mistune
 
     return mistune.create_markdown(escape=True, plugins=["strikethrough", "table", "url", "task_lists"])

@@ -20,10 +20,10 @@ import traitlets
 
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import MessageWithParts
+from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.ui.backlog import Backlog
-from jupyter_agent.ui.kernel_loop import call_on, running_loop
-from jupyter_agent.ui.protocol import StatusMsg, UIMessage
 from jupyter_agent.ui.stream import NoticeLevel, StatusState, ViewStream
+from jupyter_agent.ui.widget_protocol import StatusMsg, UIMessage
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"

@@ -1,7 +1,7 @@
 """The incremental request builder equals a from-scratch conversion, at every step.
 
-Hypothesis drives random sessions through the real runtime, loop, store and the scripted
-server: prompts, tool calls, edits of earlier parts (also in the middle of a run, keeping
+Hypothesis drives random sessions through the real runtime, loop, store and the in-process
+scripted model: prompts, tool calls, edits of earlier parts (also in the middle of a run, keeping
 the text's length and last characters), prune, manual and automatic compaction (context
 full, overflow replay, failed summaries), revert/unrevert, fork and a kernel restart
 (a new runtime reopening the store). A spy on ``RequestBuilder.build`` compares, at every
@@ -29,6 +29,7 @@ from scripted_server import ErrorReply, Reply, ToolCall, Usage
 
 from jupyter_agent.agent import request as request_module
 from jupyter_agent.agent import window as window_module
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.revert import RevertError, revert, unrevert
 from jupyter_agent.agent.runtime import Runtime
@@ -111,12 +112,14 @@ class Session:
             env={},
             global_dir=self.folder / "no-global",
         )
-        return Runtime(
+        self.server.max_retries = config.retries
+        return build_runtime(
             config=config,
             store=SqliteStore.for_directory(self.folder),
             project_root=self.folder,
             working_dir=self.folder,
             generate_titles=False,
+            client=self.server,
         )
 
     def check(self, build: Any, builder: Any, args: tuple[Any, ...], built: list[Any]) -> None:
@@ -182,7 +185,7 @@ class Session:
             await runtime.prompt("a prompt the provider refuses at first", session_id=self.sid)
         elif kind in ("revert", "unrevert"):
             with contextlib.suppress(RevertError):
-                (revert if kind == "revert" else unrevert)(runtime, self.sid)
+                (revert if kind == "revert" else unrevert)(runtime.sessions, self.sid)
         elif kind == "fork":
             self.sid = runtime.fork(self.sid).id
         elif kind == "restart":
@@ -194,9 +197,10 @@ class Session:
 
 
 @pytest.fixture
-def property_server(scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def property_server(scripted_model: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The in-process model: the property is about the request builder, not the transport."""
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
-    return scripted_server
+    return scripted_model
 
 
 @settings(

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from cli_runner import run_cli
 
-from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.config import load_config
 from jupyter_agent.core.messages import AssistantMessage
 from jupyter_agent.providers import litellm_client
@@ -70,7 +70,7 @@ async def test_refused_local_server_fails_within_three_seconds(tmp_path: Path, m
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
     base = f"http://localhost:{_closed_port()}/v1"
     config = load_config(tmp_path, {"model": "openai/local", "api_base": base}, global_dir=tmp_path / "none")
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config,
         store=SqliteStore.for_directory(tmp_path),
         project_root=tmp_path,

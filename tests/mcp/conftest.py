@@ -36,6 +36,6 @@ def mcp_runtime(make_runtime: Any) -> Iterator[Any]:
 
     yield make
     for runtime in made:
-        manager = runtime.extra.get("mcp")
+        manager = runtime.services.mcp
         if manager is not None:
             manager.close()

@@ -69,7 +69,7 @@ async def test_http_server_killed_mid_call(
     assert "MCP server 'web' stopped during a call to 'slow'" in slow.state.error
     assert "Traceback" not in slow.state.error and "\n" not in slow.state.error.strip()
     assert "the server died" in json.dumps(runtime.store.messages(sid)[-1].model_dump())
-    assert runtime.extra["mcp"].servers["web"].state == "failed"
+    assert runtime.services.mcp.servers["web"].state == "failed"
     await runtime.prompt("again", session_id=sid)
     assert "web_slow" not in sent_tools(scripted_server.requests[-1])
 

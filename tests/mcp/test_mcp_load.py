@@ -27,7 +27,7 @@ print(_t.perf_counter() - _s)
 """
 AFTER_WARMUP = """
 import json, sys, threading
-from jupyter_agent.magics import warmup
+from jupyter_agent.kernel import warmup
 print(json.dumps({
     "done": warmup.done.wait(300),
     "sdk": sorted(m for m in sys.modules if m.startswith(("mcp.client", "mcp.server"))),

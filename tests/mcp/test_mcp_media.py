@@ -16,7 +16,7 @@ import pytest
 from anthropic_server import MODEL, AnthropicServer, AReply, AToolUse
 from mcp_support import stdio_server
 
-from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.config import load_config
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
@@ -39,7 +39,7 @@ async def test_image_inline_in_the_tool_result(
         "permission": {"demo_*": "allow"},
     }
     config = load_config(tmp_path, flags, global_dir=tmp_path / "no-global")
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config,
         store=SqliteStore.for_directory(tmp_path),
         project_root=tmp_path,
@@ -50,7 +50,7 @@ async def test_image_inline_in_the_tool_result(
     try:
         await runtime.prompt("draw")
     finally:
-        manager: Any = runtime.extra.get("mcp")
+        manager: Any = runtime.services.mcp
         if manager is not None:
             manager.close()
         runtime.store.close()

@@ -160,7 +160,7 @@ async def test_server_killed_mid_call(mcp_runtime: Any, scripted_server: Any, tm
         slow.state.status == "error"
         and "MCP server 'demo' stopped during a call to 'slow'" in slow.state.error
     )
-    assert runtime.extra["mcp"].servers["demo"].state == "failed"
+    assert runtime.services.mcp.servers["demo"].state == "failed"
     assert "the server died" in json.dumps(runtime.store.messages(sid)[-1].model_dump())
     await runtime.prompt("again", session_id=sid)
     assert "demo_slow" not in sent_tools(scripted_server.requests[-1])

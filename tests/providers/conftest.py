@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from anthropic_server import MODEL, AnthropicServer
 
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.config import load_config
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -34,7 +35,7 @@ def make_claude(
         if options is not None:
             flags["models"] = {MODEL: {"options": options}}
         config = load_config(tmp_path, flags, global_dir=tmp_path / "no-global")
-        runtime = Runtime(
+        runtime = build_runtime(
             config=config,
             store=SqliteStore.for_directory(tmp_path),
             project_root=tmp_path,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from gemini_server import MODEL, GeminiServer, GReply, signature_for
 
-from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.config import load_config
 from jupyter_agent.core.messages import ToolPart
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -45,7 +45,7 @@ async def test_thought_signature_round_trips(
         tmp_path, {"model": MODEL, "api_base": gemini.base_url}, global_dir=tmp_path / "no-global"
     )
     store = SqliteStore.for_directory(tmp_path)
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config, store=store, project_root=tmp_path, working_dir=tmp_path, generate_titles=False
     )
     try:

@@ -25,7 +25,7 @@ from cli_runner import run_cli
 from proxy_harness import MASTER_KEY, LiteLLMProxy
 from scripted_server import Reply, ScriptedServer, ToolCall
 
-from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.config import load_config
 from jupyter_agent.core.messages import AssistantMessage, StepFinishPart, TextPart, ToolPart
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -79,7 +79,7 @@ async def _turn(proxy: LiteLLMProxy, folder: Path, prompt: str, **flags: Any) ->
     """One prompt from a notebook user's runtime whose model is an alias on the proxy."""
     config = load_config(folder, {"api_base": proxy.base_url, **flags}, global_dir=folder / "no-global")
     store = SqliteStore.for_directory(folder)
-    runtime = Runtime(
+    runtime = build_runtime(
         config=config, store=store, project_root=folder, working_dir=folder, generate_titles=False
     )
     try:

@@ -78,4 +78,4 @@ async def test_runtime_refuses_hidden_agents_before_creating_a_session(make_runt
     runtime = make_runtime()
     with pytest.raises(KeyError, match="internal agent"):
         await runtime.prompt("summarise", agent="title")
-    assert runtime.sessions() == []
+    assert runtime.sessions.list() == []

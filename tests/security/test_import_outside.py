@@ -56,9 +56,9 @@ async def test_crafted_export_cannot_write_outside_on_revert(
 
 @pytest.mark.parametrize("via_link", [False, True])
 async def test_revert_refuses_stored_paths_outside_before_writing(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, via_link: bool
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, via_link: bool
 ) -> None:
-    runtime, sid = await _session_that_wrote(make_runtime, scripted_server)
+    runtime, sid = await _session_that_wrote(make_runtime, scripted_model)
     victim = _outside(tmp_path)
     if via_link:
         (tmp_path / "link").symlink_to(victim.parent)
@@ -70,7 +70,7 @@ async def test_revert_refuses_stored_paths_outside_before_writing(
     extra = patch.files[0].model_copy(update={"path": str(target), "before": "attacker text\n"})
     runtime.store.update_part(patch.model_copy(update={"files": [*patch.files, extra]}))
     with pytest.raises(RevertError, match="outside the project") as refused:
-        revert(runtime, sid)
+        revert(runtime.sessions, sid)
     assert "external_directory" in str(refused.value)
     assert not victim.exists()
     assert (tmp_path / "notes.txt").read_text() == "mine\n"  # nothing at all was changed
@@ -78,26 +78,26 @@ async def test_revert_refuses_stored_paths_outside_before_writing(
 
 
 async def test_an_allow_rule_lets_revert_write_there(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     victim = _outside(tmp_path)
     rules = {"external_directory": {str(victim.parent / "*"): "allow"}}
-    runtime, sid = await _session_that_wrote(make_runtime, scripted_server, permission=rules)
+    runtime, sid = await _session_that_wrote(make_runtime, scripted_model, permission=rules)
     history = runtime.store.messages(sid)
     patch = next(p for m in history for p in m.parts if isinstance(p, PatchPart))
     extra = patch.files[0].model_copy(update={"path": str(victim), "before": "restored\n"})
     runtime.store.update_part(patch.model_copy(update={"files": [*patch.files, extra]}))
-    revert(runtime, sid)
+    revert(runtime.sessions, sid)
     assert victim.read_text() == "restored\n" and not (tmp_path / "notes.txt").exists()
-    unrevert(runtime, sid)
+    unrevert(runtime.sessions, sid)
     assert not victim.exists() and (tmp_path / "notes.txt").read_text() == "mine\n"
 
 
 async def test_unrevert_checks_the_snapshot_too(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
-    runtime, sid = await _session_that_wrote(make_runtime, scripted_server)
-    revert(runtime, sid)
+    runtime, sid = await _session_that_wrote(make_runtime, scripted_model)
+    revert(runtime.sessions, sid)
     session = runtime.store.get_session(sid)
     victim = _outside(tmp_path)
     snapshot = {str(victim): {"content": "attacker text\n", "binary": False}}
@@ -105,5 +105,5 @@ async def test_unrevert_checks_the_snapshot_too(
     state = session.revert.model_copy(update={"snapshot": json.dumps(snapshot)})
     runtime.store.update_session(session.model_copy(update={"revert": state}))
     with pytest.raises(RevertError, match="outside the project"):
-        unrevert(runtime, sid)
+        unrevert(runtime.sessions, sid)
     assert not victim.exists()

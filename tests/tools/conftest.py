@@ -39,7 +39,6 @@ def ctx(root: Path, rec: Recorder) -> ToolContext:
         ask=rec.ask,
         on_patch=rec.patches.extend,
         on_metadata=lambda title, meta: rec.progress.append((title, meta)),
-        extra={},
     )
 
 

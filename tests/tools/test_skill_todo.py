@@ -103,6 +103,6 @@ async def test_todowrite_stores_per_session_and_replaces(call: Call, rec: Record
 
 async def test_todowrite_uses_the_loops_dict(ctx: ToolContext, call: Call) -> None:
     shared: dict[str, list[dict[str, str]]] = {"other": []}
-    ctx.extra["todos"] = shared
+    ctx.services.todos = shared
     await call(TodoWriteTool(), todos=[{"content": "a", "status": "pending", "id": "x"}])
     assert shared["ses_t"][0]["content"] == "a" and shared["other"] == []

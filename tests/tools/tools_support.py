@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jupyter_agent.core.messages import FileChange
-from jupyter_agent.tools.base import PermissionDenied, ToolResult
+from jupyter_agent.tools.base import PermissionDenied, PermissionQuestion, ToolResult
 
 
 @dataclass
@@ -18,10 +18,11 @@ class Recorder:
     patches: list[FileChange] = field(default_factory=list)
     progress: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
 
-    async def ask(self, permission: str, patterns: list[str], title: str, meta: dict[str, Any]) -> None:
-        self.calls.append((permission, patterns, title, meta))
-        if permission in self.reject:
-            raise PermissionDenied(f"The user rejected {permission}")
+    async def ask(self, question: PermissionQuestion) -> None:
+        q = question
+        self.calls.append((q.permission, q.patterns, q.title, q.metadata))
+        if q.permission in self.reject:
+            raise PermissionDenied(f"The user rejected {q.permission}")
 
     def asked(self, permission: str) -> list[list[str]]:
         """The patterns of every ask for ``permission``, in order."""

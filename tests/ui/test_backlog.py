@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jupyter_agent.ui.backlog import Backlog
-from jupyter_agent.ui.protocol import (
+from jupyter_agent.ui.widget_protocol import (
     DeltaMsg,
     GaugeMsg,
     MessageMsg,

@@ -248,3 +248,28 @@ def test_a_panel_that_reopens_gets_the_pending_approval_and_stop_ends_idle(
     again.send(type="stop")
     again.wait("status", lambda m: m["state"] == "idle", timeout=20)
     assert time.monotonic() - stopped_at < 10
+
+
+def test_a_reloaded_panel_takes_over_the_runs_notebook_edits(start_kernel: Any, scripted_server: Any) -> None:
+    """The page reloads while the agent works: its next notebook operation asks the new panel."""
+    read = ToolCall("notebook_read", json.dumps({}))
+    scripted_server.queue(
+        Reply(tool_calls=[read]),
+        Reply(tool_calls=[ToolCall("notebook_read", json.dumps({"offset": 0}))]),
+        Reply(text="Read it."),
+    )
+    kernel = start_kernel(frontend=True)
+    first = Panel(kernel)
+    first.wait("hello")
+    first.send(type="prompt", text="read the notebook")
+    first.wait("nb_op", lambda m: m["op"] == "read", timeout=60)
+    kernel.comm_close(first.comm_id)  # the page reloads before it answers
+    again = Panel(kernel)
+    again.wait("hello")
+    op = again.wait("nb_op", lambda m: m["op"] == "read", timeout=60)
+    cells = [{"id": "c1", "cell_type": "code", "source": "x = 1", "outputs": [], "execution_count": 1}]
+    again.send(type="nb_reply", op_id=op["op_id"], ok=True, cells=cells)
+    again.wait("status", lambda m: m["state"] == "idle" and "Read it." in again.text(), timeout=60)
+    tools = [m["part"] for m in again.seen if m.get("kind") == "part" and m["part"].get("tool")]
+    ended = [t["status"] for t in tools if t["status"] in ("completed", "error")]
+    assert ended[-2:] == ["error", "completed"]  # the first panel closed before it answered

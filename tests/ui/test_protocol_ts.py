@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from jupyter_agent.tools.base import ToolError
-from jupyter_agent.ui.comm import NotebookOpMsg, NotebookReply, PanelRequestAdapter
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.panel_protocol import NotebookOpMsg, NotebookReply, PanelRequestAdapter
 from jupyter_agent.ui.tsgen import generate
 
 PROTOCOL_TS = Path(__file__).resolve().parents[2] / "labextension" / "src" / "protocol.ts"

@@ -39,7 +39,17 @@ from jupyter_agent.core.messages import (
     ToolTimeError,
     UserMessage,
 )
-from jupyter_agent.ui.protocol import (
+from jupyter_agent.ui.render import (
+    MAX_STARTED,
+    OUTPUT_CAP,
+    DeltaBuffer,
+    Renderer,
+    cap_output,
+    gauge_message,
+    input_summary,
+    part_view,
+)
+from jupyter_agent.ui.widget_protocol import (
     CompactedMsg,
     DeltaMsg,
     MessageMsg,
@@ -51,16 +61,6 @@ from jupyter_agent.ui.protocol import (
     UIMessage,
     UIMessageAdapter,
     to_wire,
-)
-from jupyter_agent.ui.render import (
-    MAX_STARTED,
-    OUTPUT_CAP,
-    DeltaBuffer,
-    Renderer,
-    cap_output,
-    gauge_message,
-    input_summary,
-    part_view,
 )
 
 IDS = {"session_id": "ses_1", "message_id": "msg_2"}

@@ -4,7 +4,7 @@ The comm target's name lives in ``comm_target.py``, which ``%load_ext`` imports 
 
 Panel → kernel: :data:`PanelRequest` (discriminated on ``type``), including the widget's
 own ``ready`` / ``stop`` / ``approve`` / ``compact``. Kernel → panel: the widget's
-:data:`~jupyter_agent.ui.protocol.UIMessage` stream (deltas, never whole texts) plus
+:data:`~jupyter_agent.ui.widget_protocol.UIMessage` stream (deltas, never whole texts) plus
 :data:`PanelMessage` (discriminated on ``kind``): hello, the session list, completions,
 and notebook operations the kernel asks of the panel (answered with ``nb_reply``).
 ``labextension/src/protocol.ts`` is generated from these models (``ui/tsgen.py``).
@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from jupyter_agent.ui.protocol import UIMessage
+from jupyter_agent.ui.widget_protocol import UIMessage
 
 PROTOCOL_VERSION = 1
 

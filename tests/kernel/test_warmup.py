@@ -18,7 +18,7 @@ pytestmark = pytest.mark.kernel
 HEAVY = ("litellm", "openai", "anywidget", "ipywidgets", "tiktoken", "jupyter_agent.agent", "pydantic.json")
 PROBE = """
 import json, sys
-from jupyter_agent.magics import warmup
+from jupyter_agent.kernel import warmup
 print(json.dumps({"done": warmup.done.wait(300), "modules": sorted(sys.modules)}))
 """
 

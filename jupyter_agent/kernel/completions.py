@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.kernel.mentions import typed_inputs
 from jupyter_agent.tools.variables import user_variables
 
 LIMIT = 30
@@ -28,8 +29,6 @@ def _variables(shell: Any, prefix: str) -> list[tuple[str, str]]:
 
 
 def _cells(shell: Any, prefix: str) -> list[tuple[str, str]]:
-    from jupyter_agent.magics.mentions import typed_inputs
-
     inputs = typed_inputs(shell)
     return [
         (f"cell:{n}", _first_line(inputs[n]))

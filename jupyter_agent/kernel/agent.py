@@ -15,7 +15,9 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from jupyter_agent.ui.kernel_loop import running_loop
+from jupyter_agent.kernel import warmup
+from jupyter_agent.kernel.event_loop import running_loop
+from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
@@ -66,14 +68,10 @@ class KernelAgent:
     # ------------------------------------------------------------ where we are
 
     def notebook_path(self) -> Path | None:
-        from jupyter_agent.tools.notebook_path import find_notebook_path
-
         return find_notebook_path(self.shell.user_ns, os.environ)
 
     def headless(self) -> bool:
         """No frontend can show a live widget: run blocking and answer approvals by config."""
-        from jupyter_agent.tools.notebook_path import frontend_attached
-
         if os.environ.get("JUPYTER_AGENT_BACKGROUND") == "1":
             return False
         return running_loop() is None or not frontend_attached(self.shell.user_ns, os.environ)
@@ -81,29 +79,28 @@ class KernelAgent:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            from jupyter_agent.magics import warmup
-
             warmup.give_way()
             self._runtime = self._build()
         return self._runtime
 
     def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
-        from jupyter_agent.agent.runtime import Runtime
-        from jupyter_agent.cli import project_root
-        from jupyter_agent.config import load_config
+        # the runtime (the loop, SQLite, pydantic models) loads on the first prompt, not at %load_ext
+        from jupyter_agent.agent.compose import build_runtime
+        from jupyter_agent.config import load_config, project_root
         from jupyter_agent.storage.sqlite_store import SqliteStore
         from jupyter_agent.tools.registry import register_kernel_tools
+        from jupyter_agent.tools.services import Services
 
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
         store = SqliteStore.for_directory(folder)
-        runtime = Runtime(
+        runtime = build_runtime(
             config=load_config(folder, overrides),
             store=store,
             project_root=project_root(folder),
             working_dir=folder,
             notebook_path=str(notebook) if notebook else None,
-            extra={"shell": self.shell},
+            services=Services(shell=self.shell),
         )
         register_kernel_tools(runtime.registry)
         if store.notice:
@@ -112,7 +109,8 @@ class KernelAgent:
 
     def reload_config(self) -> None:
         old, self._runtime = self._runtime, None
-        if old is not None and old.extra.get("mcp") is not None:
+        if old is not None and old.services.mcp is not None:
+            # the runtime (the loop, SQLite, pydantic models) loads on the first prompt, not at %load_ext
             from jupyter_agent.mcp.tools import carry_over
 
             carry_over(old, lambda: self.runtime)
@@ -142,12 +140,3 @@ class KernelAgent:
         error = getattr(messages[-1].info, "error", None) if messages else None
         if getattr(error, "name", None) != "aborted":
             view.notice("Stopped.")
-
-    # ------------------------------------------------------------ gauge
-
-    def gauge_listener(self, widget: Any, session_id: str, context_limit: int | None) -> Any:
-        """Keep the view's context gauge current: exact after each step, estimated while text
-        streams (``ui/live_gauge.py``)."""
-        from jupyter_agent.ui.live_gauge import LiveGauge
-
-        return LiveGauge(widget, session_id, context_limit, self.runtime.store)

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 MODULES = (
     "jupyter_agent.providers.litellm_client",
     "jupyter_agent.providers.models",
-    "jupyter_agent.agent.runtime",
+    "jupyter_agent.agent.compose",
     "jupyter_agent.agent.recovery",
     "jupyter_agent.agent.revert",
     "jupyter_agent.agent.system_prompt",
@@ -35,7 +35,7 @@ MODULES = (
     "jupyter_agent.config",
     "jupyter_agent.cli",
     "jupyter_agent.failures",
-    "jupyter_agent.magics.mentions",
+    "jupyter_agent.kernel.mentions",
     "jupyter_agent.magics.parser",
     "jupyter_agent.magics.subcommands",
     "jupyter_agent.ui.widget",
@@ -51,6 +51,7 @@ done = threading.Event()
 
 def _steps() -> list[Callable[[], object]]:
     """The first prompt's slow work, in the order it needs it."""
+    # the warm-up's own work: these imports run in its thread, not at %load_ext
     from jupyter_agent.providers import litellm_client
 
     steps: list[Callable[[], object]] = [litellm_client.warm_up]  # the long pole: litellm (~2 s)
@@ -60,12 +61,14 @@ def _steps() -> list[Callable[[], object]]:
 
 
 def _tokenizer() -> None:
+    # the warm-up's own work: these imports run in its thread, not at %load_ext
     from jupyter_agent.context import tokens
 
     tokens.count_tokens("warm")  # loads the tiktoken encoding from litellm's files
 
 
 def _tool_schemas() -> None:
+    # the warm-up's own work: these imports run in its thread, not at %load_ext
     from jupyter_agent.tools.registry import default_registry, register_kernel_tools
 
     registry = default_registry()
@@ -99,6 +102,7 @@ def give_way() -> None:
 
 async def _mock_stream() -> None:
     """One offline streamed completion: litellm imports most of its call path on first use."""
+    # the warm-up's own work: these imports run in its thread, not at %load_ext
     from jupyter_agent.providers.litellm_client import litellm
 
     response = await litellm().acompletion(

@@ -9,12 +9,78 @@ prompt is recorded (``agent.recorder``).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from jupyter_agent.magics.parser import parse_mentions
+from pydantic import BaseModel
+
+from jupyter_agent.agent.agents import SUBTASK_AGENTS
+from jupyter_agent.core.fence import fence
+from jupyter_agent.core.redaction import redact
+from jupyter_agent.tools.notebook import format_cell
+from jupyter_agent.tools.variables import summarize_variable
 
 MAX_FILE_CHARS = 20_000
+
+
+class Mention(BaseModel):
+    text: str
+    """As written, e.g. ``@cell:3``."""
+    kind: Literal["var", "cell", "file"]
+    value: str
+    """The variable name, cell number/id, or path (quotes removed)."""
+    start: int
+    """Offset of the ``@`` in the prompt."""
+
+
+# Not after a word character, ``.``, ``/`` or ``:`` so emails and URLs (a@b.com,
+# https://x.org/@user) are not mentions.
+_MENTION = re.compile(
+    r"(?<![\w.@/:+-])@(?:"
+    r"cell:(?P<cell>[\w-]+)"
+    r"|file:(?:\"(?P<fq>[^\"]+)\"|'(?P<sq>[^']+)'|(?P<file>\S+))"
+    r"|(?P<var>[A-Za-z_][A-Za-z0-9_]*)"
+    r")"
+)
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_SUBTASK = re.compile(r"^\s*@(?P<agent>[A-Za-z_]\w*)\b")
+_TRAILING = ".,;:)]}!?\"'"
+
+
+def subtask_prefix(prompt: str) -> str | None:
+    """``@explore find X`` → ``explore``: the prompt runs as a subtask of that agent."""
+    match = _SUBTASK.match(prompt)
+    if match and match.group("agent") in SUBTASK_AGENTS:
+        return match.group("agent")
+    return None
+
+
+def parse_mentions(prompt: str) -> list[Mention]:
+    """``@df``, ``@cell:3`` / ``@cell:<id>``, ``@file:path`` outside code spans.
+
+    Emails, URLs, decorators in backticks and a leading ``@explore``/``@general`` (a
+    subtask prefix) are not mentions.
+    """
+    masked = _CODE.sub(lambda m: " " * len(m.group(0)), prompt)
+    prefix = _SUBTASK.match(prompt) if subtask_prefix(prompt) else None
+    found: list[Mention] = []
+    for match in _MENTION.finditer(masked):
+        if prefix is not None and match.start() == prefix.start("agent") - 1:
+            continue
+        text = prompt[match.start() : match.end()]
+        if match.group("cell"):
+            found.append(Mention(text=text, kind="cell", value=match.group("cell"), start=match.start()))
+        elif match.group("var"):
+            found.append(Mention(text=text, kind="var", value=match.group("var"), start=match.start()))
+        else:
+            quoted = match.group("fq") or match.group("sq")
+            value = quoted or match.group("file").rstrip(_TRAILING)
+            if not quoted:
+                text = f"@file:{value}"
+            if value:
+                found.append(Mention(text=text, kind="file", value=value, start=match.start()))
+    return found
 
 
 def typed_inputs(shell: Any) -> list[str]:
@@ -41,13 +107,12 @@ def _cell_by_count(shell: Any, count: int) -> str | None:
 def _cell_by_id(path: Path | None, cell_id: str) -> str | None:
     if path is None or not path.exists():
         return None
+    # nbformat (and its JSON Schema) loads only when a cell is mentioned by id
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     for index, cell in enumerate(nb.cells):
         if cell.get("id") == cell_id:
-            from jupyter_agent.tools.notebook import format_cell
-
             return format_cell(index, cell)
     return None
 
@@ -57,7 +122,6 @@ def _resolve(kind: str, value: str, agent: Any) -> str | None:
     if kind == "var":
         if value not in shell.user_ns:
             return None
-        from jupyter_agent.tools.variables import summarize_variable
 
         return summarize_variable(value, shell.user_ns[value])
     if kind == "cell":
@@ -77,8 +141,6 @@ def _resolve(kind: str, value: str, agent: Any) -> str | None:
 def _file_text(path: Path) -> str:
     """The file's start, read by bytes (a 2 GB log costs ``MAX_FILE_CHARS``), redacted like
     the ``read`` tool's output."""
-    from jupyter_agent.core.redaction import redact
-
     with path.open("rb") as fh:
         raw = fh.read(MAX_FILE_CHARS * 4 + 1)
         size = max(path.stat().st_size, len(raw))
@@ -90,8 +152,6 @@ def _file_text(path: Path) -> str:
 
 def expand_mentions(prompt: str, agent: Any) -> str:
     """The prompt plus one ``<mention_xxxxxxxx>`` block per mention (see ``core.fence``)."""
-    from jupyter_agent.core.fence import fence
-
     blocks: list[str] = []
     for mention in parse_mentions(prompt):
         body = _resolve(mention.kind, mention.value, agent)

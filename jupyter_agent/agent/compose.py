@@ -1,0 +1,89 @@
+"""The one place a runtime is wired: the magics, the side panel and the CLI all call ``build_runtime``.
+
+Reading this function shows every dependency: which store, bus, model client, tools and
+permissions the session service and the runner share.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
+from jupyter_agent.agent.agents import AgentInfo
+from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.recovery import recover_abandoned
+from jupyter_agent.agent.runner import Runner
+from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.agent.sessions import SessionLocks, SessionService
+from jupyter_agent.agent.subtask import run_child
+from jupyter_agent.agent.workspace import Workspace
+from jupyter_agent.config import Config, option_secrets
+from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.redaction import register, register_secret
+from jupyter_agent.storage.spill import cleanup
+from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.registry import ToolRegistry, default_registry
+from jupyter_agent.tools.services import Services
+
+
+def build_runtime(
+    *,
+    config: Config,
+    store: SqliteStore,
+    project_root: Path,
+    working_dir: Path,
+    notebook_path: str | None = None,
+    interactive: bool = False,
+    bus: Bus | None = None,
+    tools: ToolRegistry | None = None,
+    client: ModelClient | None = None,
+    services: Services | None = None,
+    system_builder: Callable[[AgentInfo, str], str] | None = None,
+    generate_titles: bool = True,
+) -> Runtime:
+    """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
+    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
+    Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
+    register([config.api_key_env], config.redact)  # hidden on every way out
+    for value, where in option_secrets(config).items():
+        register_secret(value, where)
+    if client is None:
+        from jupyter_agent.providers.litellm_client import LiteLLMClient  # litellm is slow to import
+
+        client = LiteLLMClient(max_retries=config.retries)
+    bus = bus or Bus()
+    permissions = PermissionManager(bus, config)
+    workspace = Workspace(
+        config=config,
+        store=store,
+        bus=bus,
+        project_root=project_root,
+        working_dir=working_dir,
+        notebook_path=notebook_path,
+        registry=tools or default_registry(project_root),
+        client=client,
+        permissions=permissions,
+        services=services or Services(),
+        system_builder=system_builder,
+    )
+    sessions = SessionService(
+        store=store,
+        bus=bus,
+        project_root=project_root,
+        working_dir=working_dir,
+        notebook_path=notebook_path,
+        rules_for=permissions.rules_for,
+        locks=SessionLocks(),
+    )
+    runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
+    runtime = Runtime(workspace, sessions, runner)
+    shared = workspace.services
+    if shared.permission_rule is None:
+        shared.permission_rule = permissions.action
+    if shared.run_child is None:
+        shared.run_child = functools.partial(run_child, runtime)
+    cleanup(store.path.parent)  # 7-day retention of saved tool outputs
+    recover_abandoned(store)  # parts left "running" by a killed process
+    return runtime

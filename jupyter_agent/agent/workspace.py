@@ -1,0 +1,198 @@
+"""What one notebook or folder gives every run: config, store, bus, model client, tools,
+permissions, and the loop settings, system prompt and tool environment built from them.
+
+The session service and the runner read these; nothing here runs a loop or writes a session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jupyter_agent.agent.agents import AgentInfo
+from jupyter_agent.agent.budget import Budget
+from jupyter_agent.agent.loop import LoopSettings
+from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.system_prompt import build_for_runtime
+from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
+from jupyter_agent.config import Config, output_token_max_from_env
+from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX
+from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.redaction import redact
+from jupyter_agent.mcp.tools import attach
+from jupyter_agent.providers.models import (
+    media_in_tool_results,
+    missing_keys,
+    register_alias,
+    resolve_limits,
+    supports_vision,
+)
+from jupyter_agent.storage.spill import save_output
+from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.registry import ToolRegistry
+from jupyter_agent.tools.services import Services
+
+
+class ConfigurationError(Exception):
+    """No model configured: the message says how to set one (``for_cli`` in a terminal)."""
+
+    def __init__(self, message: str, for_cli: str | None = None) -> None:
+        super().__init__(message)
+        self.for_cli = for_cli or message
+
+
+NO_MODEL = (
+    "No model is configured for jupyter-agent.\n"
+    "Set one of:\n"
+    "  - the environment variable JUPYTER_AGENT_MODEL (e.g. anthropic/claude-sonnet-4-5,\n"
+    "    openai/gpt-5, ollama/qwen2.5-coder) and the provider's API key variable;\n"
+    '  - a jupyter-agent.json next to the notebook: {"model": "openai/gpt-5"};\n'
+    "  - per call: %agent --model openai/gpt-5 …  (or jupyter-agent run --model …)."
+)
+NO_MODEL_CLI = (
+    "no model is configured: pass --model (e.g. --model openai/gpt-5), set JUPYTER_AGENT_MODEL, "
+    'or put {"model": "openai/gpt-5"} in jupyter-agent.json in this folder'
+)
+
+
+@dataclass
+class Workspace:
+    """The configured pieces of one notebook/folder (built by ``agent/compose.py``)."""
+
+    config: Config
+    store: SqliteStore
+    bus: Bus
+    project_root: Path
+    working_dir: Path
+    notebook_path: str | None
+    registry: ToolRegistry
+    client: ModelClient
+    permissions: PermissionManager
+    services: Services = field(default_factory=Services)
+    """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
+    system_builder: Callable[[AgentInfo, str], str] | None = None
+    _window_notices: dict[str, str] = field(default_factory=dict)
+    """Per model: its context window is unknown (told once per session, ``take_notices``)."""
+    _window_told: set[tuple[str, str]] = field(default_factory=set)
+
+    def model_for(self, model: str | None = None, agent: str = "build") -> str:
+        overrides = self.config.agent.get(agent)
+        chosen = model or (overrides.model if overrides else None) or self.config.model
+        if not chosen:
+            raise ConfigurationError(NO_MODEL, NO_MODEL_CLI)
+        return chosen
+
+    def settings(self, model: str) -> LoopSettings:
+        cfg = self.config
+        configured = cfg.models.get(model)
+        unknown_base = (
+            register_alias(model, configured.base_model) if configured and configured.base_model else None
+        )
+        # litellm knows the base model by its own name (GPT-5's window is read from the name)
+        known_as = (
+            configured.base_model if configured and configured.base_model and not unknown_base else model
+        )
+        limits, notice = resolve_limits(
+            known_as, configured.limit.model_dump(exclude_none=True) if configured else None
+        )
+        notice = " ".join(n for n in (unknown_base, notice) if n)
+        if notice:  # told once per session that uses the model (take_notices)
+            self._window_notices[model] = notice
+
+        env_max = output_token_max_from_env(os.environ)
+        return LoopSettings(
+            model=model,
+            system=lambda agent: self.system_prompt(agent, model),
+            context_limit=limits.context,
+            input_limit=limits.input,
+            output_limit=limits.output,
+            auto_compact=cfg.compaction.auto,
+            prune=cfg.compaction.prune,
+            reserved=cfg.compaction.reserved,
+            output_token_max=env_max or (cfg.output_token_max or OUTPUT_TOKEN_MAX),
+            tail_turns=cfg.compaction.tail_turns,
+            preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
+            max_steps=cfg.steps,
+            supports_vision=supports_vision(known_as),
+            media_in_tool_results=media_in_tool_results(model),
+            api_base=cfg.api_base,
+            # local OpenAI-compatible servers rarely need a key, but the client requires one
+            api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
+            agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
+            compaction_model=cfg.compaction.model,
+            options=cfg.options_for,
+            budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
+        )
+
+    def preflight(self, model: str, *, cli: bool = False) -> str | None:
+        """Why a prompt cannot start (no API key for a hosted provider), in words a user can act on.
+
+        ``cli``: the command has no kernel or ``%env``; it reads the shell's environment.
+        """
+        if self.config.api_base or self.config.api_key():
+            return None
+
+        missing = missing_keys(model)
+        if not missing:
+            return None
+        var = missing[0]
+        if cli:
+            return (
+                f"No API key for {model}: set the environment variable {var} (export {var}=...) "
+                "and run again. For a local server set api_base instead (--api-base, "
+                'JUPYTER_AGENT_API_BASE or "api_base" in jupyter-agent.json).'
+            )
+        return (
+            f"No API key for {model}: set {var} in the kernel's environment "
+            f"(for example `%env {var}=...` or export it before starting Jupyter), then run the "
+            "prompt again. For a local server set api_base instead (JUPYTER_AGENT_API_BASE or "
+            "jupyter-agent.json); see `%agent config` for what is configured now."
+        )
+
+    @property
+    def notices(self) -> list[str]:
+        return self.services.notices
+
+    def take_notices(self, session_id: str, model: str) -> list[str]:
+        """Notices a run in ``session_id`` should show: the pending ones (then cleared) and,
+        once per session, that ``model``'s context window is unknown (after ``settings``)."""
+        taken, self.notices[:] = list(self.notices), []
+        told = self._window_told
+        window = self._window_notices.get(model)
+        if window and (session_id, model) not in told:
+            told.add((session_id, model))
+            taken.append(window)
+        return taken
+
+    def system_prompt(self, agent: AgentInfo, model: str) -> str:
+        if self.system_builder is not None:
+            return self.system_builder(agent, model)
+
+        return build_for_runtime(self, agent, model)
+
+    def tool_env(self) -> ToolEnv:
+        store_dir = self.store.path.parent
+
+        def save(text: str) -> str:
+            return str(save_output(store_dir, redact(text)))
+
+        return ToolEnv(
+            registry=self.registry,
+            allowed=None,
+            project_root=self.project_root,
+            working_dir=self.working_dir,
+            save_output=save,
+            limits=ToolLimits(
+                max_lines=self.config.tool_output.max_lines,
+                max_bytes=self.config.tool_output.max_bytes,
+            ),
+            services=self.services,
+        )
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers on first use and (re)sync their tools."""
+        if self.config.mcp:
+            await attach(self)

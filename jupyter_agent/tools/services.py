@@ -1,0 +1,64 @@
+"""What tools use beyond files and processes: the typed services of one runtime.
+
+One field per dependency (the kernel's shell, the notebook bridge, the session runner, MCP …)
+instead of a string-keyed dict, so a reader and the type checker see who needs what. The
+runtime owns one ``Services``; each run hands tools a copy carrying that run's notebook bridge.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.mcp.manager import McpManager
+
+
+class NotebookBridge(Protocol):
+    """What the side panel offers over its comm (see ``ui/notebook_bridge.py``)."""
+
+    async def read_cells(self) -> list[dict[str, Any]]: ...
+    async def insert_cell(self, index: int, source: str, cell_type: str) -> str: ...
+    async def replace_cell(self, cell_id: str, source: str) -> None: ...
+    async def delete_cell(self, cell_id: str) -> None: ...
+    async def run_cell(self, cell_id: str) -> list[dict[str, Any]]: ...
+
+
+ChildRunner = Callable[[str, str, str], Awaitable[tuple[str, str]]]
+"""``run_child(parent_session_id, agent, prompt)`` → (child session id, final answer)."""
+
+RuleCheck = Callable[[str, str, str, str | None], str]
+"""``rule(agent, permission, value, session_id)`` → "allow" | "ask" | "deny", without asking."""
+
+Todos = dict[str, list[dict[str, Any]]]
+
+
+@dataclass
+class Services:
+    """The runtime's adapters that tools (and front ends) share."""
+
+    shell: InteractiveShell | None = None
+    """The kernel's IPython shell: ``python`` and ``variables`` run in its namespace."""
+    notebook_bridge: NotebookBridge | None = None
+    """Live notebook edits through a side panel; set per run (see ``agent/run.py``)."""
+    notebook_path: Path | None = None
+    """The notebook file to edit on disk when the kernel does not name one."""
+    todos: Todos = field(default_factory=dict)
+    """``todowrite`` lists by session id."""
+    notices: list[str] = field(default_factory=list)
+    """Warnings for the next view (store moved, MCP server failed …), taken by the front ends."""
+    mcp: McpManager | None = None
+    """The MCP servers, started on the first prompt when configured."""
+    run_child: ChildRunner | None = None
+    """Runs a sub-agent in a child session (the ``task`` tool, ``@agent`` prompts)."""
+    permission_rule: RuleCheck | None = None
+    """What the permission rules say about a value (search tools hide what ``read`` denies)."""
+
+    def for_run(self, bridge: NotebookBridge | None) -> Services:
+        """A copy for one run: its own notebook bridge, everything else shared."""
+        return dataclasses.replace(self, notebook_bridge=bridge)
