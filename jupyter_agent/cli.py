@@ -239,7 +239,7 @@ async def _compact(args: argparse.Namespace) -> int:
     sid = session_id if isinstance(session_id, str) else session_id.id
     runtime.bus.subscribe(Printer(False))
     await runtime.compact(sid, args.model)
-    last = runtime.recorder(sid).history()[-1].info
+    last = runtime.recorder(sid).window()[-1].info
     if isinstance(last, AssistantMessage) and last.error is not None:
         return EXIT_FAILED
     print(f"compacted {sid}", file=sys.stderr)

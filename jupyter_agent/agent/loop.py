@@ -107,11 +107,11 @@ class AgentLoop:
     def _scan(self) -> tuple[MessageWithParts | None, MessageWithParts | None, MessageWithParts | None]:
         """Last user, last assistant, last finished assistant — by id (creation order).
 
-        The recorder's history is id-ordered, so walking back from the end finds them
+        The recorder's window is id-ordered, so walking back from the end finds them
         after a few messages (the compaction tail reorders only what the model sees).
         """
         last_user = last_assistant = last_finished = None
-        for m in reversed(self.recorder.history()):
+        for m in reversed(self.recorder.window()):
             info = m.info
             if isinstance(info, UserMessage):
                 last_user = last_user or m
@@ -129,7 +129,7 @@ class AgentLoop:
         One that already has an answer (even a failed summary) is done: never re-run it.
         """
         answered: set[str] = set()
-        for m in reversed(self.recorder.history()):
+        for m in reversed(self.recorder.window()):
             if m.info.id <= after:
                 return None
             if isinstance(m.info, AssistantMessage):
@@ -202,7 +202,7 @@ class AgentLoop:
                 # overflow = the step never finished (provider said "too long"): a new
                 # prompt is summarised without it and re-sent once after the summary
                 overflow = self._last_finish is None
-                if overflow and new_prompt and _follows_summary(self.recorder.history(), prompt.id):
+                if overflow and new_prompt and _follows_summary(self.recorder.window(), prompt.id):
                     # it was just replayed after a summary and still does not fit
                     size = oversize.message_tokens(last_user, self.counter)
                     oversize.refuse(self, last_user, size, self._last_message)
@@ -232,19 +232,11 @@ class AgentLoop:
         )
 
     def prune(self) -> int:
-        """Clear old tool outputs (SPEC "Prune"); the store writes ``time.compacted``."""
-        part_ids = select_prune(self.recorder.history(), self.counter)
+        """Clear old tool outputs (SPEC "Prune"); the recorder writes ``time.compacted``."""
+        part_ids = select_prune(self.recorder.window(), self.counter)
         if not part_ids:
             return 0
-        at = now_ms()
-        self.recorder.store.mark_compacted(part_ids, at)
-        wanted = set(part_ids)
-        for entry in self.recorder.history():
-            for i, p in enumerate(entry.parts):
-                if p.id in wanted and isinstance(p, ToolPart) and p.state.status == "completed":
-                    time = p.state.time.model_copy(update={"compacted": at})
-                    entry.parts[i] = p.model_copy(update={"state": p.state.model_copy(update={"time": time})})
-                    self.recorder.touch(entry.info.id)
+        self.recorder.mark_compacted(part_ids, now_ms())
         return len(part_ids)
 
     def _max_steps(self, user: UserMessage) -> int:
@@ -296,7 +288,7 @@ class AgentLoop:
         budget = self.settings.budget
         if not budget:
             return False
-        text = crossed(budget, self.recorder.history(), user.info.id)
+        text = crossed(budget, self.recorder.window(), user.info.id, self.recorder.spent())
         if text is None:
             return False
         entry = self.recorder.find(answer.id) if answer is not None else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
-from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
 from jupyter_agent.providers.retry import RetryCallback
 from jupyter_agent.providers.stream_events import StreamEvent
 from jupyter_agent.tools.base import PermissionQuestion
@@ -40,7 +40,21 @@ class SessionStore(Protocol):
         """Write every coalesced part now (end of step, abort, shutdown)."""
         ...
 
-    def messages(self, session_id: str) -> list[MessageWithParts]: ...
+    def messages(
+        self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
+    ) -> list[MessageWithParts]:
+        """Messages with ``since`` ≤ id < ``until``, oldest first (``parts=False``: without parts)."""
+        ...
+
+    def compactions(self, session_id: str, until: str | None = None) -> list[CompactionPart]:
+        """The compaction parts of messages before ``until``, newest first."""
+        ...
+
+    def message_before(self, session_id: str, before: str, count: int = 1) -> str | None: ...
+    def unfinished(self, session_id: str) -> list[MessageWithParts]:
+        """Open assistant messages and messages with pending/running tool parts (those only)."""
+        ...
+
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int: ...
 
 

@@ -147,7 +147,7 @@ class Runner:
         chosen = self.workspace.model_for(model)
         self.sessions.finish_revert(session_id)
         rec = self.sessions.recorder(session_id)
-        last_user = next((m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None)
+        last_user = next((m.info for m in reversed(rec.window()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
         await self.run(session_id, chosen, handle)
