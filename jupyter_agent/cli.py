@@ -12,14 +12,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
+import os
+import signal
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupyter_agent import __version__
+from jupyter_agent.core import cost
+from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
-from jupyter_agent.failures import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from jupyter_agent.core.redaction import RedactingWriter
+from jupyter_agent.failures import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, explain
+from jupyter_agent.logs import debug_enabled, route_library_logs
+from jupyter_agent.mcp import listing
+from jupyter_agent.providers.retry import describe_wait
+from jupyter_agent.session_cli import add_session_commands, run_session_command
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.runtime import Runtime
@@ -27,6 +39,7 @@ if TYPE_CHECKING:
 
 def build_runtime(args: argparse.Namespace) -> Runtime:
     """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config, project_root
     from jupyter_agent.failures import UsageProblem
@@ -96,9 +109,6 @@ class Printer:
                 sys.stdout.flush()
                 self._attempt_text = False
             elif part.type == "retry":
-                from jupyter_agent.core.clock import now_ms
-                from jupyter_agent.providers.retry import describe_wait
-
                 wait = describe_wait(max(0, part.next - now_ms()))
                 print(f"[retry {part.attempt} in {wait}] {part.error.message}", file=sys.stderr)
         elif isinstance(event, SessionErrored):
@@ -112,10 +122,6 @@ def _print_notices(runtime: Any, session_id: str, model: str) -> None:
 
 def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
     """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line."""
-    import json
-
-    from jupyter_agent.core import cost
-
     turn, session = cost.prompt_cost(history), cost.total(history)
     if as_json:
         line = {
@@ -145,16 +151,12 @@ class _StopOnSignals:
         self.task = asyncio.current_task()
 
     def install(self) -> None:
-        import signal
-
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, self.fire, sig)
 
     def fire(self, sig: int) -> None:
-        import signal
-
         if self.hit and sig == signal.SIGINT:  # the second Ctrl-C: no more waiting
             print("error: interrupted twice; exiting without waiting for the step to close", file=sys.stderr)
             raise SystemExit(EXIT_INTERRUPTED)
@@ -165,6 +167,7 @@ class _StopOnSignals:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError
@@ -236,7 +239,7 @@ async def _compact(args: argparse.Namespace) -> int:
     sid = session_id if isinstance(session_id, str) else session_id.id
     runtime.bus.subscribe(Printer(False))
     await runtime.compact(sid, args.model)
-    last = runtime.recorder(sid).history()[-1].info
+    last = runtime.recorder(sid).window()[-1].info
     if isinstance(last, AssistantMessage) and last.error is not None:
         return EXIT_FAILED
     print(f"compacted {sid}", file=sys.stderr)
@@ -254,8 +257,6 @@ def _usd(text: str) -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    from jupyter_agent import __version__
-
     top = argparse.ArgumentParser(prog="jupyter-agent", description=__doc__)
     top.add_argument("--version", action="version", version=f"jupyter-agent {__version__}")
     top.add_argument("--debug", action="store_true", help="show tracebacks and library logs")
@@ -283,19 +284,15 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--budget", type=_usd, metavar="USD", help="stop after the step that makes this prompt cost more"
     )
-    from jupyter_agent.session_cli import add_session_commands
 
     add_session_commands(sub)
-    from jupyter_agent.mcp.listing import add_command
 
-    add_command(sub)
+    listing.add_command(sub)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, run, and turn expected failures into one line and an exit code."""
-    from jupyter_agent.logs import debug_enabled, route_library_logs
-
     args = parser().parse_args(argv)
     debug = debug_enabled(args.debug)
     route_library_logs(debug)
@@ -306,8 +303,6 @@ def main(argv: list[str] | None = None) -> int:
 @contextlib.contextmanager
 def _redacted_output() -> Iterator[None]:
     """Keys never reach the terminal: answers, tool lines, errors and tracebacks included."""
-    from jupyter_agent.core.redaction import RedactingWriter
-
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = RedactingWriter(sys.stdout), RedactingWriter(sys.stderr)
     try:
@@ -317,8 +312,6 @@ def _redacted_output() -> Iterator[None]:
 
 
 def _main(args: argparse.Namespace, debug: bool) -> int:
-    from jupyter_agent.failures import explain
-
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
@@ -330,8 +323,6 @@ def _main(args: argparse.Namespace, debug: bool) -> int:
     except Exception as exc:
         explained = explain(exc, cli=True)
         if debug:
-            import traceback
-
             traceback.print_exc()
         if explained is None:
             print(
@@ -346,8 +337,6 @@ def _main(args: argparse.Namespace, debug: bool) -> int:
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the exit-time flush does not raise again."""
-    import os
-
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ else 1)
@@ -359,10 +348,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "compact":
         return asyncio.run(_compact(args))
     if args.command == "mcp":
-        from jupyter_agent.mcp import listing
-
         return listing.main(args, build_runtime)
-    from jupyter_agent.session_cli import run_session_command
 
     return run_session_command(args, build_runtime)
 

@@ -32,6 +32,7 @@ class Explained(NamedTuple):
 def explain(exc: BaseException, *, cli: bool = False) -> Explained | None:
     """The one line for an expected failure; None for a bug (which deserves a traceback).
     ``cli``: worded for a terminal (flags and environment variables, not magics)."""
+    # %load_ext's code paths import this module: what it tells apart loads on the first failure
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.config import ConfigError
     from jupyter_agent.storage.lease import SessionBusyError

@@ -10,7 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import TextPart, ToolPart
+from jupyter_agent.failures import UsageProblem
+from jupyter_agent.session.export import SessionExport
 
 
 def add_session_commands(sub: Any) -> None:
@@ -48,14 +53,13 @@ def _when(ms: int) -> str:
 
 
 def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None:
-    from jupyter_agent.failures import UsageProblem
-
     if output and Path(output).is_dir():
         raise UsageProblem(
             f"--output {output}: is a folder; give a file name, e.g. "
             f"--output {Path(output) / f'{session_id}.{fmt}'}"
         )
     if fmt == "ipynb":
+        # nbformat (and its JSON Schema) loads only for an ipynb export
         import nbformat
 
         if not output:
@@ -80,11 +84,6 @@ def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None
 
 def _read_export(file: str) -> str:
     """The text of a JSON export; a missing, unreadable or foreign file is a usage problem."""
-    from pydantic import ValidationError
-
-    from jupyter_agent.failures import UsageProblem
-    from jupyter_agent.session.export import SessionExport
-
     hint = "give a file written by `jupyter-agent sessions export ID`"
     path = Path(file)
     if not path.is_file():
@@ -101,6 +100,7 @@ def _read_export(file: str) -> str:
 
 def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
     """``build_runtime``: the CLI's (it reads ``--notebook``)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.revert import RevertError
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
@@ -134,8 +134,6 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
             print("unreverted")
             return 0
         if args.action == "list":
-            from jupyter_agent.core.cost import CostTotal
-
             costs = runtime.store.session_costs()
             listed = sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated)
             if args.json:

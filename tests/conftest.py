@@ -1,4 +1,5 @@
-"""Shared fixtures: the no-network guard, offline litellm settings, the scripted server."""
+"""Shared fixtures: the no-network guard, offline litellm settings, the scripted models,
+and the ``slow`` marker for tests that start kernels, browsers, servers or processes."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import guard  # noqa: E402  (tests/netguard is on sys.path via pyproject pythonp
 guard.install()
 
 import kernel_harness  # noqa: E402
+from scripted_model import ScriptedModel  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
 
 from jupyter_agent.agent.compose import build_runtime  # noqa: E402
@@ -54,23 +56,38 @@ def scripted_server() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def make_runtime(tmp_path: Path, scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def scripted_model() -> ScriptedModel:
+    """The in-process scripted model (fast tier): the loop's ModelClient without HTTP."""
+    return ScriptedModel()
+
+
+@pytest.fixture
+def make_runtime(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
+    """Runtimes over a temporary folder, talking to the model the test asked for:
+    ``scripted_server`` (real HTTP through litellm) or else ``scripted_model`` (in process)."""
     made: list[Runtime] = []
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
+    http = "scripted_server" in request.fixturenames
+    model = request.getfixturevalue("scripted_server" if http else "scripted_model")
 
     def make(**overrides: Any) -> Runtime:
         interactive = overrides.pop("interactive", False)
         config = load_config(
             tmp_path,
-            {"model": scripted_server.model, "api_base": scripted_server.base_url, **overrides},
+            {"model": model.model, "api_base": model.base_url, **overrides},
             global_dir=tmp_path / "no-global",
         )
+        if not http:
+            model.max_retries = config.retries
         runtime = build_runtime(
             config=config,
             store=SqliteStore.for_directory(tmp_path),
             project_root=tmp_path,
             working_dir=tmp_path,
             interactive=interactive,
+            client=None if http else model,
         )
         runtime.events = []  # type: ignore[attr-defined]
         runtime.bus.subscribe(runtime.events.append)  # type: ignore[attr-defined]
@@ -107,3 +124,55 @@ def start_kernel(tmp_path: Path, scripted_server: Any) -> Iterator[Any]:
     yield start
     for k in kernels:
         k.shutdown()
+
+
+SLOW_FIXTURES = frozenset(
+    {
+        "scripted_server",  # real HTTP, and litellm behind it
+        "anthropic_server",
+        "claude",
+        "start_kernel",
+        "shell",  # a kernel for the python/notebook tools
+        "chromium",
+        "http_server",  # an MCP server
+        "proxy",  # a LiteLLM proxy
+        "upstream",
+    }
+)
+"""Fixtures that start something real and slow."""
+SLOW_MARKERS = ("kernel", "browser")
+SLOW_CALLS = frozenset({"run_cli", "Kernel", "subprocess", "Popen"})
+"""Names that start a process (the CLI, a kernel), looked up in the test's code and in the
+test-suite helpers it calls."""
+
+
+def _calls(fn: Any, depth: int = 3) -> set[str]:
+    """Global names a test function uses, following helpers defined in tests/ a few levels."""
+    code = getattr(fn, "__code__", None)
+    if code is None or depth == 0:
+        return set()
+    names = set(code.co_names)
+    for const in code.co_consts:  # nested functions and lambdas
+        if hasattr(const, "co_names"):
+            names |= set(const.co_names)
+    found = set(names)
+    scope = getattr(fn, "__globals__", {})
+    for name in names:
+        helper = scope.get(name)
+        path = getattr(getattr(helper, "__code__", None), "co_filename", "")
+        if path.startswith(str(HERE)) and helper is not fn:
+            found |= _calls(helper, depth - 1)
+    return found
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that uses something slow, so ``pytest -m "not slow"`` is the
+    fast tier (the loop with the in-process scripted model, pure logic, SQLite, tools)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if (
+            names & SLOW_FIXTURES
+            or _calls(getattr(item, "function", None)) & SLOW_CALLS
+            or any(item.get_closest_marker(m) for m in SLOW_MARKERS)
+        ):
+            item.add_marker(pytest.mark.slow)

@@ -56,6 +56,11 @@ class ErrorReply:
 Scripted = Reply | ErrorReply
 
 
+def call_id_for(n: int, call: ToolCall) -> str:
+    """The id the model gives the ``n``-th call of a reply (the scripted one, or made up)."""
+    return call.id or f"call_{n}_{abs(hash((call.name, call.arguments))) % 10**8}"
+
+
 def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
     base = {
         "id": "chatcmpl-scripted",
@@ -75,7 +80,7 @@ def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
         out.append(chunk({"content": reply.text[i : i + size]}))
     for n, call in enumerate(reply.tool_calls):
         index = 0 if reply.same_tool_index else n
-        call_id = call.id or f"call_{n}_{abs(hash((call.name, call.arguments))) % 10**8}"
+        call_id = call_id_for(n, call)
         out.append(
             chunk(
                 {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
@@ -27,9 +27,10 @@ from jupyter_agent.core.messages import (
 )
 
 
-@dataclass(frozen=True)
-class PartWrite:
-    """One change to store: a part (``final=False`` while streaming), a streamed delta, or a removal."""
+class PartWrite(NamedTuple):
+    """One change to store: a part (``final=False`` while streaming), a streamed delta, or a removal.
+
+    A tuple, not a dataclass: one is made per streamed token."""
 
     part: AnyPart
     delta: str | None = None
@@ -94,16 +95,16 @@ class PartAssembler:
         kind = event.type
         st = self._st
         out: list[PartWrite] = []
-        if kind == "attempt-restart":
+        if kind == "text-delta" or kind == "reasoning-delta":  # the hot path: once per token
+            key = kind[: -len("-delta")]
+            part = st.text.get(key) or self._start_text(key, out)
+            part.text += event.delta  # in place: the store and the views hold this object
+            out.append(PartWrite(part, event.delta, False))
+        elif kind == "attempt-restart":
             out = [PartWrite(p, removed=True) for p in st.latest.values()]
             self._st, self.finish = _Attempt(), None  # the step start stays
         elif kind in ("text-start", "reasoning-start"):
             self._start_text(kind.split("-")[0], out)
-        elif kind in ("text-delta", "reasoning-delta"):
-            key = kind.split("-")[0]
-            part = st.text.get(key) or self._start_text(key, out)
-            part.text += event.delta  # hot path (once per token): in place
-            out.append(PartWrite(part, delta=event.delta, final=False))
         elif kind in ("text-end", "reasoning-end"):
             self._end_text(kind.split("-")[0], out)
         elif kind == "tool-input-start":

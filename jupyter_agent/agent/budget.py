@@ -32,9 +32,15 @@ class Budget:
         return self.session_usd is not None or self.turn_usd is not None
 
 
-def crossed(budget: Budget, history: list[MessageWithParts], user_id: str) -> str | None:
-    """Why the run must stop now (a limit reached), or None."""
-    spent = cost.total(history)
+def crossed(
+    budget: Budget, history: list[MessageWithParts], user_id: str, spent: cost.CostTotal | None = None
+) -> str | None:
+    """Why the run must stop now (a limit reached), or None.
+
+    ``history`` must hold the prompt and its answers; ``spent``, the session's cost, is
+    computed from it when not given (a recorder's window does not hold every message).
+    """
+    spent = spent if spent is not None else cost.total(history)
     if budget.session_usd is not None and spent.usd >= budget.session_usd:
         return (
             f"Stopped: the session budget of ${budget.session_usd:g} is used up (spent {spent.text()}). {HOW}"

@@ -75,9 +75,9 @@ class CompactionRunner:
         self.part = part
 
     def _before(self) -> list[MessageWithParts]:
-        full = self.recorder.history()
-        idx = next(i for i, m in enumerate(full) if m.info.id == self.user.info.id)
-        return ctx.filter_compacted(full[:idx])
+        loaded = self.recorder.window()  # holds the previous compaction: the view before is the same
+        idx = next(i for i, m in enumerate(loaded) if m.info.id == self.user.info.id)
+        return ctx.filter_compacted(loaded[:idx])
 
     async def run(self) -> Literal["continue", "stop"]:
         session = self.recorder.session

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
 
 from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.recovery import recover_abandoned
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.agent.sessions import SessionLocks, SessionService
+from jupyter_agent.agent.subtask import run_child
 from jupyter_agent.agent.workspace import Workspace
-from jupyter_agent.config import Config
+from jupyter_agent.config import Config, option_secrets
 from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.redaction import register, register_secret
+from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
 from jupyter_agent.tools.services import Services
@@ -32,19 +36,13 @@ def build_runtime(
     interactive: bool = False,
     bus: Bus | None = None,
     tools: ToolRegistry | None = None,
-    client: Any = None,
+    client: ModelClient | None = None,
     services: Services | None = None,
     generate_titles: bool = True,
 ) -> Runtime:
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
-    ``task``), ``client`` to litellm. Opening it also tidies the store (old saved outputs,
-    parts a killed process left running)."""
-    from jupyter_agent.agent.recovery import recover_abandoned
-    from jupyter_agent.agent.subtask import run_child
-    from jupyter_agent.config import option_secrets
-    from jupyter_agent.core.redaction import register, register_secret
-    from jupyter_agent.storage.spill import cleanup
-
+    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
+    Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
     register([config.api_key_env], config.redact)  # hidden on every way out
     for value, where in option_secrets(config).items():
         register_secret(value, where)

@@ -17,7 +17,7 @@ from jupyter_agent.agent.budget import Budget, crossed
 from jupyter_agent.agent.budget import stop as stop_for_budget
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message, refuse_step
-from jupyter_agent.agent.ports import PermissionAsker
+from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
@@ -33,6 +33,8 @@ from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
+    MessageError,
+    MessageWithParts,
     SubtaskPart,
     Tokens,
     ToolPart,
@@ -79,7 +81,7 @@ class AgentLoop:
     def __init__(
         self,
         recorder: Recorder,
-        client: Any,
+        client: ModelClient,
         tool_env: ToolEnv,
         settings: LoopSettings,
         asker: PermissionAsker,
@@ -94,7 +96,7 @@ class AgentLoop:
         self.steps = StepDeps(recorder, client, settings, tool_env, asker, run or RunHandle())
         """What each model step (and compaction) of this run uses."""
         self._last_finish: str | None = None
-        self._last_error: Any = None
+        self._last_error: MessageError | None = None
         self._last_message: AssistantMessage | None = None
         self._system: dict[str, str] = {}
         self._builder: RequestBuilder | None = None
@@ -102,14 +104,14 @@ class AgentLoop:
 
     # ------------------------------------------------------------ state
 
-    def _scan(self) -> tuple[Any, Any, Any]:
+    def _scan(self) -> tuple[MessageWithParts | None, MessageWithParts | None, MessageWithParts | None]:
         """Last user, last assistant, last finished assistant — by id (creation order).
 
-        The recorder's history is id-ordered, so walking back from the end finds them
+        The recorder's window is id-ordered, so walking back from the end finds them
         after a few messages (the compaction tail reorders only what the model sees).
         """
         last_user = last_assistant = last_finished = None
-        for m in reversed(self.recorder.history()):
+        for m in reversed(self.recorder.window()):
             info = m.info
             if isinstance(info, UserMessage):
                 last_user = last_user or m
@@ -127,7 +129,7 @@ class AgentLoop:
         One that already has an answer (even a failed summary) is done: never re-run it.
         """
         answered: set[str] = set()
-        for m in reversed(self.recorder.history()):
+        for m in reversed(self.recorder.window()):
             if m.info.id <= after:
                 return None
             if isinstance(m.info, AssistantMessage):
@@ -138,10 +140,10 @@ class AgentLoop:
                         return p
         return None
 
-    def _done(self, last_user: Any, last_assistant: Any) -> bool:
+    def _done(self, last_user: MessageWithParts | None, last_assistant: MessageWithParts | None) -> bool:
         if last_assistant is None or last_user is None:
             return False
-        info = last_assistant.info
+        info = _answer(last_assistant)
         if last_user.info.id > info.id:
             return False
         if info.error is not None:
@@ -165,10 +167,12 @@ class AgentLoop:
             last_user, last_assistant, last_finished = self._scan()
             if last_user is None:
                 return
+            prompt = _prompt(last_user)
+            finished = _answer(last_finished) if last_finished is not None else None
             if self._done(last_user, last_assistant):
                 break
             step += 1  # every iteration counts, compaction and subtask included (SPEC "Loop")
-            task = self._pending_task(last_finished.info.id if last_finished else "")
+            task = self._pending_task(finished.id if finished else "")
             if isinstance(task, SubtaskPart):
                 await self._run_subtask(task, last_user)
                 continue
@@ -177,21 +181,17 @@ class AgentLoop:
                 if outcome == "stop":
                     break
                 continue
-            if (
-                last_finished is not None
-                and not last_finished.info.summary
-                and self._overflow(last_finished.info)
-            ):
-                create_compaction(self.recorder, last_user.info, auto=True, overflow=False)
+            if finished is not None and not finished.summary and self._overflow(finished):
+                create_compaction(self.recorder, prompt, auto=True, overflow=False)
                 continue
-            new_prompt = last_finished is None or last_finished.info.id < last_user.info.id
+            new_prompt = finished is None or finished.id < prompt.id
             size = oversize.too_large(self, last_user) if new_prompt else None
             if size is not None:
                 oversize.refuse(self, last_user, size)
                 break
-            cap = self._max_steps(last_user.info)
+            cap = self._max_steps(prompt)
             if step > cap + 1:  # the last step overflowed and was retried once already
-                self._last_error = refuse_step(self.recorder, last_user.info, self.settings.model, cap)
+                self._last_error = refuse_step(self.recorder, prompt, self.settings.model, cap)
                 break
             if new_prompt and self._over_budget(last_user, None):
                 break
@@ -202,15 +202,13 @@ class AgentLoop:
                 # overflow = the step never finished (provider said "too long"): a new
                 # prompt is summarised without it and re-sent once after the summary
                 overflow = self._last_finish is None
-                if overflow and new_prompt and _follows_summary(self.recorder.history(), last_user.info.id):
+                if overflow and new_prompt and _follows_summary(self.recorder.window(), prompt.id):
                     # it was just replayed after a summary and still does not fit
                     size = oversize.message_tokens(last_user, self.counter)
                     oversize.refuse(self, last_user, size, self._last_message)
                     break
-                replay_id = last_user.info.id if overflow and new_prompt else None
-                create_compaction(
-                    self.recorder, last_user.info, auto=True, overflow=overflow, replay_id=replay_id
-                )
+                replay_id = prompt.id if overflow and new_prompt else None
+                create_compaction(self.recorder, prompt, auto=True, overflow=overflow, replay_id=replay_id)
                 continue
             if result == "stop":
                 break
@@ -234,27 +232,21 @@ class AgentLoop:
         )
 
     def prune(self) -> int:
-        """Clear old tool outputs (SPEC "Prune"); the store writes ``time.compacted``."""
-        part_ids = select_prune(self.recorder.history(), self.counter)
+        """Clear old tool outputs (SPEC "Prune"); the recorder writes ``time.compacted``."""
+        part_ids = select_prune(self.recorder.window(), self.counter)
         if not part_ids:
             return 0
-        at = now_ms()
-        self.recorder.store.mark_compacted(part_ids, at)
-        wanted = set(part_ids)
-        for entry in self.recorder.history():
-            for i, p in enumerate(entry.parts):
-                if p.id in wanted and isinstance(p, ToolPart) and p.state.status == "completed":
-                    time = p.state.time.model_copy(update={"compacted": at})
-                    entry.parts[i] = p.model_copy(update={"state": p.state.model_copy(update={"time": time})})
-                    self.recorder.touch(entry.info.id)
+        self.recorder.mark_compacted(part_ids, now_ms())
         return len(part_ids)
 
     def _max_steps(self, user: UserMessage) -> int:
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
         return agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
 
-    async def _step(self, step: int, last_user: Any, last_finished: Any) -> Outcome:
-        user: UserMessage = last_user.info
+    async def _step(
+        self, step: int, last_user: MessageWithParts, last_finished: MessageWithParts | None
+    ) -> Outcome:
+        user = _prompt(last_user)
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
         model = user.model or agent.model or self.settings.model
         message = AssistantMessage(
@@ -291,12 +283,12 @@ class AgentLoop:
             return "stop"
         return outcome
 
-    def _over_budget(self, user: Any, answer: AssistantMessage | None) -> bool:
+    def _over_budget(self, user: MessageWithParts, answer: AssistantMessage | None) -> bool:
         """Stop after the step that crossed a budget (or before a prompt when none is left)."""
         budget = self.settings.budget
         if not budget:
             return False
-        text = crossed(budget, self.recorder.history(), user.info.id)
+        text = crossed(budget, self.recorder.window(), user.info.id, self.recorder.spent())
         if text is None:
             return False
         entry = self.recorder.find(answer.id) if answer is not None else None
@@ -316,14 +308,14 @@ class AgentLoop:
             self._system[agent.name] = self.settings.system(agent)
         return self._builder.build(agent, self._system[agent.name], remind_after)
 
-    async def _run_subtask(self, task: SubtaskPart, last_user: Any) -> None:
+    async def _run_subtask(self, task: SubtaskPart, last_user: MessageWithParts) -> None:
         run_child = self.tool_env.services.run_child
         if run_child is None:
             raise RuntimeError("sub-agents are not available in this runtime")
-        await run_subtask(self.recorder, self.settings.model, task, last_user.info, run_child)
+        await run_subtask(self.recorder, self.settings.model, task, _prompt(last_user), run_child)
 
 
-def _follows_summary(history: list[Any], user_id: str) -> bool:
+def _follows_summary(history: list[MessageWithParts], user_id: str) -> bool:
     """True for a prompt re-sent right after a successful summary (an overflow replay)."""
     before = None
     for m in history:
@@ -332,3 +324,17 @@ def _follows_summary(history: list[Any], user_id: str) -> bool:
         before = m
     info = before.info if before is not None else None
     return isinstance(info, AssistantMessage) and info.summary and info.error is None
+
+
+def _prompt(entry: MessageWithParts) -> UserMessage:
+    """The user message of an entry ``_scan`` found as one (typed for the checks below)."""
+    if not isinstance(entry.info, UserMessage):
+        raise TypeError(f"{entry.info.id} is not a user message")
+    return entry.info
+
+
+def _answer(entry: MessageWithParts) -> AssistantMessage:
+    """The assistant message of an entry ``_scan`` found as one."""
+    if not isinstance(entry.info, AssistantMessage):
+        raise TypeError(f"{entry.info.id} is not an assistant message")
+    return entry.info

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
+from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.ports import PermissionContext
 from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
@@ -120,8 +121,6 @@ class PermissionManager:
 
     def rules_for(self, agent: str) -> dict[str, Rule]:
         """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
-        from jupyter_agent.agent.agents import get_agent
-
         return build_ruleset(self.config, get_agent(agent).permission, agent)
 
     def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:

@@ -1,17 +1,21 @@
 """The seams between the loop and the world: the loop talks to these Protocols only.
 
 The SQLite store, the litellm client and the tool registry implement them; tests may
-swap in real alternatives (a temporary store, the scripted HTTP server) without mocks.
+swap in real alternatives (a temporary store, the scripted HTTP server, the in-process
+scripted model of ``tests/scripted_model.py``) without mocks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
-from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
+from jupyter_agent.providers.retry import RetryCallback
+from jupyter_agent.providers.stream_events import StreamEvent
 from jupyter_agent.tools.base import PermissionQuestion
 
 
@@ -36,8 +40,57 @@ class SessionStore(Protocol):
         """Write every coalesced part now (end of step, abort, shutdown)."""
         ...
 
-    def messages(self, session_id: str) -> list[MessageWithParts]: ...
+    def messages(
+        self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
+    ) -> list[MessageWithParts]:
+        """Messages with ``since`` ≤ id < ``until``, oldest first (``parts=False``: without parts)."""
+        ...
+
+    def compactions(self, session_id: str, until: str | None = None) -> list[CompactionPart]:
+        """The compaction parts of messages before ``until``, newest first."""
+        ...
+
+    def message_before(self, session_id: str, before: str, count: int = 1) -> str | None: ...
+    def unfinished(self, session_id: str) -> list[MessageWithParts]:
+        """Open assistant messages and messages with pending/running tool parts (those only)."""
+        ...
+
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int: ...
+
+
+class ModelClient(Protocol):
+    """One model step as our stream events (``providers/litellm_client.py`` implements it).
+
+    Failures arrive as typed ``ProviderError``s; retryable ones are retried inside
+    ``stream_with_retry`` (``on_retry`` tells the loop, ``attempt-restart`` drops partial
+    output). ``abort`` set → ``AbortedError`` at the next chunk or during a retry wait.
+    """
+
+    def stream_with_retry(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+        abort: asyncio.Event | None = None,
+        on_retry: RetryCallback | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> AsyncIterator[StreamEvent]: ...
+
+    async def complete(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """One non-streaming answer (session titles)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -45,21 +45,22 @@ class StepProcessor:
         self.parts = PartAssembler(message.session_id, message.id)
 
     def _write(self, writes: list[PartWrite]) -> None:
-        for w in writes:
-            if w.removed:
-                self.recorder.remove_part(w.part)
-            elif w.delta is not None:
-                self.recorder.stream(w.part, w.delta)
+        for part, delta, final, removed in writes:
+            if delta is not None:
+                self.recorder.stream(part, delta)
+            elif removed:
+                self.recorder.remove_part(part)
             else:
-                self.recorder.part(w.part, final=w.final)
+                self.recorder.part(part, final=final)
 
     # ------------------------------------------------------------ stream
 
     async def process(self, stream: AsyncIterator[Any]) -> Outcome:
         self._write(self.parts.start())
+        feed, write = self.parts.feed, self._write
         try:
             async for event in stream:
-                self._write(self.parts.feed(event))
+                write(feed(event))
                 if event.type == "finish-step":
                     self._finished()
         except asyncio.CancelledError:

@@ -6,16 +6,26 @@ event, and keeps the live history in memory so each step reads what changed inst
 reloading the whole session from SQLite (per-step work grows with new content only).
 Whatever it records is redacted first (``core.redaction``): a key pasted in a prompt or
 an ``@file:.env`` mention reaches neither the store, nor the bus, nor the next request.
+
+Reopening a long session loads only its *window* (``window.py``): the messages from the
+last completed compaction's verbatim tail on, and back as far as prune's walk goes —
+everything the next request, the loop, prune and the budget's turn cost read. Older
+messages are loaded on demand, the first time ``history()`` is asked for (export, fork,
+the panel, revert read the store or the whole history themselves).
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import TypeVar
 
 from pydantic import BaseModel
 
 from jupyter_agent.agent.ports import SessionStore
+from jupyter_agent.agent.window import load_window
+from jupyter_agent.core import cost
 from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.events import (
     MessageRemoved,
     MessageUpdated,
@@ -23,7 +33,7 @@ from jupyter_agent.core.events import (
     PartUpdated,
     SessionUpdated,
 )
-from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session
+from jupyter_agent.core.messages import AnyMessage, AnyPart, MessageWithParts, Session, ToolPart
 from jupyter_agent.core.redaction import contains_secret, redact_value, secret_values
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -37,10 +47,16 @@ class Recorder:
         self.store = store
         self.bus = bus
         self.session = session
-        self._history: list[MessageWithParts] = store.messages(session.id) if load else []
-        if session.revert is not None:  # reverted messages are hidden until cleanup/unrevert
-            point = session.revert.message_id
-            self._history = [m for m in self._history if m.info.id < point]
+        self._until = session.revert.message_id if session.revert is not None else None
+        """Reverted messages (id ≥ the revert point) are hidden until cleanup/unrevert."""
+        self._start: str | None = None
+        """First message loaded; ``None`` once the whole history is (or a writer holds all it needs)."""
+        self._history: list[MessageWithParts] = []
+        self._older: list[MessageWithParts] | None = None
+        """Messages before ``_older_until`` without their parts, read once for the session's cost."""
+        self._older_until = ""
+        if load:
+            self._history, self._start = load_window(store, session.id, self._until)
         self._index: dict[str, MessageWithParts] = {m.info.id: m for m in self._history}
         self.structure = 0
         """Bumped when history is reordered or shrinks: incremental readers start over."""
@@ -50,17 +66,54 @@ class Recorder:
     # ------------------------------------------------------------ reads
 
     def history(self) -> list[MessageWithParts]:
-        """The live history, oldest first; callers must not mutate it."""
+        """The whole live history, oldest first (older messages load now if not yet);
+        callers must not mutate it."""
+        if self._start is not None:
+            self._load_older()
         return self._history
+
+    def window(self) -> list[MessageWithParts]:
+        """The loaded newest part of the history, oldest first: all the loop, the request,
+        prune and a turn's cost read (the whole history once it was loaded)."""
+        return self._history
+
+    @property
+    def complete(self) -> bool:
+        """True when the whole history is in memory."""
+        return self._start is None
 
     def find(self, message_id: str) -> MessageWithParts | None:
         return self._index.get(message_id)
 
+    def spent(self) -> CostTotal:
+        """What the whole session cost; older messages are read once, without their parts."""
+        if self._older is None:
+            self._older_until = self._start or ""
+            self._older = (
+                self.store.messages(self.session.id, until=self._start, parts=False) if self._start else []
+            )
+        newer = (m for m in self._history if m.info.id >= self._older_until)
+        return cost.total(itertools.chain(self._older, newer))
+
     def reload(self) -> None:
         """Re-read from the store (after another process or a revert changed it)."""
         self.store.flush()
-        self._history = self.store.messages(self.session.id)
+        if self._start is None:
+            self._history = self.store.messages(self.session.id, until=self._until)
+        else:
+            self._history, self._start = load_window(self.store, self.session.id, self._until)
         self._index = {m.info.id: m for m in self._history}
+        self._older = None
+        self.structure += 1
+
+    def _load_older(self) -> None:
+        older = self.store.messages(self.session.id, until=self._start)
+        self._start = None
+        fresh = [m for m in older if m.info.id not in self._index]
+        if not fresh:
+            return
+        self._history = sorted([*fresh, *self._history], key=lambda m: m.info.id)
+        self._index.update((m.info.id, m) for m in fresh)
         self.structure += 1
 
     def changes_since(self, position: int) -> set[str]:
@@ -70,8 +123,21 @@ class Recorder:
         return len(self._log)
 
     def touch(self, message_id: str) -> None:
-        """Record that a message changed outside the write methods (prune)."""
+        """Record that a message changed outside the write methods."""
         self._log.append(message_id)
+
+    def mark_compacted(self, part_ids: list[str], at_ms: int) -> int:
+        """Prune: clear these completed tool outputs (``time.compacted``) in the store and
+        in the live history; returns how many stored parts changed."""
+        changed = self.store.mark_compacted(part_ids, at_ms)
+        wanted = set(part_ids)
+        for entry in self._history:
+            for i, p in enumerate(entry.parts):
+                if p.id in wanted and isinstance(p, ToolPart) and p.state.status == "completed":
+                    time = p.state.time.model_copy(update={"compacted": at_ms})
+                    entry.parts[i] = p.model_copy(update={"state": p.state.model_copy(update={"time": time})})
+                    self._log.append(entry.info.id)
+        return changed
 
     # ------------------------------------------------------------ writes
 

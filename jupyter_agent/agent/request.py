@@ -70,7 +70,7 @@ class RequestBuilder:
     def visible(self) -> list[MessageWithParts]:
         """What the model sees, updated from the recorder's change log."""
         rec = self.recorder
-        history = rec.history()
+        history = rec.window()
         changed = rec.changes_since(self._log_pos)
         self._log_pos = rec.change_count()
         fresh = history[self._seen :]

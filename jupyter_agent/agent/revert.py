@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupyter_agent.agent.outside import external_pattern, refused_paths
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -32,8 +33,6 @@ class RevertError(Exception):
 def _check_inside(sessions: SessionService, paths: list[str], action: str) -> None:
     """Refuse before writing anything when a stored path leaves the project (an imported
     or tampered session must not write elsewhere); only an "allow" rule lets it through."""
-    from jupyter_agent.agent.outside import external_pattern, refused_paths
-
     bad = refused_paths(paths, sessions.project_root, sessions.rules_for("build"))
     if bad:
         shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")

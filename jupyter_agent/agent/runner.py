@@ -15,8 +15,10 @@ from jupyter_agent.agent.agents import get_agent, runnable_agent
 from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.loop import AgentLoop
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.recovery import close_orphans
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.sessions import SessionService
+from jupyter_agent.agent.title import generate_title
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.core import ids
 from jupyter_agent.core.messages import FilePart, SubtaskPart, TextPart, UserMessage
@@ -125,8 +127,6 @@ class Runner:
             self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
             await self.run(session_id, chosen, handle)
             if self.generate_titles:
-                from jupyter_agent.agent.title import generate_title
-
                 await generate_title(self.workspace, self.sessions, session_id, chosen)
         finally:
             self.workspace.store.leases.release(session_id)
@@ -138,8 +138,6 @@ class Runner:
         store = self.workspace.store
         store.get_session(session_id)
         if store.leases.claim(session_id):
-            from jupyter_agent.agent.recovery import close_orphans
-
             close_orphans(store, session_id)
 
     async def compact(
@@ -149,7 +147,7 @@ class Runner:
         chosen = self.workspace.model_for(model)
         self.sessions.finish_revert(session_id)
         rec = self.sessions.recorder(session_id)
-        last_user = next((m.info for m in reversed(rec.history()) if isinstance(m.info, UserMessage)), None)
+        last_user = next((m.info for m in reversed(rec.window()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
         await self.run(session_id, chosen, handle)

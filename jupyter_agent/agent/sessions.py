@@ -15,13 +15,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_agent.agent.outside import drop_outside_changes
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.revert import cleanup, revert, unrevert
 from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCreated, SessionDeleted
 from jupyter_agent.core.messages import MessageWithParts, RevertState, Session
+from jupyter_agent.session.export import (
+    SessionExport,
+    export_json_lines,
+    export_markdown_lines,
+    notebook_cells,
+)
+from jupyter_agent.session.fork import MessageNotFound, copy_messages, fork_session
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
 
@@ -91,12 +100,10 @@ class SessionService:
 
     def fork(self, session_id: str, before: str | None = None) -> Session:
         """Copy the session up to (not including) ``before`` into a new session."""
-        from jupyter_agent.session.fork import fork_session
-
         source = self.store.get_session(session_id)
         history = self.recorder(session_id).history()
         if before is not None and before not in {m.info.id for m in history}:
-            raise KeyError(f"No message '{before}' in session {session_id}.")
+            raise MessageNotFound(f"No message '{before}' in session {session_id}.")
         titles = [s.title for s in self.store.list_sessions(None)]
         session, messages = fork_session(source, history, before, titles)
         self._store_copy(session, messages)
@@ -105,10 +112,6 @@ class SessionService:
     def import_session(self, data: str, dropped: builtins.list[str] | None = None) -> Session:
         """Restore a JSON export as a new session (fresh ids). File changes naming paths
         outside this project are left out (added to ``dropped``): revert never writes there."""
-        from jupyter_agent.agent.outside import drop_outside_changes
-        from jupyter_agent.session.export import SessionExport
-        from jupyter_agent.session.fork import copy_messages
-
         export = SessionExport.model_validate_json(data)
         session = export.session.model_copy(
             update={
@@ -127,15 +130,11 @@ class SessionService:
     def export(self, session_id: str, fmt: Literal["json", "md"]) -> Iterator[str]:
         """The session as JSON (what ``import_session`` reads) or Markdown, redacted, in
         chunks: a huge session is never one string."""
-        from jupyter_agent.session.export import export_json_lines, export_markdown_lines
-
         session, history = self.store.get_session(session_id), self.recorder(session_id).history()
         return (export_json_lines if fmt == "json" else export_markdown_lines)(session, history)
 
     def export_cells(self, session_id: str) -> builtins.list[dict[str, Any]]:
         """The transcript as Markdown cells (a heading, then one per message) for a notebook."""
-        from jupyter_agent.session.export import notebook_cells
-
         return notebook_cells(self.store.get_session(session_id), self.recorder(session_id).history())
 
     def _store_copy(self, session: Session, messages: builtins.list[MessageWithParts]) -> None:
@@ -148,18 +147,12 @@ class SessionService:
 
     def revert(self, session_id: str, message_id: str | None = None) -> RevertState:
         """Hide the messages from ``message_id`` on and restore the files they changed."""
-        from jupyter_agent.agent.revert import revert
-
         return revert(self, session_id, message_id)
 
     def unrevert(self, session_id: str) -> None:
         """Put back the files and messages of the pending revert."""
-        from jupyter_agent.agent.revert import unrevert
-
         unrevert(self, session_id)
 
     def finish_revert(self, session_id: str) -> None:
         """A new prompt or a compaction makes a pending revert final."""
-        from jupyter_agent.agent.revert import cleanup
-
         cleanup(self, session_id)

@@ -8,11 +8,10 @@ the agent, the tools it may call).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jupyter_agent.agent.ports import PermissionAsker
+from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
@@ -22,6 +21,8 @@ from jupyter_agent.context.overflow import max_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import AssistantMessage, RetryError, RetryPart
+from jupyter_agent.providers.errors import ProviderError
+from jupyter_agent.providers.retry import RetryCallback
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.loop import LoopSettings
@@ -32,7 +33,7 @@ class StepDeps:
     """What every model step of one run uses: the session, the model, the tools, the run."""
 
     recorder: Recorder
-    client: Any
+    client: ModelClient
     settings: LoopSettings
     tool_env: ToolEnv
     asker: PermissionAsker
@@ -77,17 +78,17 @@ async def model_step(
     return await processor.process(stream)
 
 
-def retry_recorder(recorder: Recorder, message: AssistantMessage) -> Callable[[int, Any, int], None]:
+def retry_recorder(recorder: Recorder, message: AssistantMessage) -> RetryCallback:
     """A retry part per failed attempt, so views show the wait and why."""
 
-    def on_retry(attempt: int, error: Any, next_ms: int) -> None:
+    def on_retry(attempt: int, error: ProviderError, next_ms: int) -> None:
         recorder.part(
             RetryPart(
                 id=ids.ascending("prt"),
                 session_id=message.session_id,
                 message_id=message.id,
                 attempt=attempt,
-                error=RetryError(message=redact(str(error)), status=getattr(error, "status", None)),
+                error=RetryError(message=redact(str(error)), status=error.status),
                 next=now_ms() + next_ms,
             )
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.context import system
 from jupyter_agent.prompts import load_prompt
+from jupyter_agent.tools.skill import discover_skills
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.workspace import Workspace
@@ -46,12 +48,12 @@ def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
     path = Path(runtime.notebook_path)
     if path.exists():
         try:
+            # nbformat (and its JSON Schema) loads only when the notebook is summarised
             import nbformat
 
             cells = len(nbformat.read(path, as_version=4).cells)
         except Exception:
             cells = None
-    import sys
 
     return system.NotebookInfo(
         path=str(path),
@@ -64,8 +66,6 @@ def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
 
 def build_for_runtime(runtime: Workspace, agent: AgentInfo, model: str) -> str:
     """Agent prompt → environment → instruction files → skills (SPEC "System prompt")."""
-    from jupyter_agent.tools.skill import discover_skills
-
     root = runtime.project_root
     env = system.environment_block(
         model=model,

@@ -25,6 +25,7 @@ from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     FileChange,
+    MessageWithParts,
     PatchPart,
     ToolPart,
     ToolStateCompleted,
@@ -230,7 +231,7 @@ class ToolRunner:
         return failed
 
 
-def _live_metadata(entry: Any, part_id: str) -> dict[str, Any]:
+def _live_metadata(entry: MessageWithParts, part_id: str) -> dict[str, Any]:
     """Metadata streamed while running (e.g. partial bash output), kept on abort."""
     for p in entry.parts:
         if p.id == part_id and isinstance(p, ToolPart) and isinstance(p.state, ToolStateRunning):

@@ -9,16 +9,27 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.system_prompt import build_for_runtime
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
-from jupyter_agent.config import Config
+from jupyter_agent.config import Config, output_token_max_from_env
 from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX
 from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.redaction import redact
+from jupyter_agent.mcp.tools import attach
+from jupyter_agent.providers.models import (
+    media_in_tool_results,
+    missing_keys,
+    register_alias,
+    resolve_limits,
+    supports_vision,
+)
+from jupyter_agent.storage.spill import save_output
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
@@ -57,7 +68,7 @@ class Workspace:
     working_dir: Path
     notebook_path: str | None
     registry: ToolRegistry
-    client: Any
+    client: ModelClient
     permissions: PermissionManager
     services: Services = field(default_factory=Services)
     """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
@@ -73,13 +84,6 @@ class Workspace:
         return chosen
 
     def settings(self, model: str) -> LoopSettings:
-        from jupyter_agent.providers.models import (
-            provider_family,
-            register_alias,
-            resolve_limits,
-            supports_vision,
-        )
-
         cfg = self.config
         configured = cfg.models.get(model)
         unknown_base = (
@@ -95,8 +99,6 @@ class Workspace:
         notice = " ".join(n for n in (unknown_base, notice) if n)
         if notice:  # told once per session that uses the model (take_notices)
             self._window_notices[model] = notice
-        family = provider_family(model)
-        from jupyter_agent.config import output_token_max_from_env
 
         env_max = output_token_max_from_env(os.environ)
         return LoopSettings(
@@ -113,8 +115,7 @@ class Workspace:
             preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
             max_steps=cfg.steps,
             supports_vision=supports_vision(known_as),
-            # litellm chat format: only Anthropic-style APIs take images inside tool results
-            media_in_tool_results=family in ("anthropic", "bedrock", "vertex"),
+            media_in_tool_results=media_in_tool_results(model),
             api_base=cfg.api_base,
             # local OpenAI-compatible servers rarely need a key, but the client requires one
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
@@ -131,7 +132,6 @@ class Workspace:
         """
         if self.config.api_base or self.config.api_key():
             return None
-        from jupyter_agent.providers.models import missing_keys
 
         missing = missing_keys(model)
         if not missing:
@@ -166,17 +166,12 @@ class Workspace:
         return taken
 
     def system_prompt(self, agent: AgentInfo, model: str) -> str:
-        from jupyter_agent.agent.system_prompt import build_for_runtime
-
         return build_for_runtime(self, agent, model)
 
     def tool_env(self) -> ToolEnv:
         store_dir = self.store.path.parent
 
         def save(text: str) -> str:
-            from jupyter_agent.core.redaction import redact
-            from jupyter_agent.storage.spill import save_output
-
             return str(save_output(store_dir, redact(text)))
 
         return ToolEnv(
@@ -195,6 +190,4 @@ class Workspace:
     async def start_mcp(self) -> None:
         """Start the configured MCP servers on first use and (re)sync their tools."""
         if self.config.mcp:
-            from jupyter_agent.mcp.tools import attach
-
             await attach(self)

@@ -84,6 +84,7 @@ class KernelAgent:
         return self._runtime
 
     def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
+        # the runtime (the loop, SQLite, pydantic models) loads on the first prompt, not at %load_ext
         from jupyter_agent.agent.compose import build_runtime
         from jupyter_agent.config import load_config, project_root
         from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -109,6 +110,7 @@ class KernelAgent:
     def reload_config(self) -> None:
         old, self._runtime = self._runtime, None
         if old is not None and old.services.mcp is not None:
+            # the runtime (the loop, SQLite, pydantic models) loads on the first prompt, not at %load_ext
             from jupyter_agent.mcp.tools import carry_over
 
             carry_over(old, lambda: self.runtime)

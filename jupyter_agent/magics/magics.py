@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
+from jupyter_agent.failures import explain
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
+from jupyter_agent.logs import debug_enabled
 
 if TYPE_CHECKING:
     from jupyter_agent.magics.parser import PromptCommand
@@ -41,6 +43,7 @@ class AgentMagics(Magics):
 
     @line_magic("compact")
     def compact(self, line: str) -> None:
+        # %load_ext imports this module: the subcommands load on the first use
         from jupyter_agent.magics.subcommands import compact_now
 
         self._guard(lambda: compact_now(self.agent, line.strip() or None))
@@ -48,6 +51,7 @@ class AgentMagics(Magics):
     # ------------------------------------------------------------ dispatch
 
     def _dispatch(self, line: str, cell: str | None) -> None:
+        # %load_ext imports this module: the parser and subcommands load on the first %agent
         from jupyter_agent.magics.parser import SubCommand, UsageError, parse
         from jupyter_agent.magics.subcommands import run_subcommand
 
@@ -63,14 +67,15 @@ class AgentMagics(Magics):
 
     def _guard(self, action: Any) -> None:
         """Expected problems (no model, unknown session…) print guidance, not a traceback."""
+        # %load_ext imports this module: the agent definitions and the store load on the first failure
         from jupyter_agent.agent.agents import UnknownAgent
-        from jupyter_agent.failures import explain
-        from jupyter_agent.logs import debug_enabled
+        from jupyter_agent.session.fork import MessageNotFound
         from jupyter_agent.storage.sqlite_store import SessionNotFound
 
         try:
             action()
-        except (SessionNotFound, UnknownAgent) as exc:  # a name the user typed; any other KeyError is a bug
+        # names the user typed (a session, an agent, a message); any other KeyError is a bug
+        except (SessionNotFound, UnknownAgent, MessageNotFound) as exc:
             print(str(exc))
         except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
             explained = explain(exc)
@@ -79,6 +84,7 @@ class AgentMagics(Magics):
             print(explained.message)
 
     def _prompt(self, cmd: PromptCommand) -> None:
+        # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids
         from jupyter_agent.kernel.mentions import expand_mentions
@@ -131,8 +137,6 @@ class AgentMagics(Magics):
                 status = "stopped"
                 agent.stopped(run, session_id)
             except Exception as exc:
-                from jupyter_agent.failures import explain
-
                 status = "failed"
                 log.exception("agent run failed")
                 explained = explain(exc)  # a full disk is a sentence, a bug keeps its class name

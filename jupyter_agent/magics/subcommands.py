@@ -5,11 +5,17 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
+from pathlib import Path
 
 from IPython.display import display
 
+from jupyter_agent.agent.revert import RevertError
+from jupyter_agent.context.overflow import gauge
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
+from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
+from jupyter_agent.mcp.listing import run
 
 
 def _when(ms: int) -> str:
@@ -18,8 +24,6 @@ def _when(ms: int) -> str:
 
 def sessions_table(agent: KernelAgent) -> dict[str, str]:
     """The notebook's sessions as HTML and as aligned plain text (terminal IPython, VS Code)."""
-    from jupyter_agent.core.cost import CostTotal
-
     costs = agent.runtime.store.session_costs()
     rows = [
         (
@@ -93,8 +97,6 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
     elif cmd.name in ("fork", "revert", "unrevert", "export"):
         lifecycle(agent, cmd.name, args)
     elif cmd.name == "mcp":
-        from jupyter_agent.mcp.listing import run
-
         print(run(rt, args))
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
@@ -102,8 +104,6 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
     """fork / revert / unrevert / export of the current session."""
-    from jupyter_agent.agent.revert import RevertError
-
     rt = agent.runtime
     sid = agent.current_session()
     try:
@@ -128,8 +128,6 @@ def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
 
 def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     """``%agent export [--format md|json|ipynb]``: md/json to a file, ipynb into this notebook."""
-    from pathlib import Path
-
     fmt = args[0] if args else "ipynb"  # the parser validated it
     rt = agent.runtime
     rt.store.get_session(sid)
@@ -145,7 +143,6 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     if notebook is None or not Path(notebook).exists():
         print("No notebook file to export into; use --format md or --format json.")
         return
-    from jupyter_agent.kernel.notebook_path import frontend_attached
 
     if frontend_attached(agent.shell.user_ns, __import__("os").environ):
         for cell in rt.sessions.export_cells(sid):  # the open notebook: show, don't overwrite
@@ -153,6 +150,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
             display({"text/markdown": source, "text/plain": source}, raw=True)
         print("The notebook is open in a frontend: the transcript is shown above (save to keep it).")
         return
+    # nbformat (and its JSON Schema) loads only for an export into a notebook
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
@@ -164,8 +162,6 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
 
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     """Manual compaction with the gauge before and after."""
-    from jupyter_agent.context.overflow import gauge
-
     rt = agent.runtime
     sid = agent.current_session(session_id=session_id)
     if not rt.store.messages(sid):
@@ -178,6 +174,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     limit = rt.settings(model).context_limit
     before = gauge(rt.store.messages(sid), limit)
     print(f"Compacting {sid} (before: {before.text})…")
+    # the widget stack (anywidget, ipywidgets) loads only when a view is shown
     from jupyter_agent.core import ids
     from jupyter_agent.ui.cell_output import CellRun, NoView
     from jupyter_agent.ui.widget import AgentWidget

@@ -22,6 +22,7 @@ def describe(runtime: Any) -> str:
     manager = runtime.services.mcp
     if not runtime.config.mcp or manager is None:
         return NONE
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.tools import exposed_name
 
     lines: list[str] = []
@@ -37,6 +38,7 @@ def describe(runtime: Any) -> str:
 
 def snapshot(runtime: Any) -> list[dict[str, Any]]:
     """Each configured server's state and tools, without starting any (the panel's list)."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.manager import ServerStatus
     from jupyter_agent.mcp.tools import exposed_name
 
@@ -62,6 +64,7 @@ def snapshot(runtime: Any) -> list[dict[str, Any]]:
 
 async def restart(runtime: Any, names: list[str] | None = None) -> None:
     """Stop and start the servers again (after a failure or a fix), then resync the tools."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.tools import attach, sync_tools
 
     await attach(runtime)
@@ -74,6 +77,7 @@ async def restart(runtime: Any, names: list[str] | None = None) -> None:
 
 def run(runtime: Any, args: list[str]) -> str:
     """``[]`` lists; ``["restart", *names]`` restarts the named servers (all by default)."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
     from jupyter_agent.mcp.manager import run_sync
 
     if not runtime.config.mcp:

@@ -114,3 +114,19 @@ class IncompleteStreamError(ProviderError):
 def is_overflow_text(text: str) -> bool:
     lowered = text.lower()
     return any(marker in lowered for marker in OVERFLOW_MARKERS)
+
+
+def from_status(status: int, text: str, model: str, headers: dict[str, str] | None = None) -> ProviderError:
+    """An HTTP error answer as a typed error: the rules every client shares (litellm's, the
+    in-process test model's) once the provider's own words are known."""
+    if is_overflow_text(text):
+        return ContextOverflowError(text, status=status)
+    if status in (401, 403):
+        return AuthError.for_model(model, text, status=status)
+    if status == 429:
+        return RateLimitError(f"Rate limited by the provider: {text}", status=429, headers=headers)
+    if status >= 500:
+        return ApiError(
+            f"The provider failed ({status}): {text}", status=status, retryable=True, headers=headers
+        )
+    return ApiError(text, status=status, retryable=False, headers=headers)

@@ -11,17 +11,21 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from jupyter_agent.context.tokens import tokenizer_dir
-from jupyter_agent.core.messages import CacheTokens, Tokens
+from jupyter_agent.core.messages import Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.retry import MAX_RETRIES, RetryWaitTooLong, retry_delay_ms
+from jupyter_agent.providers.local_server import unreachable
+from jupyter_agent.providers.retry import (
+    MAX_RETRIES,
+    RetryCallback,
+    retrying,
+)
 from jupyter_agent.providers.stream_events import (
-    AttemptRestart,
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
@@ -34,18 +38,10 @@ from jupyter_agent.providers.stream_events import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
+    finish_reason,
+    usage_tokens,
 )
 
-FINISH = {
-    "stop": "stop",
-    "end_turn": "stop",
-    "tool_calls": "tool-calls",
-    "function_call": "tool-calls",
-    "length": "length",
-    "max_tokens": "length",
-    "content_filter": "content-filter",
-}
-RetryCallback = Callable[[int, E.ProviderError, int], None]
 RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
 """Call arguments the loop owns; configured options cannot replace them."""
 REPEATED_CHUNK_LIMIT = 1 << 62
@@ -81,26 +77,7 @@ def warm_up() -> None:
 
 
 def _usage(model: str, usage: Any) -> tuple[Tokens, float | None]:
-    def get(obj: Any, name: str) -> int:
-        value = getattr(obj, name, None) if obj is not None else None
-        if value is None and isinstance(obj, dict):
-            value = obj.get(name)
-        return int(value or 0)
-
-    prompt = get(usage, "prompt_tokens")
-    completion = get(usage, "completion_tokens")
-    details = getattr(usage, "prompt_tokens_details", None)
-    cache_read = get(details, "cached_tokens") or get(usage, "cache_read_input_tokens")
-    cache_write = get(usage, "cache_creation_input_tokens")
-    reasoning = get(getattr(usage, "completion_tokens_details", None), "reasoning_tokens")
-    tokens = Tokens(
-        input=max(0, prompt - cache_read - cache_write),
-        output=max(0, completion - reasoning),
-        reasoning=reasoning,
-        cache=CacheTokens(read=cache_read, write=cache_write),
-        total=get(usage, "total_tokens") or prompt + completion,
-    )
-    return tokens, step_cost(model, usage)
+    return usage_tokens(usage), step_cost(model, usage)
 
 
 def step_cost(model: str, usage: Any) -> float | None:
@@ -123,7 +100,6 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     original = getattr(exc, "original_exception", None)
     if isinstance(exc, getattr(lm, "MidStreamFallbackError", ())) and isinstance(original, Exception):
         exc = original  # litellm wraps a mid-stream failure for its router; we want the cause
-    from jupyter_agent.providers.local_server import unreachable
 
     local = unreachable(exc, model, api_base)
     if local is not None:
@@ -141,21 +117,23 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     text = provider_text(str(getattr(exc, "message", None) or exc))
     if isinstance(exc, lm.ContextWindowExceededError) or E.is_overflow_text(text):
         return E.ContextOverflowError(text, status=status)
-    if isinstance(exc, lm.AuthenticationError) or status in (401, 403):
+    if isinstance(exc, lm.AuthenticationError):
         return E.AuthError.for_model(model, text, status=status)
-    if isinstance(exc, lm.RateLimitError) or status == 429:
+    if isinstance(exc, lm.RateLimitError):
         return E.RateLimitError(f"Rate limited by the provider: {text}", status=429, headers=headers)
     if isinstance(exc, (lm.APIConnectionError, lm.Timeout)) and status in (None, 500):
         return E.ApiError(
             f"Could not reach the model server: {text}", status=status, retryable=True, headers=headers
         )
-    if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError)) or (status or 0) >= 500:
+    if isinstance(exc, (lm.InternalServerError, lm.ServiceUnavailableError)):
         return E.ApiError(
             f"The provider failed ({status}): {text}", status=status, retryable=True, headers=headers
         )
+    if status is not None:
+        return E.from_status(status, text, model, headers)
     if isinstance(exc, (ConnectionError, OSError)):
         return E.IncompleteStreamError(f"Connection lost: {exc}")
-    return E.ApiError(text, status=status, retryable=False, headers=headers)
+    return E.ApiError(text, status=None, retryable=False, headers=headers)
 
 
 _LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+Error:\s*|\w+Exception\s*-\s*)+")
@@ -290,46 +268,39 @@ class LiteLLMClient:
             raise E.IncompleteStreamError(
                 "The model's answer broke off before it finished (no finish reason)."
             )
-        reason = FINISH.get(finish, "other")
-        if calls and reason == "stop":
-            reason = "tool-calls"
+        reason = finish_reason(finish, bool(calls))
         tokens, cost = _usage(model, usage)
         yield FinishStep(reason=reason, usage=tokens, cost=cost)
 
-    async def stream_with_retry(
+    def stream_with_retry(
         self,
         *,
-        on_retry: RetryCallback | None = None,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int | None = None,
         abort: asyncio.Event | None = None,
-        **kwargs: Any,
+        on_retry: RetryCallback | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        """``stream`` with our visible retries (SPEC delays); yields ``attempt-restart``
-        before re-streaming when a failed attempt had already produced output."""
-        attempt = 0
-        while True:
-            produced = False
-            try:
-                async for event in self.stream(abort=abort, **kwargs):
-                    produced = True
-                    yield event
-                return
-            except E.ProviderError as exc:
-                if not exc.retryable or attempt >= self.max_retries or (abort and abort.is_set()):
-                    raise
-                attempt += 1
-                try:
-                    delay = retry_delay_ms(attempt, exc.headers)
-                except RetryWaitTooLong as wait:
-                    raise type(exc)(
-                        f"{exc.message} The provider asked to wait ({wait.wait}), longer than "
-                        "jupyter-agent waits (5 minutes); run the prompt again later.",
-                        status=exc.status,
-                    ) from exc
-                if on_retry is not None:
-                    on_retry(attempt, exc, delay)
-                await _sleep(delay / 1000, abort)
-                if produced:
-                    yield AttemptRestart(attempt=attempt)
+        """``stream`` with our visible retries (``providers/retry.py``)."""
+        return retrying(
+            lambda: self.stream(
+                model=model,
+                messages=messages,
+                tools=tools,
+                api_base=api_base,
+                api_key=api_key,
+                max_tokens=max_tokens,
+                abort=abort,
+                extra=extra,
+            ),
+            max_retries=self.max_retries,
+            on_retry=on_retry,
+            abort=abort,
+        )
 
     async def complete(
         self,
@@ -445,17 +416,6 @@ def _synthetic_finish(response: Any) -> bool:
     if received is missing:
         return False
     return received is None and getattr(response, "intermittent_finish_reason", None) is None
-
-
-async def _sleep(seconds: float, abort: asyncio.Event | None) -> None:
-    if abort is None:
-        await asyncio.sleep(seconds)
-        return
-    try:
-        await asyncio.wait_for(abort.wait(), timeout=seconds)
-    except asyncio.TimeoutError:
-        return
-    raise E.AbortedError("Stopped by the user.")
 
 
 async def _close(response: Any) -> None:

@@ -139,6 +139,11 @@ def provider_family(model: str) -> str:
     return "other"
 
 
+def media_in_tool_results(model: str) -> bool:
+    """litellm's chat format: only Anthropic-style APIs take images inside tool results."""
+    return provider_family(model) in ("anthropic", "bedrock", "vertex")
+
+
 def missing_keys(model: str) -> list[str]:
     """Provider key variables litellm needs for ``model`` and cannot find (API bases excluded)."""
     try:

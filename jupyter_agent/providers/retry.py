@@ -8,15 +8,23 @@ provider's wait in the message instead.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
+from collections.abc import AsyncIterator, Callable
 from email.utils import parsedate_to_datetime
+
+from jupyter_agent.providers import errors as E
+from jupyter_agent.providers.stream_events import AttemptRestart, StreamEvent
 
 INITIAL_DELAY_MS = 2_000
 BACKOFF = 2
 MAX_DELAY_NO_HEADERS_MS = 30_000
 MAX_HEADER_DELAY_MS = 300_000
 MAX_RETRIES = 4
+
+RetryCallback = Callable[[int, E.ProviderError, int], None]
+"""Called before a retry with (attempt, the error, the wait in ms): the loop records it."""
 
 
 class RetryWaitTooLong(Exception):
@@ -74,3 +82,51 @@ def describe_wait(ms: int) -> str:
     if seconds < 60:
         return f"{seconds:.3g} s"
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+async def retrying(
+    attempt: Callable[[], AsyncIterator[StreamEvent]],
+    *,
+    max_retries: int = MAX_RETRIES,
+    on_retry: RetryCallback | None = None,
+    abort: asyncio.Event | None = None,
+) -> AsyncIterator[StreamEvent]:
+    """Stream ``attempt()`` with our visible retries (SPEC delays), whichever client streams;
+    yields ``attempt-restart`` before re-streaming when a failed attempt had produced output."""
+    tries = 0
+    while True:
+        produced = False
+        try:
+            async for event in attempt():
+                produced = True
+                yield event
+            return
+        except E.ProviderError as exc:
+            if not exc.retryable or tries >= max_retries or (abort and abort.is_set()):
+                raise
+            tries += 1
+            try:
+                delay = retry_delay_ms(tries, exc.headers)
+            except RetryWaitTooLong as wait:
+                raise type(exc)(
+                    f"{exc.message} The provider asked to wait ({wait.wait}), longer than "
+                    "jupyter-agent waits (5 minutes); run the prompt again later.",
+                    status=exc.status,
+                ) from exc
+            if on_retry is not None:
+                on_retry(tries, exc, delay)
+            await sleep(delay / 1000, abort)
+            if produced:
+                yield AttemptRestart(attempt=tries)
+
+
+async def sleep(seconds: float, abort: asyncio.Event | None) -> None:
+    """Wait before a retry; a Stop during the wait ends it with ``AbortedError``."""
+    if abort is None:
+        await asyncio.sleep(seconds)
+        return
+    try:
+        await asyncio.wait_for(abort.wait(), timeout=seconds)
+    except asyncio.TimeoutError:
+        return
+    raise E.AbortedError("Stopped by the user.")

@@ -18,6 +18,13 @@ from jupyter_agent.core.messages import (
 )
 
 
+class MessageNotFound(KeyError):
+    """A message id the user typed that the session does not have."""
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0]) if self.args else "message not found"
+
+
 def fork_title(title: str, existing: list[str]) -> str:
     """``<title> (fork #N)`` with N one more than the forks of this title so far."""
     base = re.sub(r" \(fork #\d+\)$", "", title)

@@ -74,8 +74,30 @@ def m002_session_lease(conn: sqlite3.Connection) -> None:
     )
 
 
+PART_TYPE = "json_extract(data, '$.type')"
+PART_STATUS = "json_extract(data, '$.state.status')"
+OPEN_ANSWER = (
+    "json_extract(data, '$.role') = 'assistant' AND json_extract(data, '$.finish') IS NULL"
+    " AND json_extract(data, '$.time.completed') IS NULL"
+)
+"""Queries must spell these exactly as here for SQLite to use the indexes below."""
+
+
+def m003_reopen_lookups(conn: sqlite3.Connection) -> None:
+    """Reopening a long session finds its last compaction and what a dead process left open
+    through these indexes, instead of reading every row (``agent/window.py``, recovery)."""
+    _run(
+        conn,
+        f"""
+        CREATE INDEX part_type ON part(session_id, {PART_TYPE});
+        CREATE INDEX part_status ON part(session_id, {PART_STATUS});
+        CREATE INDEX message_open ON message(session_id) WHERE {OPEN_ANSWER};
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [m001_initial, m002_session_lease]
+MIGRATIONS: list[Migration] = [m001_initial, m002_session_lease, m003_reopen_lookups]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

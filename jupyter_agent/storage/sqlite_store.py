@@ -26,8 +26,6 @@ from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import (
     AnyMessage,
     AnyPart,
-    MessageAdapter,
-    MessageWithParts,
     PartAdapter,
     Session,
     ToolPart,
@@ -37,6 +35,7 @@ from jupyter_agent.storage.coalesce import Coalescer
 from jupyter_agent.storage.database import Database, StoreBusyError, StoreError, StoreVersionError
 from jupyter_agent.storage.lease import Leases, SessionBusyError
 from jupyter_agent.storage.paths import DIRNAME, db_path
+from jupyter_agent.storage.reads import StoreReads
 
 __all__ = [
     "SessionBusyError",
@@ -81,13 +80,15 @@ def _row(part: AnyPart, stamp: int) -> tuple[Any, ...]:
     return (part.id, part.message_id, part.session_id, stamp, stamp, part.model_dump_json())
 
 
-class SqliteStore:
+class SqliteStore(StoreReads):
     """Implements ``agent.ports.SessionStore`` on one SQLite file."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.writes = 0
         """Part rows written by ``update_part``/``flush``: lets tests see coalescing work."""
+        self.rows_read = 0
+        """Message and part rows read for validation: lets tests see a reopen read only its window."""
         self._coalescer = Coalescer(lambda: self._write_pending(only_due=True))
         self._db = Database(self.path)
         self.notice: str | None = self._db.notice
@@ -266,45 +267,6 @@ class SqliteStore:
                 self.writes += len(taken)
 
             self._db.transaction(work, written)
-
-    # ------------------------------------------------------------ reads
-
-    def messages(self, session_id: str, since: str = "", *, parts: bool = True) -> list[MessageWithParts]:
-        """The session's messages with their parts, ordered by id, unflushed parts included.
-
-        ``since``: only messages with an id ≥ it (a cell's own run); ``parts=False``: the
-        messages alone (gauges and costs). Validating rows is what reopening costs, so
-        readers that need less ask for less.
-        """
-
-        def work(conn: sqlite3.Connection) -> tuple[list[Any], list[Any], list[AnyPart]]:
-            msgs = conn.execute(
-                "SELECT id, data FROM message WHERE session_id=? AND id>=? ORDER BY id", (session_id, since)
-            ).fetchall()
-            rows = (
-                conn.execute(
-                    "SELECT message_id, id, data FROM part WHERE session_id=? AND message_id>=? ORDER BY id",
-                    (session_id, since),
-                ).fetchall()
-                if parts
-                else []
-            )
-            # Under the db lock, so no timer write lands between the rows and this copy.
-            pending = self._coalescer.pending(session_id) if parts else []
-            return msgs, rows, [p for p in pending if p.message_id >= since]
-
-        msgs, rows, pending = self._db.read(work)
-        by_message: dict[str, dict[str, AnyPart]] = {}
-        for message_id, part_id, data in rows:
-            by_message.setdefault(message_id, {})[part_id] = PartAdapter.validate_json(data)
-        for part in pending:  # newer than the row, or not written yet
-            by_message.setdefault(part.message_id, {})[part.id] = part
-        result = []
-        for message_id, data in msgs:
-            found = by_message.get(message_id, {})
-            ordered = [found[k] for k in sorted(found)] if pending else list(found.values())
-            result.append(MessageWithParts(info=MessageAdapter.validate_json(data), parts=ordered))
-        return result
 
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int:
         """Set ``time.compacted`` on completed tool parts (prune); returns how many changed.

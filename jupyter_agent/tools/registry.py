@@ -124,6 +124,7 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
 
 def register_kernel_tools(registry: ToolRegistry) -> None:
     """The tools that need the live kernel: python, variables, notebook_read/edit."""
+    # the kernel tools (IPython, nbformat) load only where a kernel registers them
     from jupyter_agent.tools.notebook import NotebookEditTool, NotebookReadTool
     from jupyter_agent.tools.python import PythonTool
     from jupyter_agent.tools.variables import VariablesTool

@@ -16,8 +16,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.workspace import ConfigurationError
+from jupyter_agent.config import ConfigError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
+from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
+from jupyter_agent.kernel.mentions import expand_mentions
+from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.storage.sqlite_store import StoreError
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
@@ -49,10 +55,6 @@ class PanelConnection:
 
     def open(self, hello: wire.HelloRequest) -> None:
         """Greet the panel with the session list and show the current session's history."""
-        from jupyter_agent.agent.workspace import ConfigurationError
-        from jupyter_agent.config import ConfigError
-        from jupyter_agent.storage.sqlite_store import StoreError
-
         try:
             runtime = self.agent.runtime
             session_id = self.agent.current_session()
@@ -191,8 +193,6 @@ class PanelConnection:
             self._mcp(request)
 
     def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
-        from jupyter_agent.kernel.mentions import expand_mentions
-
         runtime = self.agent.runtime
         model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
@@ -288,7 +288,6 @@ class PanelConnection:
         if request.action == "list" or not runtime.config.mcp:
             self.send_mcp()
             return
-        from jupyter_agent.mcp.listing import restart
 
         async def go() -> None:
             try:
@@ -304,14 +303,10 @@ class PanelConnection:
 
     def send_mcp(self) -> None:
         """The MCP servers' state and tools, as listed under the session picker."""
-        from jupyter_agent.mcp.listing import snapshot
-
         servers = snapshot(self.agent.runtime) if self.agent.runtime.config.mcp else []
         self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
 
     def _complete(self, request: wire.CompleteRequest) -> None:
-        from jupyter_agent.kernel.completions import complete
-
         found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
         items = [wire.Completion(label=label, detail=detail) for label, detail in found]
         self._send(wire.CompletionsMsg(request_id=request.request_id, items=items))

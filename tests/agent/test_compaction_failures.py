@@ -33,30 +33,30 @@ async def _wait_for_requests(server: Any, n: int) -> None:
 
 @pytest.mark.parametrize("how", ["provider error", "interrupted"])
 async def test_failed_summary_then_the_next_prompt_runs(
-    make_runtime: Any, scripted_server: Any, how: str
+    make_runtime: Any, scripted_model: Any, how: str
 ) -> None:
     if how == "provider error":
         summary: Any = ErrorReply(400, "invalid_request_error: the request was rejected")
     else:
         summary = Reply(text="## Goal\n- s " * 200, chunk_size=4, delay_per_chunk=0.05)
-    scripted_server.queue(Reply(text="answer one", usage=FULL), summary, Reply(text="answer two"))
+    scripted_model.queue(Reply(text="answer one", usage=FULL), summary, Reply(text="answer two"))
     runtime = make_runtime()
     sid = runtime.new_session().id
     task = asyncio.create_task(runtime.prompt("question one", session_id=sid))
     if how == "interrupted":
-        await _wait_for_requests(scripted_server, 2)
+        await _wait_for_requests(scripted_model, 2)
         await asyncio.sleep(0.3)  # the summary is streaming
         runtime.stop(sid)
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    assert len(scripted_server.requests) == 2
+    assert len(scripted_model.requests) == 2
     failed = [
         m.info for m in runtime.store.messages(sid) if isinstance(m.info, AssistantMessage) and m.info.summary
     ]
     assert len(failed) == 1 and failed[0].finish == "error" and failed[0].error is not None
     await runtime.prompt("question two", session_id=sid)
-    assert len(scripted_server.requests) == 3  # a normal step, no second summary
-    last = scripted_server.requests[2]
+    assert len(scripted_model.requests) == 3  # a normal step, no second summary
+    last = scripted_model.requests[2]
     assert last["body"].get("tools")
     assert _users(last) == ["question one", "question two"]
     assert runtime.store.messages(sid)[-1].info.error is None

@@ -1,4 +1,4 @@
-"""Compaction as OpenCode does it, checked on the requests the scripted server received.
+"""Compaction as OpenCode does it, checked on the requests the scripted model received.
 
 ``openai/test`` is unknown to litellm: a 32,000-token window, 4,096 output tokens, so
 ``usable`` = 27,904 and the verbatim tail may hold 6,976 tokens.
@@ -46,28 +46,28 @@ def _history(runtime: Any, sid: str) -> list[Any]:
 
 
 async def test_no_tail_when_it_would_start_at_the_first_message(
-    make_runtime: Any, scripted_server: Any
+    make_runtime: Any, scripted_model: Any
 ) -> None:
-    scripted_server.queue(Reply(text="answer one"), Reply(text="## Goal\n- one"), Reply(text="answer two"))
+    scripted_model.queue(Reply(text="answer one"), Reply(text="## Goal\n- one"), Reply(text="answer two"))
     runtime = make_runtime()
     sid = await runtime.prompt("question one")
     await runtime.compact(sid)
     await runtime.prompt("question two", session_id=sid)
-    summary = _texts(scripted_server.requests[1])
+    summary = _texts(scripted_model.requests[1])
     # the whole first turn is summarised: question and answer, then the anchor
     assert summary[1:3] == [("user", "question one"), ("assistant", "answer one")]
     assert summary[-1][1].startswith(ANCHOR_NEW)
-    after = _texts(scripted_server.requests[2])
+    after = _texts(scripted_model.requests[2])
     assert after[1:] == [("user", WHAT), ("assistant", "## Goal\n- one"), ("user", "question two")]
     part = next(p for m in _history(runtime, sid) for p in m.parts if isinstance(p, CompactionPart))
     assert part.tail_start_id is None
 
 
 async def test_second_compaction_updates_the_first_from_all_turns_since(
-    make_runtime: Any, scripted_server: Any
+    make_runtime: Any, scripted_model: Any
 ) -> None:
     big = _words(1, 3_000)  # ~7,500+ tokens: its turn does not fit the tail
-    scripted_server.queue(
+    scripted_model.queue(
         Reply(text="answer one"),
         Reply(text="## Goal\n- first summary"),
         Reply(text=big),
@@ -82,7 +82,7 @@ async def test_second_compaction_updates_the_first_from_all_turns_since(
     await runtime.prompt("question three", session_id=sid)
     await runtime.compact(sid)
     await runtime.prompt("question four", session_id=sid)
-    second = _texts(scripted_server.requests[4])
+    second = _texts(scripted_model.requests[4])
     assert second[0][0] == "system"
     # everything since the first summary that is not kept as the tail, and nothing older
     assert second[1:3] == [("user", "question two"), ("assistant", big)]
@@ -91,7 +91,7 @@ async def test_second_compaction_updates_the_first_from_all_turns_since(
     assert anchor.startswith(f"{ANCHOR_UPDATE}\n{MERGE}\n<previous-summary>\n## Goal\n- first summary\n")
     assert anchor.index("</previous-summary>") < anchor.index("## Constraints & Preferences")
     # the last turn fits the tail and is sent after the new summary, once
-    after = _texts(scripted_server.requests[5])
+    after = _texts(scripted_model.requests[5])
     assert after[1:] == [
         ("user", WHAT),
         ("assistant", "## Goal\n- second summary"),
@@ -102,9 +102,9 @@ async def test_second_compaction_updates_the_first_from_all_turns_since(
 
 
 async def test_overflow_replays_the_prompt_once_after_the_summary(
-    make_runtime: Any, scripted_server: Any
+    make_runtime: Any, scripted_model: Any
 ) -> None:
-    scripted_server.queue(
+    scripted_model.queue(
         Reply(text="answer one"),
         OVERFLOW,
         Reply(text="## Goal\n- summarised"),
@@ -116,11 +116,11 @@ async def test_overflow_replays_the_prompt_once_after_the_summary(
         sid, "look at this plot", files=[("image/png", "data:image/png;base64,AAAA", "plot.png")]
     )
     await runtime.run(sid, runtime.model_for(None))
-    assert len(scripted_server.requests) == 4
-    summary = _texts(scripted_server.requests[2])
+    assert len(scripted_model.requests) == 4
+    summary = _texts(scripted_model.requests[2])
     assert all("look at this plot" not in text for _, text in summary)  # not summarised
     assert summary[1:3] == [("user", "question one"), ("assistant", "answer one")]
-    after = _texts(scripted_server.requests[3])
+    after = _texts(scripted_model.requests[3])
     assert after[1:3] == [("user", WHAT), ("assistant", "## Goal\n- summarised")]
     sent = [text for role, text in after if "look at this plot" in text]
     assert len(sent) == 1 and after[-1][1] == sent[0]  # re-sent exactly once, last
@@ -155,40 +155,40 @@ def test_failed_summary_does_not_block_the_next_prompt(tmp_path: Path, scripted_
 
 
 async def test_oversized_prompt_is_refused_and_the_session_stays_usable(
-    make_runtime: Any, scripted_server: Any
+    make_runtime: Any, scripted_model: Any
 ) -> None:
-    scripted_server.queue(Reply(text="answer one"), Reply(text="answer two"))
+    scripted_model.queue(Reply(text="answer one"), Reply(text="answer two"))
     runtime = make_runtime()
     sid = await runtime.prompt("question one")
     huge = "word " * 240_000  # 1.2 MB
     await runtime.prompt(huge, session_id=sid)
-    assert len(scripted_server.requests) == 1  # never sent
+    assert len(scripted_model.requests) == 1  # never sent
     errors = [e.error.message for e in runtime.events if e.type == "session.error"]
     assert errors and "too large" in errors[-1] and "32,000" in errors[-1] and "%agent new" in errors[-1]
     size = re.search(r"about ([\d,]+) tokens", errors[-1])
     assert size and int(size.group(1).replace(",", "")) > 200_000
     await runtime.prompt("question two", session_id=sid)
-    users = [t for r, t in _texts(scripted_server.requests[1]) if r == "user"]
+    users = [t for r, t in _texts(scripted_model.requests[1]) if r == "user"]
     assert users == ["question one", "question two"]
     last = _history(runtime, sid)[-1].info
     assert isinstance(last, AssistantMessage) and last.error is None
 
 
 async def test_every_request_carries_max_tokens(
-    make_runtime: Any, scripted_server: Any, monkeypatch: Any
+    make_runtime: Any, scripted_model: Any, monkeypatch: Any
 ) -> None:
-    scripted_server.queue(Reply(text="one"), Reply(text="## Goal\n- s"), Reply(text="two"))
+    scripted_model.queue(Reply(text="one"), Reply(text="## Goal\n- s"), Reply(text="two"))
     runtime = make_runtime()
     sid = await runtime.prompt("q1")
     await runtime.compact(sid)
-    assert [r["body"].get("max_tokens") for r in scripted_server.requests] == [4096, 4096]
+    assert [r["body"].get("max_tokens") for r in scripted_model.requests] == [4096, 4096]
     monkeypatch.setenv("JUPYTER_AGENT_OUTPUT_TOKEN_MAX", "1000")
     await runtime.prompt("q2", session_id=sid)
-    assert scripted_server.requests[-1]["body"].get("max_tokens") == 1000
+    assert scripted_model.requests[-1]["body"].get("max_tokens") == 1000
 
 
-async def test_summary_usage_and_cost_are_recorded(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(
+async def test_summary_usage_and_cost_are_recorded(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(
         Reply(text="one"), Reply(text="## Goal\n- s", usage=Usage(prompt_tokens=1234, completion_tokens=56))
     )
     runtime = make_runtime()
@@ -201,15 +201,15 @@ async def test_summary_usage_and_cost_are_recorded(make_runtime: Any, scripted_s
     assert summary.finish == "stop"
 
 
-async def test_template_and_configurable_compaction_agent(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text="one"), Reply(text="## Goal\n- s"))
+async def test_template_and_configurable_compaction_agent(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(Reply(text="one"), Reply(text="## Goal\n- s"))
     runtime = make_runtime(
         compaction={"model": "openai/summariser"},
         agent={"compaction": {"prompt": "You write summaries for the team."}},
     )
     sid = await runtime.prompt("q1")
     await runtime.compact(sid)
-    body = scripted_server.requests[1]["body"]
+    body = scripted_model.requests[1]["body"]
     assert body["model"] == "summariser"
     assert body["messages"][0] == {"role": "system", "content": "You write summaries for the team."}
     anchor = body["messages"][-1]["content"]

@@ -74,7 +74,7 @@ def _big_file(path: Path, seed: int) -> int:
 
 
 async def test_prune_clears_oldest_outputs_and_keeps_pairs(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     sizes = [_big_file(tmp_path / f"data{i}.txt", i) for i in range(7)]
     assert sum(sizes) > 60_000
@@ -82,7 +82,7 @@ async def test_prune_clears_oldest_outputs_and_keeps_pairs(
         Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": f"data{i}.txt"}), id=f"call_r{i}")])
         for i in range(7)
     ]
-    scripted_server.queue(
+    scripted_model.queue(
         *reads,
         Reply(text="read them all"),
         Reply(text="turn two"),
@@ -94,7 +94,7 @@ async def test_prune_clears_oldest_outputs_and_keeps_pairs(
     await runtime.prompt("what next?", session_id=sid)
     await runtime.prompt("and then?", session_id=sid)
     await runtime.prompt("one more", session_id=sid)
-    last = scripted_server.requests[-1]["body"]["messages"]
+    last = scripted_model.requests[-1]["body"]["messages"]
     results = {m["tool_call_id"]: m["content"] for m in last if m["role"] == "tool"}
     calls = [c["id"] for m in last if m.get("tool_calls") for c in m["tool_calls"]]
     assert calls == [f"call_r{i}" for i in range(7)] and list(results) == calls

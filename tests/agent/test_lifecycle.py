@@ -33,8 +33,8 @@ async def _two_turns(make_runtime: Any, scripted_server: Any) -> tuple[Any, str]
     return runtime, sid
 
 
-async def test_fork_copies_before_a_message(make_runtime: Any, scripted_server: Any) -> None:
-    runtime, sid = await _two_turns(make_runtime, scripted_server)
+async def test_fork_copies_before_a_message(make_runtime: Any, scripted_model: Any) -> None:
+    runtime, sid = await _two_turns(make_runtime, scripted_model)
     history = runtime.store.messages(sid)
     second_user = [m.info.id for m in history if isinstance(m.info, UserMessage)][1]
     fork = runtime.fork(sid, second_user)
@@ -46,12 +46,12 @@ async def test_fork_copies_before_a_message(make_runtime: Any, scripted_server: 
 
 
 async def test_revert_restores_a_file_edited_three_times(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     target = tmp_path / "data.csv"
     original = b"a,b\n1,2\n\xc3\xa9t\xc3\xa9\n"
     target.write_bytes(original)
-    scripted_server.queue(
+    scripted_model.queue(
         Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "data.csv", "content": "x\n"}))]),
         Reply(
             tool_calls=[
@@ -76,7 +76,7 @@ async def test_revert_restores_a_file_edited_three_times(
     assert target.read_text() == "z\n" and (tmp_path / "new.txt").read_text() == "new"
     assert len(runtime.recorder(sid).history()) == 6
     revert(runtime.sessions, sid)
-    scripted_server.queue(Reply(text="fresh start"))
+    scripted_model.queue(Reply(text="fresh start"))
     await runtime.prompt("something else", session_id=sid)  # the next prompt makes it final
     users = [m for m in runtime.store.messages(sid) if isinstance(m.info, UserMessage)]
     assert len(users) == 1 and runtime.store.get_session(sid).revert is None
@@ -84,10 +84,10 @@ async def test_revert_restores_a_file_edited_three_times(
         unrevert(runtime.sessions, sid)
 
 
-async def test_revert_across_compaction_is_refused(make_runtime: Any, scripted_server: Any) -> None:
-    runtime, sid = await _two_turns(make_runtime, scripted_server)
+async def test_revert_across_compaction_is_refused(make_runtime: Any, scripted_model: Any) -> None:
+    runtime, sid = await _two_turns(make_runtime, scripted_model)
     first_user = runtime.store.messages(sid)[0].info.id
-    scripted_server.queue(Reply(text="## Goal\nsummary"))
+    scripted_model.queue(Reply(text="## Goal\nsummary"))
     await runtime.compact(sid)
     assert any(isinstance(p, CompactionPart) for m in runtime.store.messages(sid) for p in m.parts)
     with pytest.raises(RevertError, match="across a compaction"):

@@ -1,4 +1,5 @@
-"""The loop end to end: real HTTP through litellm to the scripted server, real SQLite.
+"""The loop end to end with real tools and SQLite, against the in-process scripted model;
+the first test also runs over real HTTP through litellm to the scripted server.
 
 Provider errors, bad tool calls and Stop are in the fault suite, tests/faults/.
 """
@@ -10,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scripted_server import Reply, ToolCall, Usage
 
 from jupyter_agent.core.messages import (
@@ -33,10 +35,17 @@ def _tool_results(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
+@pytest.fixture(params=["scripted_model", pytest.param("scripted_server", marks=pytest.mark.slow)])
+def either_model(request: pytest.FixtureRequest) -> Any:
+    """Each model in turn; requested before ``make_runtime``, which then uses it."""
+    return request.getfixturevalue(request.param)
+
+
 async def test_three_step_tool_loop_ends_in_text(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    either_model: Any, make_runtime: Any, tmp_path: Path
 ) -> None:
-    scripted_server.queue(
+    scripted_model = either_model
+    scripted_model.queue(
         Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "a.txt", "content": "hello\n"}))]),
         Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": "a.txt"}))]),
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "cat a.txt | wc -c"}))]),
@@ -45,8 +54,8 @@ async def test_three_step_tool_loop_ends_in_text(
     runtime = make_runtime()
     session_id = await runtime.prompt("make a file and check it")
     assert (tmp_path / "a.txt").read_text() == "hello\n"
-    assert len(scripted_server.requests) == 4
-    last = scripted_server.requests[-1]["body"]
+    assert len(scripted_model.requests) == 4
+    last = scripted_model.requests[-1]["body"]
     results = _tool_results(last)
     assert len(results) == 3 and "hello" in results[1] and "6" in results[2]
     # every tool call in the request has its result right after it
@@ -65,8 +74,8 @@ async def test_three_step_tool_loop_ends_in_text(
     again.close()
 
 
-async def test_reasoning_is_streamed_as_deltas(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(reasoning="Let me think about this carefully.", text="42"))
+async def test_reasoning_is_streamed_as_deltas(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(Reply(reasoning="Let me think about this carefully.", text="42"))
     runtime = make_runtime()
     sid = await runtime.prompt("answer")
     reasoning = _parts(runtime, sid, ReasoningPart)
@@ -76,11 +85,11 @@ async def test_reasoning_is_streamed_as_deltas(make_runtime: Any, scripted_serve
 
 
 async def test_doom_loop_asks_and_headless_rejects(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     (tmp_path / "x.txt").write_text("x")
     same = json.dumps({"filePath": "x.txt"})
-    scripted_server.queue(
+    scripted_model.queue(
         Reply(tool_calls=[ToolCall("read", same), ToolCall("read", same), ToolCall("read", same)]),
         Reply(text="I will stop repeating myself."),
     )
@@ -92,11 +101,11 @@ async def test_doom_loop_asks_and_headless_rejects(
 
 
 async def test_doom_loop_interactive_once_continues(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     (tmp_path / "x.txt").write_text("x")
     same = json.dumps({"filePath": "x.txt"})
-    scripted_server.queue(
+    scripted_model.queue(
         Reply(tool_calls=[ToolCall("read", same)] * 3),
         Reply(text="done"),
     )
@@ -113,26 +122,26 @@ async def test_doom_loop_interactive_once_continues(
     assert [t.state.status for t in _parts(runtime, sid, ToolPart)] == ["completed"] * 3
 
 
-async def test_max_steps_appends_notice(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(
+async def test_max_steps_appends_notice(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(
         Reply(tool_calls=[ToolCall("list", "{}")]),
         Reply(text="Summary of where I stopped."),
     )
     runtime = make_runtime(steps=2)
     await runtime.prompt("explore forever")
-    second = scripted_server.requests[1]["body"]["messages"]
+    second = scripted_model.requests[1]["body"]["messages"]
     assert second[-1]["role"] == "assistant"
     assert "maximum" in str(second[-1]["content"]).lower()
-    assert scripted_server.requests[1]["body"].get("tools")
+    assert scripted_model.requests[1]["body"].get("tools")
 
 
-async def test_title_is_generated_after_the_first_exchange(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text="hello"), Reply(text="again"))
-    scripted_server.title_reply = Reply(text='"Sales analysis by month"\n')
+async def test_title_is_generated_after_the_first_exchange(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(Reply(text="hello"), Reply(text="again"))
+    scripted_model.title_reply = Reply(text='"Sales analysis by month"\n')
     runtime = make_runtime(small_model="openai/small")
     sid = await runtime.prompt("analyse sales by month")
     assert runtime.store.get_session(sid).title == "Sales analysis by month"
-    assert scripted_server.completions[0]["body"]["model"] == "small"
-    assert "analyse sales by month" in json.dumps(scripted_server.completions[0]["body"]["messages"])
+    assert scripted_model.completions[0]["body"]["model"] == "small"
+    assert "analyse sales by month" in json.dumps(scripted_model.completions[0]["body"]["messages"])
     await runtime.prompt("more", session_id=sid)
-    assert len(scripted_server.completions) == 1  # titled once
+    assert len(scripted_model.completions) == 1  # titled once

@@ -1,4 +1,4 @@
-"""Smaller loop rules OpenCode follows (issue 12, item 10), checked through the scripted server."""
+"""Smaller loop rules OpenCode follows (issue 12, item 10), checked through the scripted model."""
 
 from __future__ import annotations
 
@@ -24,15 +24,15 @@ def _big_file(path: Path, seed: int) -> int:
 
 
 async def test_prune_also_runs_after_a_loop_that_ended_in_an_error(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     assert sum(_big_file(tmp_path / f"data{i}.txt", i) for i in range(7)) > 60_000
     reads = [
         Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": f"data{i}.txt"}), id=f"call_r{i}")])
         for i in range(7)
     ]
-    scripted_server.queue(*reads, Reply(text="read them all"), Reply(text="turn two"))
-    scripted_server.queue(ErrorReply(400, "invalid request: something the provider dislikes"))
+    scripted_model.queue(*reads, Reply(text="read them all"), Reply(text="turn two"))
+    scripted_model.queue(ErrorReply(400, "invalid request: something the provider dislikes"))
     runtime = make_runtime()
     sid = await runtime.prompt("read the data files")
     await runtime.prompt("what next?", session_id=sid)
@@ -44,34 +44,34 @@ async def test_prune_also_runs_after_a_loop_that_ended_in_an_error(
     assert pruned and pruned[0].call_id == "call_r0"
 
 
-async def test_empty_texts_are_never_sent(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text="seen"))
+async def test_empty_texts_are_never_sent(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(Reply(text="seen"))
     runtime = make_runtime()
     sid = runtime.new_session().id
     runtime.add_user_message(sid, "", files=[("text/csv", "data:text/csv;base64,YQ==", "data.csv")])
     await runtime.run(sid, runtime.model_for(None))
-    users = [m for m in scripted_server.requests[0]["body"]["messages"] if m["role"] == "user"]
+    users = [m for m in scripted_model.requests[0]["body"]["messages"] if m["role"] == "user"]
     assert users == [{"role": "user", "content": "[Attached text/csv: data.csv]"}]
 
 
-async def test_step_counter_counts_the_compaction_iteration(make_runtime: Any, scripted_server: Any) -> None:
+async def test_step_counter_counts_the_compaction_iteration(make_runtime: Any, scripted_model: Any) -> None:
     """steps = 3: failing step (1), compaction (2), replay (3) is the last step."""
-    scripted_server.queue(Reply(text="one"), OVERFLOW, Reply(text="## Goal\n- s"), Reply(text="two"))
+    scripted_model.queue(Reply(text="one"), OVERFLOW, Reply(text="## Goal\n- s"), Reply(text="two"))
     runtime = make_runtime(steps=3)
     sid = await runtime.prompt("question one")
     await runtime.prompt("question two", session_id=sid)
-    replay = scripted_server.requests[3]["body"]["messages"]
+    replay = scripted_model.requests[3]["body"]["messages"]
     assert "question two" in json.dumps(replay[-2:])
     assert replay[-1] == {"role": "assistant", "content": load_prompt("max_steps")}
 
 
-async def test_empty_texts_are_never_wrapped(make_runtime: Any, scripted_server: Any) -> None:
+async def test_empty_texts_are_never_wrapped(make_runtime: Any, scripted_model: Any) -> None:
     """A prompt of only an image, replayed after an overflow (step > 1): no empty reminder."""
-    scripted_server.queue(Reply(text="one"), OVERFLOW, Reply(text="## Goal\n- s"), Reply(text="two"))
+    scripted_model.queue(Reply(text="one"), OVERFLOW, Reply(text="## Goal\n- s"), Reply(text="two"))
     runtime = make_runtime()
     sid = await runtime.prompt("question one")
     runtime.add_user_message(sid, "", files=[("image/png", "data:image/png;base64,AAAA", "plot.png")])
     await runtime.run(sid, runtime.model_for(None))
-    replay = scripted_server.requests[3]["body"]["messages"]
+    replay = scripted_model.requests[3]["body"]["messages"]
     assert replay[-1] == {"role": "user", "content": "[Attached image/png: plot.png]"}
     assert "system-reminder" not in json.dumps(replay)

@@ -84,8 +84,8 @@ async def test_interactive_always_is_remembered(tmp_path: Path) -> None:
         await manager.ask(_who("s2", interactive=True), PermissionQuestion("bash", ["rm x"]))
 
 
-async def test_plan_agent_cannot_write(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
-    scripted_server.queue(
+async def test_plan_agent_cannot_write(make_runtime: Any, scripted_model: Any, tmp_path: Path) -> None:
+    scripted_model.queue(
         Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "x.txt", "content": "no"}))]),
         Reply(text="I will propose it instead."),
     )
@@ -94,9 +94,9 @@ async def test_plan_agent_cannot_write(make_runtime: Any, scripted_server: Any, 
     tool = next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))
     assert tool.state.status == "error" and "denied" in tool.state.error
     assert not (tmp_path / "x.txt").exists()
-    system = scripted_server.requests[0]["body"]["messages"][0]["content"]
+    system = scripted_model.requests[0]["body"]["messages"][0]["content"]
     assert "plan mode" in system
-    last_user = [m for m in scripted_server.requests[0]["body"]["messages"] if m["role"] == "user"][-1]
+    last_user = [m for m in scripted_model.requests[0]["body"]["messages"] if m["role"] == "user"][-1]
     assert "Plan mode is active" in json.dumps(last_user)
 
 

@@ -1,12 +1,14 @@
 """The incremental request builder equals a from-scratch conversion, at every step.
 
-Hypothesis drives random sessions through the real runtime, loop, store and the scripted
-server: prompts, tool calls, edits of earlier parts (also in the middle of a run, keeping
+Hypothesis drives random sessions through the real runtime, loop, store and the in-process
+scripted model: prompts, tool calls, edits of earlier parts (also in the middle of a run, keeping
 the text's length and last characters), prune, manual and automatic compaction (context
 full, overflow replay, failed summaries), revert/unrevert, fork and a kernel restart
 (a new runtime reopening the store). A spy on ``RequestBuilder.build`` compares, at every
 step the loop takes, the request it returns with one built from nothing: a new recorder
-reading the store and a new builder. Byte for byte (``json.dumps``).
+reading the store (only its window: the last compaction on, as far back as prune looks)
+and a new builder. Byte for byte (``json.dumps``). What prune selects, a turn's and the
+session's cost are the same from the window as from the whole history.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from hypothesis import strategies as st
 from scripted_server import ErrorReply, Reply, ToolCall, Usage
 
 from jupyter_agent.agent import request as request_module
+from jupyter_agent.agent import window as window_module
 from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.revert import RevertError, revert, unrevert
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.config import load_config
+from jupyter_agent.context.prune import select_prune
+from jupyter_agent.core import cost
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import TextPart, ToolPart, ToolStateCompleted
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -74,8 +79,9 @@ def _editable(history: list[Any]) -> list[Any]:
     ]
 
 
-def _edit(recorder: Recorder, index: int, rng: random.Random) -> None:
-    parts = _editable(recorder.history())
+def _edit(recorder: Recorder, index: int, rng: random.Random, *, whole: bool = False) -> None:
+    """``whole``: any part of the session; else one the recorder has loaded (a running loop's)."""
+    parts = _editable(recorder.history() if whole else recorder.window())
     if not parts:
         return
     p = parts[index % len(parts)]
@@ -106,12 +112,14 @@ class Session:
             env={},
             global_dir=self.folder / "no-global",
         )
+        self.server.max_retries = config.retries
         return build_runtime(
             config=config,
             store=SqliteStore.for_directory(self.folder),
             project_root=self.folder,
             working_dir=self.folder,
             generate_titles=False,
+            client=self.server,
         )
 
     def check(self, build: Any, builder: Any, args: tuple[Any, ...], built: list[Any]) -> None:
@@ -128,10 +136,19 @@ class Session:
     def _check(self, build: Any, builder: Any, args: tuple[Any, ...], built: list[Any]) -> None:
         recorder = builder.recorder
         recorder.flush()
-        fresh = Recorder(recorder.store, Bus(), recorder.store.get_session(recorder.session.id))
-        assert [m.model_dump() for m in fresh.history()] == [m.model_dump() for m in recorder.history()]
+        session = recorder.store.get_session(recorder.session.id)
+        full = Recorder(recorder.store, Bus(), session).history()
+        window = recorder.window()  # the loop's recorder stays lazy: it never loads older messages
+        assert [m.model_dump() for m in window] == [m.model_dump() for m in full[len(full) - len(window) :]]
+        fresh = Recorder(recorder.store, Bus(), session)  # a reopen: only the window is read
         scratch = request_module.RequestBuilder(fresh, builder.model, builder.vision, builder.media_in_tools)
         assert json.dumps(built) == json.dumps(build(scratch, *args))
+        assert select_prune(fresh.window()) == select_prune(full)
+        last_user = next((m.info.id for m in reversed(full) if m.info.role == "user"), None)
+        if last_user is not None:
+            assert cost.turn(fresh.window(), last_user) == cost.turn(full, last_user)
+        assert fresh.spent() == cost.total(full)
+        assert [m.model_dump() for m in fresh.history()] == [m.model_dump() for m in full]
         self.checks += 1
 
     async def apply(self, op: tuple[Any, ...]) -> None:
@@ -145,7 +162,7 @@ class Session:
             server.queue(Reply(text="the answer, in words: " + "w " * (2_000 if big else 3)))
             await runtime.prompt(f"look at the data files, {text}", session_id=self.sid)
         elif kind == "edit":
-            _edit(runtime.recorder(self.sid), op[1], self.rng)
+            _edit(runtime.recorder(self.sid), op[1], self.rng, whole=True)
         elif kind == "prune":
             completed = [
                 p.id
@@ -180,9 +197,10 @@ class Session:
 
 
 @pytest.fixture
-def property_server(scripted_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def property_server(scripted_model: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The in-process model: the property is about the request builder, not the transport."""
     monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
-    return scripted_server
+    return scripted_model
 
 
 @settings(
@@ -211,7 +229,7 @@ def test_incremental_request_equals_a_full_rebuild(
         elif roll < 0.55:
             completed = [
                 p.id
-                for m in builder.recorder.history()
+                for m in builder.recorder.window()
                 for p in m.parts
                 if isinstance(p, ToolPart) and p.state.status == "completed"
             ]
@@ -240,6 +258,7 @@ def test_incremental_request_equals_a_full_rebuild(
         with (
             patch.object(request_module.RequestBuilder, "build", spy),
             patch.object(loop_module.AgentLoop, "_step", remember),
+            patch.object(window_module, "PAGE", 3),  # small sessions still load their window in pages
         ):
             for op in steps:
                 asyncio.run(session.apply(op))

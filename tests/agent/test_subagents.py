@@ -10,8 +10,8 @@ from scripted_server import Reply, ToolCall
 from jupyter_agent.core.messages import ToolPart
 
 
-async def test_task_tool_runs_a_child_session(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(
+async def test_task_tool_runs_a_child_session(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(
         Reply(
             tool_calls=[
                 ToolCall(
@@ -36,7 +36,7 @@ async def test_task_tool_runs_a_child_session(make_runtime: Any, scripted_server
     child_id = tool.state.metadata["session_id"]
     child = runtime.store.get_session(child_id)
     assert child.parent_id == sid and child.title.startswith("Child session - ")
-    child_request = scripted_server.requests[1]["body"]
+    child_request = scripted_model.requests[1]["body"]
     assert child_request["messages"][0]["content"].startswith("You are the explore agent")
     assert {t["function"]["name"] for t in child_request["tools"]} <= {
         "read",
@@ -49,14 +49,14 @@ async def test_task_tool_runs_a_child_session(make_runtime: Any, scripted_server
     assert [s.id for s in runtime.sessions.list()] == [sid]  # children are not listed at top level
 
 
-async def test_at_agent_prompt_is_a_subtask(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text="Found 2 notebooks."), Reply(text="Thanks, noted."))
+async def test_at_agent_prompt_is_a_subtask(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(Reply(text="Found 2 notebooks."), Reply(text="Thanks, noted."))
     runtime = make_runtime()
     sid = await runtime.prompt("@explore how many notebooks are there?")
-    parent_followup = scripted_server.requests[1]["body"]["messages"]
+    parent_followup = scripted_model.requests[1]["body"]["messages"]
     assert {"role": "user", "content": "The following tool was executed by the user"} in parent_followup
     tool_result = next(m for m in parent_followup if m["role"] == "tool")
     assert tool_result["content"] == "Found 2 notebooks."
-    assert scripted_server.requests[0]["body"]["messages"][-1]["content"] == "how many notebooks are there?"
+    assert scripted_model.requests[0]["body"]["messages"][-1]["content"] == "how many notebooks are there?"
     texts = [p.text for m in runtime.store.messages(sid) for p in m.parts if p.type == "text"]
     assert texts[-1] == "Thanks, noted."

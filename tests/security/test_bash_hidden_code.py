@@ -52,11 +52,11 @@ async def _run_bash(runtime: Any, server: Any, command: str, agent: str = "build
 
 @pytest.mark.parametrize("command", HIDDEN_RM)
 async def test_rm_hidden_in_data_is_not_run(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, command: str
 ) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
-    part = await _run_bash(make_runtime(permission=RULES), scripted_server, command)
+    part = await _run_bash(make_runtime(permission=RULES), scripted_model, command)
     assert part.state.status == "error", part.state
     time.sleep(0.05)
     assert victim.exists()
@@ -87,10 +87,10 @@ async def test_plan_refuses_code_hidden_in_readers(
 
 @pytest.mark.parametrize("command", ["git log --oneline -1 || true", "awk '{print $(NF)}' a.txt", "ls -la"])
 async def test_ordinary_commands_still_run_under_allow(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, command: str
 ) -> None:
     (tmp_path / "a.txt").write_text("a b\n")
-    part = await _run_bash(make_runtime(permission=RULES), scripted_server, command)
+    part = await _run_bash(make_runtime(permission=RULES), scripted_model, command)
     assert part.state.status == "completed", part.state
 
 
@@ -110,9 +110,9 @@ def test_writing_options_of_readers_are_not_read_only(command: str) -> None:
     ["git diff --no-index /dev/null ../{name}", "git -C .. show HEAD:{name}", "git --git-dir=../x log"],
 )
 async def test_git_reaching_outside_asks_external_directory(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, template: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, template: str
 ) -> None:
     outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
     outside.write_text("outside secret")
-    part = await _run_bash(make_runtime(permission={}), scripted_server, template.format(name=outside.name))
+    part = await _run_bash(make_runtime(permission={}), scripted_model, template.format(name=outside.name))
     assert part.state.status == "error" and "external_directory" in part.state.error, part.state

@@ -1,6 +1,6 @@
 """Issue 13.2: bash rules see every command — a model cannot hide ``rm`` from ``"rm *": "deny"``.
 
-The model is the scripted server: it sends the hostile command, the agent runs headless
+The model is the scripted model (in process): it sends the hostile command, the agent runs headless
 with the README's own example rules, and the file the command targets must survive.
 """
 
@@ -86,11 +86,11 @@ async def _run_bash(runtime: Any, server: Any, command: str, agent: str = "build
 
 @pytest.mark.parametrize("command", HIDDEN_RM)
 async def test_rm_cannot_hide_from_a_deny_rule(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, command: str
 ) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
-    part = await _run_bash(_runtime(make_runtime), scripted_server, command)
+    part = await _run_bash(_runtime(make_runtime), scripted_model, command)
     assert part.state.status == "error", part.state
     assert "denied" in part.state.error or "needs approval" in part.state.error
     time.sleep(0.05)  # a command that slipped through would have run by now
@@ -99,31 +99,31 @@ async def test_rm_cannot_hide_from_a_deny_rule(
 
 @pytest.mark.parametrize("command", ["git status", "git status && git log --oneline -1 > /dev/null 2>&1"])
 async def test_allowed_commands_still_run(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, command: str
 ) -> None:
-    part = await _run_bash(_runtime(make_runtime), scripted_server, command)
+    part = await _run_bash(_runtime(make_runtime), scripted_model, command)
     assert part.state.status == "completed", part.state
 
 
-async def test_the_denied_command_is_named(make_runtime: Any, scripted_server: Any, tmp_path: Path) -> None:
-    part = await _run_bash(_runtime(make_runtime), scripted_server, f"git status; {RM}")
+async def test_the_denied_command_is_named(make_runtime: Any, scripted_model: Any, tmp_path: Path) -> None:
+    part = await _run_bash(_runtime(make_runtime), scripted_model, f"git status; {RM}")
     assert part.state.status == "error" and RM in part.state.error
 
 
 async def test_unparseable_asks_even_when_everything_is_allowed(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     (tmp_path / "victim.txt").write_text("x")
-    part = await _run_bash(_runtime(make_runtime, {}), scripted_server, "{rm,-f,victim.txt}")
+    part = await _run_bash(_runtime(make_runtime, {}), scripted_model, "{rm,-f,victim.txt}")
     assert part.state.status == "error" and "could not be parsed" in part.state.error
     assert (tmp_path / "victim.txt").exists()
 
 
 async def test_plain_allow_lets_unparseable_commands_run(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     (tmp_path / "victim.txt").write_text("x")
-    part = await _run_bash(_runtime(make_runtime, {"bash": "allow"}), scripted_server, "{rm,-f,victim.txt}")
+    part = await _run_bash(_runtime(make_runtime, {"bash": "allow"}), scripted_model, "{rm,-f,victim.txt}")
     assert part.state.status == "completed"
     assert not (tmp_path / "victim.txt").exists()
 
@@ -156,34 +156,34 @@ OUTSIDE = [
 
 @pytest.mark.parametrize("template", OUTSIDE)
 async def test_paths_leaving_the_project_ask_external_directory(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, template: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, template: str
 ) -> None:
     outside = _outside(tmp_path)
     command = template.format(name=outside.name, path=outside)
-    part = await _run_bash(_runtime(make_runtime, {}), scripted_server, command)
+    part = await _run_bash(_runtime(make_runtime, {}), scripted_model, command)
     assert part.state.status == "error", part.state
     assert "external_directory" in part.state.error
     assert outside.read_text() == "outside"
 
 
 async def test_a_link_pointing_outside_is_outside(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     outside = _outside(tmp_path)
     (tmp_path / "link.txt").symlink_to(outside)
     part = await _run_bash(
-        _runtime(make_runtime, {}), scripted_server, "rm -f link.txt; truncate -s 0 link.txt"
+        _runtime(make_runtime, {}), scripted_model, "rm -f link.txt; truncate -s 0 link.txt"
     )
     assert part.state.status == "error" and "external_directory" in part.state.error
     assert outside.read_text() == "outside"
 
 
 async def test_paths_inside_the_project_and_dev_null_do_not_ask(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     (tmp_path / "sub").mkdir()
     command = "cd sub && echo hi > a.txt 2>/dev/null && cat ../sub/a.txt && rm -f a.txt; (cd ..); ls sub"
-    part = await _run_bash(_runtime(make_runtime, {}), scripted_server, command)
+    part = await _run_bash(_runtime(make_runtime, {}), scripted_model, command)
     assert part.state.status == "completed", part.state
 
 

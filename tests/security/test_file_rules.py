@@ -38,14 +38,14 @@ async def _outputs(
 
 @pytest.mark.parametrize("python_backend", [False, True])
 async def test_read_deny_hides_files_from_grep_glob_and_list(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, python_backend: bool
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, python_backend: bool
 ) -> None:
     _project(tmp_path)
     # the fallback without ripgrep filters the same way
     make = _with_tool(make_runtime, GrepTool(use_ripgrep=False)) if python_backend else make_runtime
     grep_out, glob_out, list_out, sub_out = await _outputs(
         make,
-        scripted_server,
+        scripted_model,
         {"read": {"secrets/*": "deny"}},
         ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"})),
         ToolCall("glob", json.dumps({"pattern": "**/*"})),
@@ -57,7 +57,7 @@ async def test_read_deny_hides_files_from_grep_glob_and_list(
     assert "db.env" not in glob_out and "app.py" in glob_out and "withheld" in glob_out
     assert "db.env" not in list_out and "app.py" in list_out and "withheld" in list_out
     assert "db.env" not in sub_out and "1 file was withheld" in sub_out
-    sent = json.dumps(scripted_server.requests[-1]["body"]["messages"])
+    sent = json.dumps(scripted_model.requests[-1]["body"]["messages"])
     assert "hunter2" not in sent
 
 
@@ -71,12 +71,12 @@ def _with_tool(make_runtime: Any, tool: Any) -> Any:
 
 
 async def test_grep_withholds_files_whose_read_asks(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     _project(tmp_path)
     grep_out, glob_out = await _outputs(
         make_runtime,
-        scripted_server,
+        scripted_model,
         {"read": {"*.env": "ask", "secrets/*": "ask"}},
         ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"})),
         ToolCall("glob", json.dumps({"pattern": "**/*.env"})),
@@ -87,22 +87,22 @@ async def test_grep_withholds_files_whose_read_asks(
 
 
 async def test_without_rules_nothing_is_withheld(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     _project(tmp_path)
     (grep_out,) = await _outputs(
-        make_runtime, scripted_server, {}, ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"}))
+        make_runtime, scripted_model, {}, ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"}))
     )
     assert "hunter2" in grep_out and "withheld" not in grep_out
 
 
 async def test_a_catch_all_ask_does_not_withhold_everything(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     _project(tmp_path)
     (grep_out,) = await _outputs(
         make_runtime,
-        scripted_server,
+        scripted_model,
         {"*": "ask", "grep": "allow", "read": {"secrets/*": "deny"}},
         ToolCall("grep", json.dumps({"pattern": "DB_PASSWORD"})),
     )

@@ -56,9 +56,9 @@ async def test_crafted_export_cannot_write_outside_on_revert(
 
 @pytest.mark.parametrize("via_link", [False, True])
 async def test_revert_refuses_stored_paths_outside_before_writing(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, via_link: bool
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, via_link: bool
 ) -> None:
-    runtime, sid = await _session_that_wrote(make_runtime, scripted_server)
+    runtime, sid = await _session_that_wrote(make_runtime, scripted_model)
     victim = _outside(tmp_path)
     if via_link:
         (tmp_path / "link").symlink_to(victim.parent)
@@ -78,11 +78,11 @@ async def test_revert_refuses_stored_paths_outside_before_writing(
 
 
 async def test_an_allow_rule_lets_revert_write_there(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     victim = _outside(tmp_path)
     rules = {"external_directory": {str(victim.parent / "*"): "allow"}}
-    runtime, sid = await _session_that_wrote(make_runtime, scripted_server, permission=rules)
+    runtime, sid = await _session_that_wrote(make_runtime, scripted_model, permission=rules)
     history = runtime.store.messages(sid)
     patch = next(p for m in history for p in m.parts if isinstance(p, PatchPart))
     extra = patch.files[0].model_copy(update={"path": str(victim), "before": "restored\n"})
@@ -94,9 +94,9 @@ async def test_an_allow_rule_lets_revert_write_there(
 
 
 async def test_unrevert_checks_the_snapshot_too(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
-    runtime, sid = await _session_that_wrote(make_runtime, scripted_server)
+    runtime, sid = await _session_that_wrote(make_runtime, scripted_model)
     revert(runtime.sessions, sid)
     session = runtime.store.get_session(sid)
     victim = _outside(tmp_path)

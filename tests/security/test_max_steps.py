@@ -33,13 +33,13 @@ def test_headless_run_stops_at_the_step_cap(tmp_path: Path, scripted_server: Any
     assert "Traceback" not in result.stderr
 
 
-async def test_tool_call_on_the_last_step_is_not_run(make_runtime: Any, scripted_server: Any) -> None:
+async def test_tool_call_on_the_last_step_is_not_run(make_runtime: Any, scripted_model: Any) -> None:
     touch = Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "touch ran-$RANDOM"}))])
-    scripted_server.queue(*[touch] * RUNAWAY)
+    scripted_model.queue(*[touch] * RUNAWAY)
     runtime = make_runtime(steps=2)
     sid = await runtime.prompt("go")
-    assert len(scripted_server.requests) == 2
-    assert "tool_choice" not in scripted_server.requests[0]["body"]
+    assert len(scripted_model.requests) == 2
+    assert "tool_choice" not in scripted_model.requests[0]["body"]
     history = runtime.recorder(sid).history()
     last = history[-1]
     assert isinstance(last.info, AssistantMessage)
@@ -49,15 +49,15 @@ async def test_tool_call_on_the_last_step_is_not_run(make_runtime: Any, scripted
     assert len(list(runtime.working_dir.glob("ran-*"))) == 1  # only the first step's call ran
 
 
-async def test_unknown_tool_on_the_last_step_ends_the_run(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(*[Reply(tool_calls=[ToolCall("no_such_tool", "{}")])] * RUNAWAY)
+async def test_unknown_tool_on_the_last_step_ends_the_run(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(*[Reply(tool_calls=[ToolCall("no_such_tool", "{}")])] * RUNAWAY)
     runtime = make_runtime(steps=2)
     await runtime.prompt("go")
-    assert len(scripted_server.requests) == 2
+    assert len(scripted_model.requests) == 2
 
 
-async def test_a_text_answer_on_the_last_step_ends_normally(make_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(BASH_FOREVER, Reply(text="Here is where I stopped."))
+async def test_a_text_answer_on_the_last_step_ends_normally(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(BASH_FOREVER, Reply(text="Here is where I stopped."))
     runtime = make_runtime(steps=2)
     sid = await runtime.prompt("go")
     last = runtime.recorder(sid).history()[-1].info
@@ -80,14 +80,14 @@ def _is_summary(request: dict[str, Any]) -> bool:
 
 
 async def test_overflow_on_the_last_step_cannot_extend_the_cap(
-    make_runtime: Any, scripted_server: Any
+    make_runtime: Any, scripted_model: Any
 ) -> None:
     """A model (or proxy) that answers "context too long" on the last step gets one retry
     after the summary, never an endless compact-and-call cycle."""
-    scripted_server.queue(BASH_FOREVER, *[OVERFLOW, SUMMARY] * RUNAWAY)
+    scripted_model.queue(BASH_FOREVER, *[OVERFLOW, SUMMARY] * RUNAWAY)
     runtime = make_runtime(steps=2)
     sid = await runtime.prompt("go")
-    calls = [r for r in scripted_server.requests if not _is_summary(r)]
+    calls = [r for r in scripted_model.requests if not _is_summary(r)]
     assert len(calls) <= 3
     last = runtime.recorder(sid).history()[-1].info
     assert isinstance(last, AssistantMessage) and last.error is not None and last.error.name == "max_steps"

@@ -130,11 +130,11 @@ def _with_tool(make_runtime: Any, tool: Any) -> Any:
     ],
 )
 async def test_stop_ends_a_running_tool_within_a_second(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, tool: str, args: dict[str, Any]
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, tool: str, args: dict[str, Any]
 ) -> None:
     (tmp_path / "a.txt").write_text("a" * 40 + "!\n")
     runtime = _with_tool(make_runtime, GrepTool(use_ripgrep=False))()
-    scripted_server.queue(Reply(tool_calls=[ToolCall(tool, json.dumps(args))]))
+    scripted_model.queue(Reply(tool_calls=[ToolCall(tool, json.dumps(args))]))
     task = asyncio.create_task(runtime.prompt("go"))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

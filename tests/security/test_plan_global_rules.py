@@ -49,10 +49,10 @@ def test_the_agents_own_config_still_loosens_it(tmp_path: Path) -> None:
 
 
 async def test_plan_does_not_write_under_a_global_allow(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     call = ToolCall("write", json.dumps({"filePath": "PWNED.txt", "content": "x"}))
-    scripted_server.queue(Reply(tool_calls=[call]), Reply(text="ok"))
+    scripted_model.queue(Reply(tool_calls=[call]), Reply(text="ok"))
     runtime = make_runtime(permission=LOOSE)
     sid = await runtime.prompt("plan only", agent="plan")
     part = next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))

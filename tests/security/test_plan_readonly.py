@@ -37,11 +37,11 @@ async def _run_plan(make_runtime: Any, scripted_server: Any, tool: str, args: di
     ],
 )
 async def test_plan_refuses_commands_that_write(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str, harm: Any
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, command: str, harm: Any
 ) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     (tmp_path / "x.txt").write_text("keep me\n")
-    part = await _run_plan(make_runtime, scripted_server, "bash", {"command": command})
+    part = await _run_plan(make_runtime, scripted_model, "bash", {"command": command})
     assert part.state.status == "error" and "not interactive" in part.state.error, part.state
     assert not harm(tmp_path)
 
@@ -50,20 +50,20 @@ async def test_plan_refuses_commands_that_write(
     "command", ["ls; cat a.txt | head -1", "grep -n a a.txt && wc -l a.txt", "git status"]
 )
 async def test_plan_runs_read_only_commands(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path, command: str
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, command: str
 ) -> None:
     (tmp_path / "a.txt").write_text("a\n")
-    part = await _run_plan(make_runtime, scripted_server, "bash", {"command": command})
+    part = await _run_plan(make_runtime, scripted_model, "bash", {"command": command})
     assert part.state.status == "completed", part.state
 
 
 async def test_plan_cannot_start_a_writing_sub_agent(
-    make_runtime: Any, scripted_server: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     args = {"description": "write it", "prompt": "create PWNED", "subagent_type": "general"}
-    part = await _run_plan(make_runtime, scripted_server, "task", args)
+    part = await _run_plan(make_runtime, scripted_model, "task", args)
     assert part.state.status == "error" and "'task' for general" in part.state.error
-    assert len(scripted_server.requests) == 2  # no child session ever asked the model
+    assert len(scripted_model.requests) == 2  # no child session ever asked the model
 
 
 def test_python_asks_under_plan_and_write_tools_are_denied(tmp_path: Path) -> None:

@@ -107,3 +107,26 @@ def test_lock_held_past_busy_timeout_is_waited_out(tmp_path: Path, monkeypatch: 
     other.close()
     assert store.messages("s")[0].parts[0].text == "after the lock"  # type: ignore[union-attr]
     store.close()
+
+
+def test_an_older_store_gets_the_reopen_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A schema-2 file full of sessions: opening adds the indexes a reopen looks things up by,
+    and what it finds through them is what was stored."""
+    from jupyter_agent.core.messages import CompactionPart
+
+    with monkeypatch.context() as m:
+        m.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:2])
+        m.setattr(migrations, "SCHEMA_VERSION", 2)
+        with SqliteStore.for_directory(tmp_path) as store:
+            store.create_session(Session(id="ses_1"))
+            store.update_message(UserMessage(id="msg_1", session_id="ses_1"))
+            store.update_part(CompactionPart(id="prt_1", session_id="ses_1", message_id="msg_1", auto=True))
+            store.update_part(TextPart(id="prt_2", session_id="ses_1", message_id="msg_1", text="x"))
+    db = db_path(tmp_path)
+    assert _version(db) == 2
+    with SqliteStore(db) as store:
+        assert [p.id for p in store.compactions("ses_1")] == ["prt_1"]
+        assert store.unfinished("ses_1") == []
+    assert _version(db) == migrations.SCHEMA_VERSION
+    names = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"part_type", "part_status", "message_open"} <= names
