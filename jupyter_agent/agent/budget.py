@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jupyter_agent.core import cost, ids
-from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.events import SessionErrored
-from jupyter_agent.core.messages import AssistantMessage, MessageError, MessageTime, MessageWithParts
+from jupyter_agent.agent.ending import end_with_error, error_answer
+from jupyter_agent.core import cost
+from jupyter_agent.core.messages import AssistantMessage, MessageError, MessageWithParts
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.loop import AgentLoop
@@ -56,17 +55,6 @@ def crossed(
 
 def stop(loop: AgentLoop, user: MessageWithParts, text: str, answer: AssistantMessage | None) -> None:
     """End the run with ``text`` on the last answer (or a new one when no step ran)."""
-    rec = loop.recorder
     error = MessageError(name="aborted", message=text, metadata={"budget": True})
-    if answer is None:
-        answer = AssistantMessage(
-            id=ids.ascending("msg"),
-            session_id=user.info.session_id,
-            parent_id=user.info.id,
-            agent=user.info.agent,
-            model=loop.settings.model,
-            finish="error",
-        )
-    time = MessageTime(created=answer.time.created, completed=answer.time.completed or now_ms())
-    rec.message(answer.model_copy(update={"error": error, "time": time}))
-    rec.bus.publish(SessionErrored(session_id=user.info.session_id, error=error))
+    answer = answer or error_answer(user.info, loop.settings.model)
+    end_with_error(loop.recorder, answer, error)

@@ -8,10 +8,8 @@ may retry once; after that the run ends here, without calling the model).
 
 from __future__ import annotations
 
+from jupyter_agent.agent.ending import end_with_error, error_answer
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.core import ids
-from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.events import SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, MessageError, UserMessage
 
 
@@ -28,20 +26,10 @@ def fail_max_steps(recorder: Recorder, message: AssistantMessage, max_steps: int
     error = MessageError(
         name="max_steps", message=max_steps_message(max_steps), metadata={"steps": max_steps}
     )
-    time = message.time.model_copy(update={"completed": message.time.completed or now_ms()})
-    recorder.message(message.model_copy(update={"error": error, "time": time}))
-    recorder.bus.publish(SessionErrored(session_id=message.session_id, error=error))
+    end_with_error(recorder, message, error)
     return error
 
 
 def refuse_step(recorder: Recorder, user: UserMessage, model: str, max_steps: int) -> MessageError:
     """End the run without calling the model: the cap (plus one retry) is used up."""
-    answer = AssistantMessage(
-        id=ids.ascending("msg"),
-        session_id=user.session_id,
-        parent_id=user.id,
-        agent=user.agent,
-        model=model,
-        finish="error",
-    )
-    return fail_max_steps(recorder, answer, max_steps)
+    return fail_max_steps(recorder, error_answer(user, model), max_steps)

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from jupyter_agent.agent.ending import end_with_error, error_answer
 from jupyter_agent.context.compaction import message_tokens
 from jupyter_agent.context.overflow import usable
-from jupyter_agent.core import ids
-from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.events import SessionErrored
 from jupyter_agent.core.messages import (
     AssistantMessage,
     MessageError,
-    MessageTime,
     MessageWithParts,
     TextPart,
 )
@@ -60,14 +57,5 @@ def refuse(
         "agent can read), or start over with `%agent new` (CLI: run without --continue)."
     )
     error = MessageError(name="context_overflow", message=message)
-    if answer is None:
-        answer = AssistantMessage(
-            id=ids.ascending("msg"),
-            session_id=user.info.session_id,
-            parent_id=user.info.id,
-            agent=user.info.agent,
-            model=s.model,
-        )
-    time = MessageTime(created=answer.time.created, completed=now_ms())
-    rec.message(answer.model_copy(update={"error": error, "finish": "error", "time": time}))
-    rec.bus.publish(SessionErrored(session_id=user.info.session_id, error=error))
+    answer = (answer or error_answer(user.info, s.model)).model_copy(update={"finish": "error"})
+    end_with_error(rec, answer, error)
