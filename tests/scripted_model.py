@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
-from scripted_server import ErrorReply, Reply, Scripted, Usage, call_id_for
+from scripted_server import ErrorReply, Reply, ScriptedReplies, Usage, call_id_for
 
 from jupyter_agent.providers import errors as E
 from jupyter_agent.providers.litellm_client import RESERVED  # the module only; litellm loads lazily
@@ -42,38 +41,17 @@ from jupyter_agent.providers.stream_events import (
 )
 
 
-class ScriptedModel:
-    """A ``ModelClient``: queue replies with :meth:`queue`; read what the loop sent in :attr:`requests`."""
+class ScriptedModel(ScriptedReplies):
+    """A ``ModelClient``: queue replies with :meth:`queue`; read what the loop sent in :attr:`requests`
+    (as an OpenAI-compatible server would receive them)."""
 
-    model = "openai/test"
     base_url = "http://127.0.0.1:9/v1"
     """Never contacted: the runtime gets this model as its client."""
+    who = "scripted model"
 
     def __init__(self, max_retries: int = MAX_RETRIES) -> None:
+        super().__init__()
         self.max_retries = max_retries
-        self._queue: list[Scripted] = []
-        self._lock = threading.Lock()
-        self.requests: list[dict[str, Any]] = []
-        """Streamed steps as an OpenAI-compatible server would receive them, in order."""
-        self.completions: list[dict[str, Any]] = []
-        """One-shot requests (session titles), answered with ``title_reply``."""
-        self.title_reply = Reply(text="Scripted session title")
-        self.realistic_usage = False
-        """Report ``prompt_tokens`` from the request size, so overflow happens as in real use."""
-        self.default: Scripted | None = None
-
-    def queue(self, *replies: Scripted) -> None:
-        with self._lock:
-            self._queue.extend(replies)
-
-    def pending(self) -> int:
-        return len(self._queue)
-
-    def _next(self) -> Scripted:
-        with self._lock:
-            if self._queue:
-                return self._queue.pop(0)
-        return self.default or ErrorReply(400, "scripted model: no response queued")
 
     # ------------------------------------------------------------ ModelClient
 

@@ -127,10 +127,13 @@ def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
     return out
 
 
-class ScriptedServer:
-    """Start with :meth:`start`; queue replies with :meth:`queue`; read :attr:`requests`."""
+class ScriptedReplies:
+    """The script and what was asked: shared by the HTTP server and the in-process model
+    (``scripted_model.py``), so a test can switch between them without changing its script."""
 
     model = "openai/test"
+    who = "scripted server"
+    """Named in the 400 answered when nothing is queued."""
 
     def __init__(self) -> None:
         self._queue: list[Scripted] = []
@@ -144,6 +147,26 @@ class ScriptedServer:
         """Report ``prompt_tokens`` from the request size, so overflow happens as in real use."""
         self.default: Scripted | None = None
         """Answer used when the queue is empty (e.g. for benchmarks); None → a loud 400."""
+
+    def queue(self, *replies: Scripted) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def _next(self) -> Scripted:
+        with self._lock:
+            if self._queue:
+                return self._queue.pop(0)
+        return self.default or ErrorReply(400, f"{self.who}: no response queued")
+
+
+class ScriptedServer(ScriptedReplies):
+    """Start with :meth:`start`; queue replies with :meth:`queue`; read :attr:`requests`."""
+
+    def __init__(self) -> None:
+        super().__init__()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -244,19 +267,6 @@ class ScriptedServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
-
-    def queue(self, *replies: Scripted) -> None:
-        with self._lock:
-            self._queue.extend(replies)
-
-    def pending(self) -> int:
-        return len(self._queue)
-
-    def _next(self) -> Scripted:
-        with self._lock:
-            if self._queue:
-                return self._queue.pop(0)
-        return self.default or ErrorReply(400, "scripted server: no response queued")
 
 
 def main() -> None:
