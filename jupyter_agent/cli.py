@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import contextlib
 import json
 import os
@@ -19,7 +20,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from jupyter_agent import __version__
 from jupyter_agent.core import cost
@@ -353,5 +354,23 @@ def _dispatch(args: argparse.Namespace) -> int:
     return run_session_command(args, build_runtime)
 
 
+def entry() -> NoReturn:
+    """The ``jupyter-agent`` command: once the work is written and the exit handlers have run
+    (stores closed, MCP servers stopped), leave without the interpreter's teardown. Tearing
+    down litellm's thousands of objects took 1.5 s idle and far longer on a loaded machine, and
+    a library's daemon thread caught mid-import there can hold the exit for good."""
+    try:
+        code = main()
+    except SystemExit as exc:  # usage errors and a second Ctrl-C
+        if not isinstance(exc.code, int | None):
+            raise
+        code = exc.code or 0
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a reader that has gone (`| head`) changes nothing now
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

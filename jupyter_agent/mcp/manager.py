@@ -88,6 +88,7 @@ class McpManager:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._stderr: dict[str, TextIO] = {}
         self._guard = threading.Lock()
+        self._warming: threading.Thread | None = None
         self.reported: set[str] = set()
         """Tool-name clashes already reported."""
 
@@ -104,8 +105,6 @@ class McpManager:
                 self._loop = loop
                 atexit.register(self.close)
                 route_library_logs()  # the SDK's log lines (bad stdout lines) stay out of cells
-                # the SDK imports jsonschema on the first tool call (seconds): do it meanwhile
-                threading.Thread(target=warm_up, name="jupyter-agent-mcp-warmup", daemon=True).start()
             return self._loop
 
     async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -190,6 +189,7 @@ class McpManager:
                 status.tools = await list_tools(client)
                 self._clients[status.name] = client
                 status.state, status.seen = "connected", time.monotonic()
+                self._warm_up()
                 ready.set_result(None)
                 await stop.wait()
         except asyncio.CancelledError:
@@ -211,6 +211,13 @@ class McpManager:
                 err.close()
             if not ready.done():
                 ready.set_result(None)
+
+    def _warm_up(self) -> None:
+        """The SDK imports jsonschema on the first tool call (seconds): do it while the model
+        thinks. Only once a server is up: an import cut off by the exit can hold the exit."""
+        if self._warming is None:
+            self._warming = threading.Thread(target=warm_up, name="jupyter-agent-mcp-warmup", daemon=True)
+            self._warming.start()
 
     async def _connect(self, status: ServerStatus, stack: Any) -> Any:
         if isinstance(status.config, LocalServer):
