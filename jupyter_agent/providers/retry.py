@@ -28,16 +28,25 @@ RetryCallback = Callable[[int, E.ProviderError, int], None]
 
 
 class RetryWaitTooLong(Exception):
-    """The provider asked for a wait we will not sleep; ``wait`` is its header text."""
+    """The provider asked for a wait we will not sleep; ``wait`` is its header text,
+    ``readable`` False when that text is not a wait at all (``soon``, ``nan``)."""
 
-    def __init__(self, wait: str) -> None:
+    def __init__(self, wait: str, readable: bool = True) -> None:
         super().__init__(wait)
         self.wait = wait
+        self.readable = readable
+
+    def explain(self) -> str:
+        if not self.readable:
+            return f"The provider asked to wait ({self.wait}), which is not a wait jupyter-agent can read"
+        return f"The provider asked to wait ({self.wait}), longer than jupyter-agent waits (5 minutes)"
 
 
-def _finite_ms(value: float) -> int:
-    if not math.isfinite(value) or value > MAX_HEADER_DELAY_MS:
-        raise ValueError("too long")
+def _checked_ms(value: float, header: str) -> int:
+    if math.isnan(value) or value == -math.inf:
+        raise RetryWaitTooLong(header, readable=False)
+    if value > MAX_HEADER_DELAY_MS:  # ``inf`` and ``1e400`` included
+        raise RetryWaitTooLong(header)
     return max(0, int(value))
 
 
@@ -46,24 +55,22 @@ def _header_ms(headers: dict[str, str], now: float | None) -> int | None:
     raw_ms = headers.get("retry-after-ms", "").strip()
     if raw_ms:
         try:
-            return _finite_ms(float(raw_ms))
-        except (ValueError, OverflowError):
-            raise RetryWaitTooLong(f"retry-after-ms: {raw_ms[:40]}") from None
+            return _checked_ms(float(raw_ms), f"retry-after-ms: {raw_ms[:40]}")
+        except ValueError:
+            raise RetryWaitTooLong(f"retry-after-ms: {raw_ms[:40]}", readable=False) from None
     raw = headers.get("retry-after", "").strip()
     if not raw:
         return None
+    header = f"retry-after: {raw[:40]}"
     try:
         seconds = float(raw)
     except ValueError:
         try:
             when = parsedate_to_datetime(raw).timestamp()
-            seconds = when - (now if now is not None else time.time())
         except (TypeError, ValueError, OverflowError, IndexError):
-            raise RetryWaitTooLong(f"retry-after: {raw[:40]}") from None
-    try:
-        return _finite_ms(seconds * 1000)
-    except (ValueError, OverflowError):
-        raise RetryWaitTooLong(f"retry-after: {raw[:40]}") from None
+            raise RetryWaitTooLong(header, readable=False) from None
+        seconds = when - (now if now is not None else time.time())
+    return _checked_ms(seconds * 1000, header)
 
 
 def retry_delay_ms(attempt: int, headers: dict[str, str] | None = None, now: float | None = None) -> int:
@@ -108,9 +115,10 @@ async def retrying(
             try:
                 delay = retry_delay_ms(tries, exc.headers)
             except RetryWaitTooLong as wait:
+                said = exc.message.rstrip()
                 raise type(exc)(
-                    f"{exc.message} The provider asked to wait ({wait.wait}), longer than "
-                    "jupyter-agent waits (5 minutes); run the prompt again later.",
+                    f"{said}{'' if said.endswith(('.', '!', '?')) else '.'} {wait.explain()}; "
+                    "run the prompt again later.",
                     status=exc.status,
                 ) from exc
             if on_retry is not None:

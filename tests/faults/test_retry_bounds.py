@@ -17,12 +17,23 @@ from scripted_server import ErrorReply, Reply
 from jupyter_agent.core.messages import AssistantMessage, RetryPart
 
 
-@pytest.mark.parametrize("wait", ["inf", "1e400", "3600", "nan", "-inf", "soon-ish"])
+@pytest.mark.parametrize(
+    ("wait", "said"),
+    [
+        ("inf", "longer than jupyter-agent waits (5 minutes)"),
+        ("1e400", "longer than jupyter-agent waits (5 minutes)"),
+        ("3600", "longer than jupyter-agent waits (5 minutes)"),
+        ("nan", "which is not a wait jupyter-agent can read"),
+        ("-inf", "which is not a wait jupyter-agent can read"),
+        ("soon-ish", "which is not a wait jupyter-agent can read"),
+    ],
+)
 async def test_unbounded_retry_after_fails_the_step_at_once(
-    make_runtime: Any, scripted_server: Any, wait: str
+    make_runtime: Any, scripted_server: Any, wait: str, said: str
 ) -> None:
     """User sees: "… The provider asked to wait (retry-after: inf), longer than jupyter-agent
-    waits (5 minutes); run the prompt again later." within a second; the answer is closed."""
+    waits (5 minutes); run the prompt again later." within a second (a header that is no wait,
+    "soon-ish", is called that rather than long); the answer is closed."""
     runtime = make_runtime()
     sid, before = await first_turn(runtime, scripted_server)
     scripted_server.queue(
@@ -33,7 +44,7 @@ async def test_unbounded_retry_after_fails_the_step_at_once(
     assert time.monotonic() - started < 5
     last = runtime.store.messages(sid)[-1].info
     assert isinstance(last, AssistantMessage) and last.error is not None
-    assert f"retry-after: {wait}" in last.error.message and "5 minutes" in last.error.message
+    assert f"rate limited. The provider asked to wait (retry-after: {wait}), {said}; run the prompt again later." in last.error.message
     assert last.time.completed is not None
     assert parts(runtime, sid, RetryPart) == []
     assert_kept(runtime.store.path, before)
@@ -56,6 +67,12 @@ def test_delay_parsing_is_bounded() -> None:
     assert retry_delay_ms(1, {"retry-after": "300"}) == 300_000
     assert retry_delay_ms(1, {"retry-after-ms": "1.5"}) == 1
     assert retry_delay_ms(1, {"retry-after": ""}) == 2000
+    assert retry_delay_ms(1, {"retry-after": "-5"}) == 0
     for headers in ({"retry-after": "301"}, {"retry-after-ms": "inf"}, {"retry-after": "1e400"}):
-        with pytest.raises(RetryWaitTooLong):
+        with pytest.raises(RetryWaitTooLong) as long_wait:
             retry_delay_ms(1, headers)
+        assert long_wait.value.readable
+    for headers in ({"retry-after-ms": "nan"}, {"retry-after-ms": "later"}, {"retry-after": "Tue, 99 Foo"}):
+        with pytest.raises(RetryWaitTooLong) as no_wait:
+            retry_delay_ms(1, headers)
+        assert not no_wait.value.readable
