@@ -181,7 +181,8 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
 
     since = ids.ascending("msg")
     widget = NoView() if agent.headless() else AgentWidget(rt.bus, sid, since_id=since)
-    run = CellRun(widget, session_id=sid, prompt="%compact", since=since, model=model)
+    # no prompt to echo: the transcript shows "history summarised here" and the summary
+    run = CellRun(widget, session_id=sid, prompt="", since=since, model=model)
     try:
         run_blocking(rt.compact(sid, model))
     finally:

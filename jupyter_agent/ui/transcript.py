@@ -37,6 +37,8 @@ from jupyter_agent.ui.render import cap_output, input_summary
 RunStatus = Literal["done", "stopped", "failed"]
 OUTPUT_CAP = 2_000
 """Characters of a tool's output kept in the notebook (the store keeps all of it)."""
+PROMPT_CAP = 2_000
+"""Characters of the prompt echoed in the notebook: a pasted file is in the store already."""
 MAX_IMAGES = 4
 METADATA_KEY = "jupyter_agent"
 # tool inputs shown as code, with their language
@@ -139,8 +141,11 @@ class _Builder:
         self.md.append(text)
         self.plain.append(text)
 
-    def details(self, label: str, body: str) -> None:
+    def details(self, label: str, body: str, plain: bool = False) -> None:
+        """Collapsed in HTML and Markdown; in plain text only when asked (a summary, not thinking)."""
         text = cap_output(body, OUTPUT_CAP)
+        if plain:
+            self.plain.append(f"{label}:\n{text}")
         self.html.append(
             f"<details><summary>{html.escape(label)}</summary><pre><code>{html.escape(text)}</code></pre></details>"
         )
@@ -201,12 +206,14 @@ def _inline(text: str) -> str:
 
 def _message(b: _Builder, m: MessageWithParts) -> None:
     info = m.info
-    if not isinstance(info, AssistantMessage):
+    if not isinstance(info, AssistantMessage):  # a compaction's request: mark where it cut
+        if any(isinstance(p, CompactionPart) for p in m.parts):
+            b.text("*— history summarised here —*")
         return
     for p in m.parts:
         if isinstance(p, TextPart) and not p.synthetic and not p.ignored and p.text.strip():
             if info.summary:
-                b.details("Summary of the session so far", p.text)
+                b.details("Summary of the session so far", p.text, plain=True)
             else:
                 b.text(p.text)
         elif isinstance(p, ReasoningPart) and p.text.strip():
@@ -231,6 +238,8 @@ def transcript_bundle(
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """(data, metadata) of the display that replaces the live widget; data has no JavaScript."""
     b = _Builder()
+    if len(prompt) > PROMPT_CAP:
+        prompt = f"{prompt[:PROMPT_CAP]}… ({len(prompt) - PROMPT_CAP:,} more characters)"
     if prompt.strip():
         b.html.append(f'<div class="jp-agent-transcript-prompt"><b>You:</b> {html.escape(prompt)}</div>')
         b.md.append("> **You:** " + prompt.replace("\n", "\n> "))

@@ -82,3 +82,16 @@ def test_a_failed_run_says_so(start_kernel: Any, scripted_server: Any) -> None:
     assert final["metadata"]["jupyter_agent"]["status"] == "failed"
     assert final["data"]["text/plain"].splitlines()[-1].startswith("— failed · ")
     assert "Error:" in final["data"]["text/plain"]
+
+
+def test_compact_leaves_the_summary_not_a_prompt(start_kernel: Any, scripted_server: Any) -> None:
+    """User sees: "— history summarised here —" and the summary in the cell, not "You: %compact"."""
+    scripted_server.queue(Reply(text="First answer."), Reply(text="We computed the totals so far."))
+    kernel = start_kernel()
+    assert kernel.execute("%agent --wait compute the totals").status == "ok"
+    result = kernel.execute("%compact")
+    assert result.status == "ok", result.error
+    (shown,) = [o for o in result.outputs if "text/markdown" in o.get("data", {})]
+    plain = shown["data"]["text/plain"]
+    assert "history summarised here" in plain and "We computed the totals so far." in plain
+    assert "%compact" not in plain and "You:" not in plain

@@ -124,3 +124,16 @@ def test_latex_is_kept_verbatim_for_mathjax() -> None:
     # prices and code stay what they were
     assert "<em>really</em>" in markdown_html("costs $5 and $10 *really*")
     assert "<code>$x*y$</code>" in markdown_html("code `$x*y$` here")
+
+
+def test_a_pasted_file_is_not_echoed_whole() -> None:
+    """A 200,000-character cell is in the store; the notebook keeps its start and says how much is left."""
+    history = _history()
+    prompt = "x" * 200_000
+    data, _ = transcript_bundle(
+        session_id=SID, prompt=prompt, messages=history, summary=summarize(history, "done", 1.0)
+    )
+    for shown in data.values():
+        assert "x" * 2_000 in shown and "x" * 2_001 not in shown
+        assert "… (198,000 more characters)" in shown
+        assert len(shown) < 20_000
