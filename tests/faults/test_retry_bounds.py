@@ -44,7 +44,8 @@ async def test_unbounded_retry_after_fails_the_step_at_once(
     assert time.monotonic() - started < 5
     last = runtime.store.messages(sid)[-1].info
     assert isinstance(last, AssistantMessage) and last.error is not None
-    assert f"rate limited. The provider asked to wait (retry-after: {wait}), {said}; run the prompt again later." in last.error.message
+    expected = f"rate limited. The provider asked to wait (retry-after: {wait}), {said}; run the prompt again"
+    assert expected in last.error.message
     assert last.time.completed is not None
     assert parts(runtime, sid, RetryPart) == []
     assert_kept(runtime.store.path, before)
