@@ -35,6 +35,7 @@ from jupyter_agent.providers.retry import describe_wait
 from jupyter_agent.session_cli import add_session_commands, run_session_command
 
 if TYPE_CHECKING:
+    from jupyter_agent.agent.recorder import Recorder
     from jupyter_agent.agent.runtime import Runtime
 
 
@@ -121,9 +122,10 @@ def _print_notices(runtime: Any, session_id: str, model: str) -> None:
         print(f"note: {notice}", file=sys.stderr)
 
 
-def print_cost(history: list[Any], session_id: str, as_json: bool) -> None:
-    """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line."""
-    turn, session = cost.prompt_cost(history), cost.total(history)
+def print_cost(recorder: Recorder, session_id: str, as_json: bool) -> None:
+    """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line
+    (the session's older messages are read without their parts)."""
+    turn, session = cost.prompt_cost(recorder.window()), recorder.spent()
     if as_json:
         line = {
             "type": "run.cost",
@@ -221,9 +223,10 @@ async def _run(args: argparse.Namespace) -> int:
         except ConfigurationError:
             model = ""
         _print_notices(runtime, session_id or "", model)
-    history = runtime.recorder(session_id).history()
-    last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
-    print_cost(history, session_id, args.json)
+    recorder = runtime.recorder(session_id)
+    window = recorder.window()
+    last = next((m.info for m in reversed(window) if isinstance(m.info, AssistantMessage)), None)
+    print_cost(recorder, session_id, args.json)
     if not args.json:
         print(f"session: {session_id}", file=sys.stderr)
     if last is not None and last.error is not None:

@@ -161,10 +161,12 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
 
 
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:
-    """Manual compaction with the gauge before and after."""
+    """Manual compaction with the gauge before and after (read from the window since the last
+    summary: a long session is not read whole twice)."""
     rt = agent.runtime
     sid = agent.current_session(session_id=session_id)
-    if not rt.store.messages(sid):
+    window = rt.recorder(sid).window()
+    if not window:
         print("Nothing to compact yet: this session has no messages.")
         return
     if rt.busy(sid):
@@ -172,7 +174,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
         return
     model = rt.model_for(None)
     limit = rt.settings(model).context_limit
-    before = gauge(rt.store.messages(sid), limit)
+    before = gauge(window, limit)
     print(f"Compacting {sid} (before: {before.text})…")
     # the widget stack (anywidget, ipywidgets) loads only when a view is shown
     from jupyter_agent.core import ids
@@ -186,11 +188,10 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     try:
         run_blocking(rt.compact(sid, model))
     finally:
-        run.finish("done", lambda: rt.store.messages(sid))  # a static summary stays in the cell
-    after = gauge(rt.store.messages(sid), limit)
-    last = rt.store.messages(sid)[-1].info if rt.store.messages(sid) else None
-    error = getattr(last, "error", None)
+        window = rt.recorder(sid).window()
+        run.finish("done", lambda: window)  # a static summary stays in the cell
+    error = getattr(window[-1].info, "error", None) if window else None
     if error is not None:
         print(f"Compaction failed: {error.message}")
         return
-    print(f"Compacted: {before.text} → {after.text}")
+    print(f"Compacted: {before.text} → {gauge(window, limit).text}")
