@@ -136,7 +136,7 @@ class KernelAgent:
 
     def stopped(self, view: Any, session_id: str) -> None:
         """A run was cancelled: say so once (the stopped answer may already say it)."""
-        messages = self.runtime.store.messages(session_id)
-        error = getattr(messages[-1].info, "error", None) if messages else None
+        last = self.runtime.store.last_message(session_id)
+        error = getattr(last.info, "error", None) if last else None
         if getattr(error, "name", None) != "aborted":
             view.notice("Stopped.")

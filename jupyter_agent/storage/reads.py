@@ -113,6 +113,11 @@ class StoreReads:
         )
         return row[0] if row else None
 
+    def last_message(self, session_id: str) -> MessageWithParts | None:
+        """The newest message with its parts, read through the index (None: no messages)."""
+        last = self.message_before(session_id, "\uffff")
+        return self.messages(session_id, last)[-1] if last else None
+
     def unfinished(self, session_id: str) -> list[MessageWithParts]:
         """What a dead process may have left open: unfinished assistant messages (no finish,
         no completion time), and messages with pending or running tool parts (only those).

@@ -260,7 +260,7 @@ class PanelConnection:
         """A fresh session, unless the one shown is still empty (New twice makes one)."""
         runtime = self.agent.runtime
         sid = self.stream.session_id
-        if sid and not runtime.busy(sid) and not runtime.store.messages(sid):
+        if sid and not runtime.busy(sid) and not runtime.store.last_message(sid):
             self._switch(self.agent.current_session(session_id=sid))
             return
         self._switch(self.agent.current_session(new=True))

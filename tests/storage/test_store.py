@@ -336,4 +336,8 @@ def test_readers_that_need_less_read_less(tmp_path: Path) -> None:
     assert [m.info.id for m in bare] == ["msg_1", "msg_2", "msg_3", "msg_4"]
     assert all(m.parts == [] for m in bare)
     assert store.messages("ses_1") == store.messages("ses_1", "")
+    last = store.last_message("ses_1")  # Stop's notice and the panel's New read only this
+    assert last is not None and last.info.id == "msg_4" and [p.id for p in last.parts] == ["prt_4", "prt_5"]
+    store.create_session(Session(id="ses_2", directory=str(tmp_path)))
+    assert store.last_message("ses_2") is None
     store.close()
