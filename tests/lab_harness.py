@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -34,12 +34,6 @@ CHROMIUM_ARGS = [
 TOKEN = "jupyter-agent-test"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def write_notebook(path: Path, *sources: str) -> Path:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
@@ -64,9 +58,10 @@ class Lab:
 
 @contextmanager
 def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
-    """``jupyter lab`` (or ``app="notebook"``: Notebook 7) on a free port whose kernels talk to
-    the scripted model server; the page exposes ``window.jupyterapp`` for commands."""
-    port = _free_port()
+    """``jupyter lab`` (or ``app="notebook"``: Notebook 7) on a port the OS picks (read back from
+    the server's info file: a port chosen here could be taken by the other test worker before the
+    server binds it) whose kernels talk to the scripted model server; the page exposes
+    ``window.jupyterapp`` for commands."""
     settings = root / ".lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
     # no "fetch Jupyter news?" toast over the sidebar (and no request for news)
@@ -89,7 +84,7 @@ def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
             "jupyterlab" if app == "lab" else "notebook",
             "--no-browser",
             "--ip=127.0.0.1",
-            f"--port={port}",
+            "--port=0",
             f"--ServerApp.token={TOKEN}",
             "--ServerApp.allow_root=True",
             f"--ServerApp.root_dir={root}",
@@ -107,17 +102,8 @@ def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("jupyter lab did not start:\n" + log_path.read_text()[-3000:])
+        base = _wait_until_serving(proc, root / ".rt" / f"jpserver-{proc.pid}.json", log_path)
         yield Lab(base, root, app)
     finally:
         proc.terminate()
@@ -126,6 +112,19 @@ def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+def _wait_until_serving(proc: subprocess.Popen[bytes], info: Path, log_path: Path) -> str:
+    """The server's base URL once it answers."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            base = f"http://127.0.0.1:{json.loads(info.read_text())['port']}"
+            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+            return base
+        except (OSError, ValueError, KeyError):  # no info file yet, half written, or not answering
+            time.sleep(0.5)
+    pytest.fail("jupyter did not start:\n" + log_path.read_text()[-3000:])
 
 
 def open_notebook(page: Any, url: str) -> None:

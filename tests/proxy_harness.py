@@ -52,6 +52,18 @@ class LiteLLMProxy:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 240) -> LiteLLMProxy:
+        """A port chosen here can be taken by the other test worker before the proxy binds it:
+        then the proxy says so and exits, and it starts again on another port."""
+        for _ in range(3):
+            try:
+                return self._start(timeout)
+            except RuntimeError:
+                if "address already in use" not in self.tail().lower():
+                    raise
+                self.port = _free_port()
+        return self._start(timeout)
+
+    def _start(self, timeout: float) -> LiteLLMProxy:
         script = Path(sys.executable).parent / "litellm"
         env = {
             **os.environ,

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -147,16 +146,15 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
         # the no-network guard of tests/conftest.py, in the server too
         **{k: os.environ[k] for k in ("PYTHONPATH", "JUPYTER_AGENT_NETGUARD") if k in os.environ},
     }
-    port = _free_port()
-    lab = subprocess.Popen(
-        ["bash", str(sandbox.clone / "scripts" / "start.sh"), "--no-browser", f"--port={port}",
-         "--ServerApp.port_retries=0"],
+    lab = subprocess.Popen(  # port 0: the OS picks one the other test worker cannot take meanwhile
+        ["bash", str(sandbox.clone / "scripts" / "start.sh"), "--no-browser", "--port=0"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )  # fmt: skip
     lines: list[str] = []
     threading.Thread(target=lambda: lines.extend(iter(lab.stdout.readline, "")), daemon=True).start()  # type: ignore[union-attr]
     try:
-        url = _wait_for(lines, re.compile(rf"http://127\.0\.0\.1:{port}/\S+"))
+        url = _wait_for(lines, re.compile(r"http://127\.0\.0\.1:\d+/\S+"))
+        port = int(url.split(":")[2].split("/")[0])
         assert "/lab/tree/quickstart.ipynb?token=" in url, url
         with urllib.request.urlopen(url, timeout=30) as page:
             assert page.status == 200
@@ -171,12 +169,6 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
     assert said[0].startswith("jupyter-agent: installing jupyter-agent, JupyterLab"), said
     assert "starting JupyterLab on notebooks/quickstart.ipynb" in said[-1]
     assert _pip(sandbox).endswith(".[examples]")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_for(lines: list[str], pattern: re.Pattern[str], timeout: float = 90) -> str:
