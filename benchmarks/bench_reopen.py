@@ -6,7 +6,9 @@ Three figures, measured side by side on the same file:
 - reopen: what a resumed ``%agent`` does: close what a dead process left open
   (``close_orphans``), load the recorder's window (the last compaction's verbatim tail and
   what follows, as far back as prune looks) and build the request;
-- full: the same, but validating every row into the history first (before lazy loading).
+- full: the same, but validating every row into the history first (before lazy loading);
+- panel: the side panel opening the session (its newest page turned into UI messages),
+  against the same for the whole session (before paging).
 
 The session has 2,000 turns (a question, five tool results) and one compaction two turns
 from the end, as a long-running notebook session has.
@@ -30,6 +32,9 @@ from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import AssistantMessage, CompactionPart, TextPart, UserMessage
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.ui.history_pages import page_before
+from jupyter_agent.ui.render import Renderer
+from jupyter_agent.ui.widget_protocol import to_wire
 
 REPEAT = 3
 
@@ -55,6 +60,11 @@ def _build(recorder: Recorder) -> list[dict[str, Any]]:
     return builder.build(get_agent("build"), "system", None)
 
 
+def _show(messages: list[Any]) -> int:
+    """What the panel sends for ``messages``: their UI messages, as JSON."""
+    return len(json.dumps([to_wire(m) for m in Renderer().history(messages)]))
+
+
 def run() -> dict[str, float]:
     _loop, recorder = _session(4_000)  # 2,000 turns: 2,000 text + 10,000 tool parts
     tail_start = recorder.history()[-4].info.id  # the last two turns stay verbatim
@@ -63,7 +73,7 @@ def run() -> dict[str, float]:
         _turn(recorder, recorder.session.id, 10_000 + n)
     path, sid = recorder.store.path, recorder.session.id
     recorder.store.close()
-    raw_times, reopen_times, full_times = [], [], []
+    raw_times, reopen_times, full_times, page_times, whole_times = [], [], [], [], []
     rows: list[Any] = []
     request: list[Any] = []
     full_request: list[Any] = []
@@ -92,8 +102,19 @@ def run() -> dict[str, float]:
         full_request = _build(recorder)
         full_times.append(time.perf_counter() - start)
         store.close()
+
+        store = SqliteStore(Path(path))
+        start = time.perf_counter()
+        _show(page_before(store, sid)[0])
+        page_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        _show(store.messages(sid))
+        whole_times.append(time.perf_counter() - start)
+        store.close()
     assert json.dumps(full_request) == json.dumps(request)
-    raw, reopen, full = (statistics.median(t) for t in (raw_times, reopen_times, full_times))
+    raw, reopen, full, panel, whole = (
+        statistics.median(t) for t in (raw_times, reopen_times, full_times, page_times, whole_times)
+    )
     return {
         "parts": len(rows),
         "raw_s": raw,
@@ -102,6 +123,8 @@ def run() -> dict[str, float]:
         "rows_validated": validated,
         "ratio": reopen / raw,
         "request_messages": len(request),
+        "panel_s": panel,
+        "panel_whole_s": whole,
     }
 
 

@@ -18,6 +18,7 @@ from jupyter_agent.ui.widget_protocol import (
     GaugeMsg,
     MessageMsg,
     NoticeMsg,
+    OlderMsg,
     PartMsg,
     PermissionDoneMsg,
     PermissionMsg,
@@ -110,6 +111,8 @@ class Backlog:
             return "gauge"
         if isinstance(message, StatusMsg):
             return "status"
+        if isinstance(message, OlderMsg):
+            return "older"
         return f"{message.kind}:{next(self._unique)}"  # notices, compaction markers
 
     def _remove(self, message: RemovedMsg) -> None:

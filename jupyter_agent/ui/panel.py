@@ -25,11 +25,12 @@ from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.storage.sqlite_store import StoreError
 from jupyter_agent.ui import panel_protocol as wire
+from jupyter_agent.ui.history_pages import NEWEST, page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
-from jupyter_agent.ui.widget_protocol import to_wire
+from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -92,7 +93,7 @@ class PanelConnection:
         self._send(wire.ResetMsg(session_id=session_id))
         self.stream.reset(session_id)
         self.stream.attach(runtime.bus, session_id)
-        self.stream.replay(runtime.store.messages(session_id))
+        self._page(session_id)
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
         busy = runtime.busy(session_id) or session_id in self.agent.running
@@ -102,6 +103,13 @@ class PanelConnection:
         limit = runtime.settings(runtime.model_for(None)).context_limit
         listener = LiveGauge(self.stream, session_id, limit, runtime.store)
         self._gauge_off = runtime.bus.subscribe(listener)
+
+    def _page(self, session_id: str, before: str = NEWEST) -> None:
+        """Replay one page of stored messages (the newest, or those before ``before``) and
+        say whether earlier ones exist."""
+        messages, older = page_before(self.agent.runtime.store, session_id, before)
+        self.stream.replay(messages)
+        self.stream.post(OlderMsg(session_id=session_id, before=older))
 
     def run_state(self, session_id: str, busy: bool) -> None:
         """A run started elsewhere (a ``%agent`` cell) in the session this panel shows."""
@@ -172,6 +180,9 @@ class PanelConnection:
         elif isinstance(request, wire.StopRequest):
             if not runtime.stop(sid):
                 self.stream.status("idle")
+        elif isinstance(request, wire.OlderRequest):
+            if request.session_id == sid:
+                self._page(sid, request.before)
         elif isinstance(request, wire.ApproveRequest):
             runtime.permissions.reply(request.request_id, request.reply, request.message)
         elif isinstance(request, wire.CompactRequest):

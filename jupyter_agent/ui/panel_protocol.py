@@ -69,6 +69,15 @@ class CompactRequest(_Wire):
     type: Literal["compact"] = "compact"
 
 
+class OlderRequest(_Wire):
+    """The page of messages before ``before`` (the "Show earlier messages" control)."""
+
+    type: Literal["older"] = "older"
+    session_id: str
+    """The session the control was shown for: a request that crossed a switch is dropped."""
+    before: str
+
+
 class ApproveRequest(_Wire):
     type: Literal["approve"] = "approve"
     request_id: str
@@ -138,6 +147,7 @@ PanelRequest = (
     | ModelRequest
     | StopRequest
     | CompactRequest
+    | OlderRequest
     | ApproveRequest
     | SessionsRequest
     | NewSessionRequest

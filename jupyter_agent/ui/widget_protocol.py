@@ -143,6 +143,15 @@ class NoticeMsg(_View):
     level: Literal["info", "warn", "error"] = "info"
 
 
+class OlderMsg(_View):
+    """The panel shows a session's newest messages first; ``before`` is the oldest shown
+    while earlier ones exist (a "Show earlier messages" control asks for them), else None."""
+
+    kind: Literal["older"] = "older"
+    session_id: str
+    before: str | None = None
+
+
 class ReplayMsg(_View):
     """Everything a late view missed, sent once to the view that said ``ready``."""
 
@@ -162,6 +171,7 @@ UIMessage = (
     | CompactedMsg
     | StatusMsg
     | NoticeMsg
+    | OlderMsg
     | ReplayMsg
 )
 UIMessageAdapter: TypeAdapter[UIMessage] = TypeAdapter(Annotated[UIMessage, Field(discriminator="kind")])

@@ -161,6 +161,22 @@ export interface NoticeMsg {
   level?: "info" | "warn" | "error";
 }
 
+/** The panel shows a session's newest messages first; `before` is the oldest shown
+ * while earlier ones exist (a "Show earlier messages" control asks for them), else None.
+ */
+export interface OlderMsg {
+  kind: "older";
+  session_id: string;
+  before?: string;
+}
+
+/** The page of messages before `before` (the "Show earlier messages" control). */
+export interface OlderRequest {
+  type: "older";
+  session_id: string;
+  before: string;
+}
+
 export interface PartMsg {
   kind: "part";
   part: PartView;
@@ -279,5 +295,5 @@ export interface SwitchSessionRequest {
   session_id: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;

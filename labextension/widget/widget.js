@@ -4,10 +4,11 @@
 // by labextension/build-widget.mjs; the side panel imports this source directly.
 //
 // Kernel → view: custom messages {kind: part|delta|message|removed|gauge|permission|
-//   permission_done|compacted|status|notice|replay}.
+//   permission_done|compacted|status|notice|older|replay}.
 // View → kernel: {type: ready, view} once per view (the kernel answers with one `replay`
 //   holding everything sent so far), {type: stop}, {type: approve, request_id, reply},
-//   {type: compact}.
+//   {type: compact}, and in the side panel {type: older, session_id, before} for the page of
+//   messages before the oldest shown (they arrive as usual and take their place by id).
 
 import { addCodeActions, escapeHtml, highlight, markdown } from "./markdown.js";
 
@@ -100,7 +101,8 @@ class AgentView {
     this.parts = new Map(); // part id → {node, body, text, type, messageId}
     this.messages = new Map(); // message id → {node, body, role}
     this.permissions = new Map();
-    this.lastMarker = null;
+    this.olderControl = null;
+    this.newest = null;
     this.setStatus({ state: "idle", text: "" });
   }
 
@@ -154,6 +156,7 @@ class AgentView {
       case "compacted": this.onCompacted(); break;
       case "status": this.setStatus(msg); break;
       case "notice": this.onNotice(msg); break;
+      case "older": this.onOlder(msg); break;
       default: break;
     }
   }
@@ -166,7 +169,7 @@ class AgentView {
       const body = h("div", { class: "ja-msg-body" });
       entry = { node: h("div", { class: "ja-msg", "data-message": id }, body), body, role: role || "assistant" };
       this.messages.set(id, entry);
-      this.stream.append(entry.node);
+      this.place(id, entry.node);
     }
     if (role) {
       entry.role = role;
@@ -175,15 +178,43 @@ class AgentView {
     return entry;
   }
 
+  /** Messages stand in id order (ids ascend with time): an earlier page slots in above. */
+  place(id, node) {
+    if (this.newest === null || id > this.newest) { // live messages: the newest, appended
+      this.newest = id;
+      this.stream.append(node);
+      return;
+    }
+    let next = null;
+    for (const [other, entry] of this.messages) {
+      if (other > id && entry.node.isConnected && entry.node.parentNode === this.stream &&
+          (next === null || other < next.id)) next = { id: other, node: entry.node };
+    }
+    if (next) this.stream.insertBefore(node, next.node);
+    else this.stream.append(node);
+  }
+
+  /** The compaction marker a summary belongs to: the nearest one above its message. */
+  markerBefore(id) {
+    let found = null;
+    for (const marker of this.stream.querySelectorAll(".ja-compaction")) {
+      const owner = marker.closest("[data-message]")?.dataset.message;
+      if (owner === undefined || owner < id) found = marker;
+    }
+    return found;
+  }
+
   onMessage(m) {
     const entry = this.messageEntry(m.id, m.role);
     entry.node.dataset.agent = m.agent;
     if (m.summary && !entry.summarised) {
-      entry.summarised = true;
-      const marker = this.lastMarker || this.marker();
-      const holder = marker.querySelector(".ja-summary");
-      holder.hidden = false;
-      holder.querySelector(".ja-summary-body").append(entry.node);
+      const marker = this.markerBefore(m.id); // none: its compaction is on a page not loaded
+      if (marker) {
+        entry.summarised = true;
+        const holder = marker.querySelector(".ja-summary");
+        holder.hidden = false;
+        holder.querySelector(".ja-summary-body").append(entry.node);
+      }
     }
     entry.node.querySelector(":scope > .ja-error-banner")?.remove();
     if (m.error) {
@@ -352,12 +383,42 @@ class AgentView {
       h("div", { class: "ja-compaction-line", text: MARKER_TEXT }), summary);
     if (p && p.auto === false) node.dataset.manual = "";
     if (!p) this.stream.append(node);
-    this.lastMarker = node;
     return node;
   }
 
   onCompacted() {
-    (this.lastMarker || this.marker()).classList.add("ja-done");
+    const markers = this.stream.querySelectorAll(".ja-compaction");
+    (markers[markers.length - 1] || this.marker()).classList.add("ja-done");
+  }
+
+  /** "Show earlier messages" above the oldest one shown, while the session has earlier ones. */
+  onOlder(msg) {
+    this.olderControl?.remove();
+    this.olderControl = null;
+    const anchor = this.anchor;
+    this.anchor = null;
+    if (anchor) { // after this frame's Markdown: put what the user was reading back in place
+      const settle = () => {
+        const scroller = scrollParent(anchor.node);
+        if (scroller && anchor.node.isConnected) scroller.scrollTop += anchor.node.getBoundingClientRect().top - anchor.top;
+        delete this.stream.dataset.paging;
+      };
+      if (typeof requestAnimationFrame === "function") requestAnimationFrame(settle);
+      else settle();
+    }
+    if (!msg.before) return;
+    const button = h("button", { class: "ja-button ja-older", type: "button", "data-testid": "ja-older",
+      text: "Show earlier messages" });
+    button.addEventListener("click", () => {
+      const first = this.olderControl?.nextElementSibling;
+      this.anchor = first ? { node: first, top: first.getBoundingClientRect().top } : null;
+      this.stream.dataset.paging = ""; // until the page is in and the view settled
+      button.disabled = true;
+      button.textContent = "Loading…";
+      this.model.send({ type: "older", session_id: msg.session_id, before: msg.before });
+    });
+    this.olderControl = h("div", { class: "ja-older-row" }, button);
+    this.stream.prepend(this.olderControl);
   }
 
   onRemoved(msg) {
@@ -453,6 +514,15 @@ class AgentView {
     box.querySelector(".ja-permission-answer")?.remove();
     box.append(h("div", { class: "ja-permission-answer", text: REPLY_LABELS[msg.reply] || msg.reply }));
   }
+}
+
+/** The element that scrolls ``node`` (the side panel's stream, or the page). */
+function scrollParent(node) {
+  for (let p = node.parentElement; p; p = p.parentElement) {
+    const overflow = getComputedStyle(p).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && p.scrollHeight > p.clientHeight) return p;
+  }
+  return document.scrollingElement;
 }
 
 function render({ model, el }) {

@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from lab_harness import ARTIFACTS, Lab, write_notebook
 from scripted_server import Reply, ScriptedServer, ToolCall
-from test_side_panel import PANEL, ask, lab, open_panel, page, server, wait_idle, wait_text
+from test_side_panel import PANEL, ask, lab, open_panel, page, panel_text, server, wait_idle, wait_text
+
+from jupyter_agent.core.messages import TextPart, UserMessage
+from jupyter_agent.storage.sqlite_store import SqliteStore
 
 pytestmark = pytest.mark.browser
 __all__ = ["lab", "page", "server"]  # module fixtures shared with test_side_panel.py
@@ -227,3 +230,52 @@ def test_the_selected_completion_is_readable(page: Any, lab: Lab, theme: str) ->
     fg, bg = active.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
     assert contrast(fg, bg) >= 4.5, (theme, fg, bg)
     page.screenshot(path=str(ARTIFACTS / f"panel-completion-{name}.png"))
+
+
+def test_a_long_session_opens_on_its_newest_messages_and_pages_back(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    """User sees: the newest messages and "Show earlier messages" at the top; each click puts
+    the page before above what is shown, in order, without moving what they were reading."""
+    server.queue(Reply(text="The newest answer."))
+    panel = open_panel(page, lab, "long.ipynb")
+    ask(panel, "the newest question")
+    wait_text(page, "The newest answer.")
+    wait_idle(page)
+    store = SqliteStore.for_directory(lab.root)
+    (sid,) = [
+        s.id
+        for s in store.list_sessions(None)
+        if any("the newest question" in getattr(p, "text", "") for m in store.messages(s.id) for p in m.parts)
+    ]
+    for n in range(120):  # older than the two real messages (ids sort by time)
+        mid = f"msg_{n:04d}"
+        store.update_message(UserMessage(id=mid, session_id=sid))
+        store.update_part(TextPart(id=f"prt_{n:04d}", session_id=sid, message_id=mid, text=f"old line {n}"))
+    store.close()
+    page.reload()
+    panel = open_panel(page, lab, "long.ipynb")
+    wait_text(page, "The newest answer.")
+    shown = panel.locator(".ja-stream > .ja-msg")
+    assert (
+        shown.count() == 50 and "old line 72" in panel_text(panel) and "old line 71" not in panel_text(panel)
+    )
+    earlier = panel.locator("[data-testid=ja-older]")
+    assert earlier.is_visible()
+    for expected in (100, 122):
+        earlier.scroll_into_view_if_needed()  # the user scrolled up to it
+        first_id = panel.locator(".ja-older-row + .ja-msg").get_attribute("data-message")
+        reading = panel.locator(f'[data-message="{first_id}"]')
+        top = reading.bounding_box()["y"]
+        earlier.click()
+        page.wait_for_function(
+            "([sel, n]) => document.querySelectorAll(sel).length === n",
+            arg=[f"{PANEL} .ja-stream > .ja-msg", expected],
+            timeout=30_000,
+        )
+        page.wait_for_selector(f"{PANEL} .ja-stream:not([data-paging])")
+        assert abs(reading.bounding_box()["y"] - top) < 5  # what they were reading stays in place
+    ids = panel.locator(".ja-stream > .ja-msg").evaluate_all("ns => ns.map(n => n.dataset.message)")
+    assert ids == sorted(ids) and ids[:2] == ["msg_0000", "msg_0001"]
+    assert earlier.count() == 0  # nothing older is left
+    assert "old line 0" in panel_text(panel)

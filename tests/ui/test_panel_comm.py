@@ -15,6 +15,8 @@ import kernel_harness
 import pytest
 from scripted_server import Reply, ToolCall
 
+from jupyter_agent.core.messages import TextPart, UserMessage
+from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.ui.comm_target import TARGET
 
 pytestmark = pytest.mark.kernel
@@ -51,6 +53,16 @@ class Panel:
             return bool(data.get("kind") == kind and predicate(data))
 
         return dict(self.kernel.wait_for(match, timeout)["content"]["data"])
+
+    def wait_after(self, mark: int, kind: str, timeout: float = 30) -> dict[str, Any]:
+        """The first ``kind`` message at or after position ``mark`` of ``seen``."""
+
+        def found() -> dict[str, Any] | None:
+            return next((m for m in self.seen[mark:] if m.get("kind") == kind), None)
+
+        if found() is None:
+            self.kernel.wait_for(lambda _msg: found() is not None, timeout)
+        return found() or {}
 
     def kinds(self) -> list[str]:
         return [m.get("kind", "") for m in self.seen]
@@ -273,3 +285,37 @@ def test_a_reloaded_panel_takes_over_the_runs_notebook_edits(start_kernel: Any, 
     tools = [m["part"] for m in again.seen if m.get("kind") == "part" and m["part"].get("tool")]
     ended = [t["status"] for t in tools if t["status"] in ("completed", "error")]
     assert ended[-2:] == ["error", "completed"]  # the first panel closed before it answered
+
+
+def test_a_long_session_opens_on_its_newest_page(start_kernel: Any, tmp_path: Path) -> None:
+    """A 120-message session shows its newest 50 and "Show earlier messages"; each request
+    brings the page before, oldest first, until nothing is left (issue 19: older history
+    loads on demand)."""
+    kernel = start_kernel(frontend=True)
+    panel = Panel(kernel)
+    sid = panel.wait("hello")["session_id"]
+    assert panel.wait("older").get("before") is None  # the greeting is over: a new session has no pages
+    store = SqliteStore.for_directory(tmp_path)
+    ids = [f"msg_{n:04d}" for n in range(120)]
+    for n, mid in enumerate(ids):
+        store.update_message(UserMessage(id=mid, session_id=sid))
+        store.update_part(TextPart(id=f"prt_{n:04d}", session_id=sid, message_id=mid, text=f"line {n}"))
+    store.close()
+
+    def shown(since: int) -> list[str]:
+        return [m["message"]["id"] for m in panel.seen[since:] if m.get("kind") == "message"]
+
+    mark = len(panel.seen)
+    panel.send(type="switch_session", session_id=sid)
+    older = panel.wait_after(mark, "older")
+    assert shown(mark) == ids[70:] and older["before"] == "msg_0070"
+    pages = []
+    while older.get("before") is not None:
+        mark = len(panel.seen)
+        panel.send(type="older", session_id=sid, before=older["before"])
+        older = panel.wait_after(mark, "older")
+        pages.append(shown(mark))
+    assert pages == [ids[20:70], ids[:20]]
+    panel.send(type="older", session_id="ses_elsewhere", before="msg_0010")  # crossed a switch: dropped
+    assert kernel.execute("1").status == "ok"
+    assert not any(m.get("kind") == "older" and m["session_id"] == "ses_elsewhere" for m in panel.seen)

@@ -1,0 +1,27 @@
+"""The side panel shows a long session a page at a time, newest first.
+
+Opening a session replays its newest ``PAGE`` messages, not all of them: a 10,000-message
+session opens as fast as a short one. "Show earlier messages" asks for the page before
+the oldest one shown, through the message index (nothing older is read until then).
+"""
+
+from __future__ import annotations
+
+from jupyter_agent.agent.ports import SessionStore
+from jupyter_agent.core.messages import MessageWithParts
+
+PAGE = 50
+"""Messages per page: a few turns with their tool calls."""
+NEWEST = "\uffff"
+"""Sorts after every message id."""
+
+
+def page_before(
+    store: SessionStore, session_id: str, before: str = NEWEST
+) -> tuple[list[MessageWithParts], str | None]:
+    """The ``PAGE`` messages before ``before`` (the newest page by default), oldest first, and
+    the id to ask for the page before them (None: nothing older)."""
+    start = store.message_before(session_id, before, PAGE)
+    messages = store.messages(session_id, start or "", until=None if before == NEWEST else before)
+    older = start if start is not None and store.message_before(session_id, start) is not None else None
+    return messages, older
