@@ -204,17 +204,28 @@ class AgentView {
     return found;
   }
 
+  /** The summary sits collapsed inside its compaction marker. */
+  fold(entry, marker) {
+    entry.summarised = true;
+    const holder = marker.querySelector(".ja-summary");
+    holder.hidden = false;
+    holder.querySelector(".ja-summary-body").append(entry.node);
+  }
+
+  /** A marker from an earlier page takes in the summary shown before it arrived. */
+  adoptSummary(marker, ownerId) {
+    let next = null;
+    for (const [id, entry] of this.messages) if (id > ownerId && (next === null || id < next.id)) next = { id, entry };
+    if (next && next.entry.summary && !next.entry.summarised) this.fold(next.entry, marker);
+  }
+
   onMessage(m) {
     const entry = this.messageEntry(m.id, m.role);
     entry.node.dataset.agent = m.agent;
+    entry.summary = Boolean(m.summary);
     if (m.summary && !entry.summarised) {
-      const marker = this.markerBefore(m.id); // none: its compaction is on a page not loaded
-      if (marker) {
-        entry.summarised = true;
-        const holder = marker.querySelector(".ja-summary");
-        holder.hidden = false;
-        holder.querySelector(".ja-summary-body").append(entry.node);
-      }
+      const marker = this.markerBefore(m.id); // none yet: its compaction is on an earlier page
+      if (marker) this.fold(entry, marker);
     }
     entry.node.querySelector(":scope > .ja-error-banner")?.remove();
     if (m.error) {
@@ -243,6 +254,7 @@ class AgentView {
     if (old) old.node.replaceWith(node);
     else entry.body.append(node);
     this.parts.set(p.id, { node, type: p.type, messageId: p.message_id });
+    if (p.type === "compaction" && !old) this.adoptSummary(node, p.message_id);
   }
 
   textPart(p, entry) {

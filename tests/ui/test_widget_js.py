@@ -272,3 +272,34 @@ def test_the_loader_asks_for_the_code_once_per_page_and_renders_the_view(page: A
         "document.querySelector('#out [data-testid=ja-text]')?.textContent.trim() === 'loaded'"
     )
     assert page.locator("#out [data-testid=ja-text]").inner_text() == "loaded"
+
+
+@pytest.mark.browser
+def test_an_earlier_page_takes_its_place_and_its_summary(page: Any) -> None:
+    """The side panel loads a long session newest page first: messages of an earlier page go
+    above by id, and a summary shown before its compaction marker arrived folds into it."""
+    page = page.context.browser.new_page()  # not the loader test's window, whose globals stay
+    view = start_view(page)
+
+    def turn(mid: str, text: str, **message: Any) -> list[dict[str, Any]]:
+        role = message.pop("role", "user")
+        return [
+            {"kind": "message", "message": {"id": mid, "role": role, "agent": "build", **message}},
+            {"kind": "part", "part": {"id": f"p{mid}", "message_id": mid, "type": "text", "text": text}},
+        ]
+
+    newest = [*turn("m5", "summary of m1..m4", role="assistant", summary=True), *turn("m6", "newest")]
+    deliver(page, {"kind": "replay", "view": view, "messages": [*newest, {"kind": "older", "session_id": "s",
+                                                                          "before": "m5"}]})  # fmt: skip
+    tid(page, "ja-older").click()
+    assert page.evaluate("window.sent.at(-1)") == {"type": "older", "session_id": "s", "before": "m5"}
+    assert tid(page, "ja-older").is_disabled()
+    compaction = {"id": "c4", "message_id": "m4", "type": "compaction", "auto": True}
+    deliver(page, *turn("m1", "first"), *turn("m3", "third"))
+    deliver(page, {"kind": "message", "message": {"id": "m4", "role": "user", "agent": "build"}})
+    deliver(page, {"kind": "part", "part": compaction}, {"kind": "older", "session_id": "s"})
+    order = page.locator(".ja-stream > .ja-msg").evaluate_all("ns => ns.map(n => n.dataset.message)")
+    assert order == ["m1", "m3", "m4", "m6"]  # m5, the summary, is inside m4's marker
+    assert page.locator('[data-testid=ja-compaction] .ja-summary-body [data-message="m5"]').count() == 1
+    assert tid(page, "ja-older").count() == 0  # nothing earlier is left
+    page.close()
