@@ -132,7 +132,7 @@ async def test_stop_during_running_tool(make_runtime: Any, scripted_server: Any)
     runtime.stop()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    assert time.monotonic() - stopped_at < 5
+    assert time.monotonic() - stopped_at < 15  # not the 30 s sleep (room for a loaded machine)
     tool = parts(runtime, sid, ToolPart)[-1]
     assert tool.state.status == "error" and tool.state.error == "Tool execution aborted"
     assert tool.state.metadata.get("interrupted") is True

