@@ -171,8 +171,10 @@ class _StopOnSignals:
 
 async def _run(args: argparse.Namespace) -> int:
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
+    from jupyter_agent.agent.agents import UnknownAgent
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
+    from jupyter_agent.storage.sqlite_store import SessionNotFound
     from jupyter_agent.storage.lease import SessionBusyError
 
     problem = run_problem(args)
@@ -207,7 +209,7 @@ async def _run(args: argparse.Namespace) -> int:
     except ConfigurationError as exc:
         print(f"error: {exc.for_cli}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyError as exc:
+    except (SessionNotFound, UnknownAgent) as exc:  # names the user typed; any other KeyError is a bug
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
     except SessionBusyError as exc:

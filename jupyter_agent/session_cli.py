@@ -63,7 +63,7 @@ def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None
         import nbformat
 
         if not output:
-            raise ValueError("--output NOTEBOOK.ipynb is required for --format ipynb")
+            raise UsageProblem("--output NOTEBOOK.ipynb is required for --format ipynb")
         path = Path(output)
         nb = nbformat.read(path, as_version=4) if path.exists() else nbformat.v4.new_notebook()
         cells = runtime.sessions.export_cells(session_id)
@@ -102,6 +102,7 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
     """``build_runtime``: the CLI's (it reads ``--notebook``)."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.revert import RevertError
+    from jupyter_agent.session.fork import MessageNotFound
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
@@ -167,7 +168,7 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
                     elif isinstance(p, ToolPart):
                         print(f"[tool {p.tool}: {p.state.status}]")
         return 0
-    except (SessionNotFound, RevertError, KeyError, ValueError) as exc:
+    except (SessionNotFound, RevertError, MessageNotFound) as exc:  # names the user typed; not any KeyError
         moved = " (it may be in the damaged store that was just moved aside)"
         extra = moved if isinstance(exc, SessionNotFound) and runtime.store.notice else ""
         print(f"error: {exc.args[0] if exc.args else exc}{extra}", file=sys.stderr)
