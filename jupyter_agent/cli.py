@@ -174,8 +174,8 @@ async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.agents import UnknownAgent
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
-    from jupyter_agent.storage.sqlite_store import SessionNotFound
     from jupyter_agent.storage.lease import SessionBusyError
+    from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     problem = run_problem(args)
     if problem is not None:
