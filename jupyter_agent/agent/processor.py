@@ -16,11 +16,11 @@ from typing import Any, Literal
 from jupyter_agent.agent.assembler import PartAssembler, PartWrite
 from jupyter_agent.agent.executor import DOOM_LOOP_THRESHOLD, run_tool_calls
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.agent.secrets import redact, redact_value
 from jupyter_agent.agent.tool_runner import ToolRunner, abort_unfinished
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, MessageError, Tokens, ToolPart
+from jupyter_agent.core.redaction import redact, redact_value
 from jupyter_agent.providers.errors import AbortedError, ContextOverflowError, ProviderError
 
 Outcome = Literal["continue", "stop", "compact"]

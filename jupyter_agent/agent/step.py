@@ -15,12 +15,12 @@ from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
-from jupyter_agent.agent.secrets import redact
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
 from jupyter_agent.context.overflow import max_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import AssistantMessage, RetryError, RetryPart
+from jupyter_agent.core.redaction import redact
 from jupyter_agent.providers.errors import ProviderError
 from jupyter_agent.providers.retry import RetryCallback
 

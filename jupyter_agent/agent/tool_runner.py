@@ -19,7 +19,6 @@ from jupyter_agent.agent.assembler import shown_input
 from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
-from jupyter_agent.agent.secrets import redact, redact_value
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, truncate_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
@@ -34,6 +33,7 @@ from jupyter_agent.core.messages import (
     ToolTimeCompleted,
     ToolTimeError,
 )
+from jupyter_agent.core.redaction import redact, redact_value
 from jupyter_agent.tools.base import PermissionDenied, PermissionQuestion, ToolContext, ToolError
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
