@@ -3,7 +3,11 @@
 Two ``jupyter-agent run --continue`` on one session would interleave its history, so a
 run claims the session first and a second process is refused at once. A holder renews
 its leases from a daemon thread every ``RENEW_S``; a lease whose pid is gone (same host)
-or whose expiry passed is free, so a killed process never holds a session for long.
+is free at once, so a killed process never holds a session. An expired lease whose
+process still runs since before its last renewal is held: a paused kernel, or one whose
+renewal thread waited behind a long computation holding the GIL, must not have its
+session taken and interleaved when it resumes (the refusal says how long it has been
+silent). A process that started after that renewal reused the pid: the lease is free.
 Claims are counted per process: prompts queued in one kernel share the lease.
 """
 
@@ -22,16 +26,23 @@ from jupyter_agent.storage.database import Database
 
 TTL_MS = 30_000
 RENEW_S = 5.0
+START_SLACK_MS = 2_000
+"""The boot time in ``/proc/stat`` has whole seconds: a start this close to a renewal counts as before."""
 
 
 class SessionBusyError(RuntimeError):
     """Another live process is running this session; the message names its pid."""
 
-    def __init__(self, session_id: str, pid: int, host: str) -> None:
+    def __init__(self, session_id: str, pid: int, host: str, silent_s: int = 0) -> None:
         where = f"process {pid}" if host == socket.gethostname() else f"process {pid} on {host}"
+        stuck = (
+            f" It has not renewed its claim for {silent_s} s: if it is stuck, stop it (kill {pid})."
+            if silent_s
+            else ""
+        )
         super().__init__(
             f"session busy in {where}: session {session_id} is running there. Wait for it "
-            "to finish (or stop it), or start a new session."
+            f"to finish (or stop it), or start a new session.{stuck}"
         )
         self.pid = pid
 
@@ -53,13 +64,32 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _started_ms(pid: int) -> float | None:
+    """When ``pid`` started (ms since the epoch) from ``/proc``; None where unknown or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()  # after "pid (name)": field 3 onwards
+        with open("/proc/stat") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith("btime "))
+        if fields[0] == "Z":
+            return None
+        return (boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")) * 1000  # field 22: start time
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
 def is_live(holder: Holder, now: int | None = None) -> bool:
-    """A holder counts while its lease is unexpired and (on this host) its pid exists."""
-    if holder.expires <= (now_ms() if now is None else now):
+    """A holder on another host counts until its lease expires; on this host while its pid
+    runs and, once the lease expired, only if it ran already at its last renewal."""
+    now = now_ms() if now is None else now
+    if holder.host != socket.gethostname():
+        return holder.expires > now
+    if holder.pid != os.getpid() and not _pid_alive(holder.pid):
         return False
-    if holder.host == socket.gethostname():
-        return holder.pid == os.getpid() or _pid_alive(holder.pid)
-    return True
+    if holder.expires > now:
+        return True
+    started = _started_ms(holder.pid)
+    return started is not None and started <= holder.expires - TTL_MS + START_SLACK_MS
 
 
 def _extend(held: list[str], conn: sqlite3.Connection) -> None:
@@ -104,7 +134,10 @@ class Leases:
                 if row is not None:
                     other = Holder(int(row[0]), str(row[1]), int(row[2]))
                     if (other.pid, other.host) != (me, host) and is_live(other):
-                        raise SessionBusyError(session_id, other.pid, other.host)
+                        silent = max(0, now_ms() - (other.expires - TTL_MS)) // 1000
+                        raise SessionBusyError(
+                            session_id, other.pid, other.host, silent if other.expires <= now_ms() else 0
+                        )
                 conn.execute(
                     "INSERT INTO session_lease(session_id, pid, host, expires) VALUES (?,?,?,?)"
                     " ON CONFLICT(session_id) DO UPDATE SET pid=excluded.pid, host=excluded.host,"

@@ -118,7 +118,7 @@ async def test_a_dead_or_expired_holder_does_not_hold(
     _plant_lease(tmp_path, session.id, _dead_pid(), far)
     scripted_server.queue(Reply(text="ran"))
     await runtime.prompt("go", session_id=session.id)
-    # a live pid whose lease expired (pid reuse, a hung holder) is free too
+    # a live pid that started after the lease's last renewal (in 1970 here) reused the pid: free
     _plant_lease(tmp_path, session.id, os.getppid(), 1)
     scripted_server.queue(Reply(text="ran again"))
     await runtime.prompt("again", session_id=session.id)
@@ -128,3 +128,37 @@ async def test_a_dead_or_expired_holder_does_not_hold(
     with pytest.raises(SessionBusyError, match=f"session busy in process {os.getppid()}"):
         await runtime.prompt("refused", session_id=session.id)
     assert len(runtime.store.messages(session.id)) == before
+
+
+def test_a_paused_holder_keeps_its_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel paused (or whose renewal waited behind a computation holding the GIL) for longer
+    than the lease is still running the session: taking it would interleave two histories when
+    it resumes. User sees: "session busy in process N … It has not renewed its claim for 60 s:
+    if it is stuck, stop it (kill N)." A process that reused a dead holder's pid does not hold it."""
+    from jupyter_agent.storage import lease
+
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        wait_for(lambda: lease._started_ms(holder.pid) is not None, what="the holder's /proc entry")
+        time.sleep(lease.START_SLACK_MS / 1000 + 0.5)  # it started well before the renewal below
+        store = SqliteStore.for_directory(tmp_path)
+        renewed = int(time.time() * 1000)
+        _plant_lease(tmp_path, "ses_paused", holder.pid, renewed + lease.TTL_MS)
+        later = renewed + lease.TTL_MS + 30_000  # a minute after its last renewal
+        monkeypatch.setattr(lease, "now_ms", lambda: later)
+        with pytest.raises(lease.SessionBusyError) as busy:
+            store.leases.claim("ses_paused")
+        assert f"session busy in process {holder.pid}" in str(busy.value)
+        assert f"not renewed its claim for 60 s: if it is stuck, stop it (kill {holder.pid})" in str(
+            busy.value
+        )
+        assert "ses_paused" not in store.leases.stale()  # and start-up recovery leaves its parts alone
+        # the same pid, but the lease was renewed before this process started: a reused pid
+        _plant_lease(tmp_path, "ses_reused", holder.pid, renewed - 60_000 + lease.TTL_MS)
+        assert store.leases.claim("ses_reused") is True
+        holder.kill()
+        holder.wait()
+        assert store.leases.claim("ses_paused") is True  # the holder is gone: free at once
+        store.close()
+    finally:
+        holder.kill()
