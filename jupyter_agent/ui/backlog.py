@@ -31,7 +31,7 @@ from jupyter_agent.ui.widget_protocol import (
 MAX_ENTRIES = 5_000
 MAX_CHARS = 16_000_000
 """Roughly 16 MB of state (mostly images); the oldest entries go first beyond it."""
-_PINNED = ("gauge", "status")
+_PINNED = ("gauge", "status", "older")
 
 
 @dataclass

@@ -9,6 +9,7 @@ from jupyter_agent.ui.widget_protocol import (
     MessageMsg,
     MessageView,
     NoticeMsg,
+    OlderMsg,
     PartMsg,
     PartView,
     PermissionDoneMsg,
@@ -85,3 +86,14 @@ def test_bounded_by_entries_and_size_with_a_note() -> None:
     small.record(text_part("b"))
     small.record(DeltaMsg(part_id="b", text="x" * 1_880))
     assert [m.part.id for m in small.replay() if isinstance(m, PartMsg)] == ["b"]
+
+
+def test_the_show_earlier_control_outlives_trimming() -> None:
+    """A reloaded panel still offers the session's earlier pages after a long live run."""
+    log = Backlog(max_entries=3)
+    log.record(OlderMsg(session_id="ses_1", before="msg_0070"))
+    for i in range(10):
+        log.record(NoticeMsg(text=f"n{i}"))
+    assert OlderMsg(session_id="ses_1", before="msg_0070") in log.replay()
+    log.record(OlderMsg(session_id="ses_1"))  # the last page came in: one control, now hidden
+    assert [m for m in log.replay() if isinstance(m, OlderMsg)] == [OlderMsg(session_id="ses_1")]
