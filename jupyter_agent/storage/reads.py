@@ -103,19 +103,21 @@ class StoreReads:
         self.rows_read += len(rows)
         return [p for p in found if isinstance(p, CompactionPart)]
 
-    def message_before(self, session_id: str, before: str, count: int = 1) -> str | None:
-        """The id of the ``count``-th message before ``before`` (None: fewer exist)."""
+    def message_before(self, session_id: str, before: str | None, count: int = 1) -> str | None:
+        """The id of the ``count``-th message before ``before`` (``None``: counting from the
+        newest message itself); None when fewer exist."""
+        bound = "" if before is None else " AND id<?"
         row = self._db.read(
             lambda c: c.execute(
-                "SELECT id FROM message WHERE session_id=? AND id<? ORDER BY id DESC LIMIT 1 OFFSET ?",
-                (session_id, before, count - 1),
+                f"SELECT id FROM message WHERE session_id=?{bound} ORDER BY id DESC LIMIT 1 OFFSET ?",
+                (session_id, *([] if before is None else [before]), count - 1),
             ).fetchone()
         )
         return row[0] if row else None
 
     def last_message(self, session_id: str) -> MessageWithParts | None:
         """The newest message with its parts, read through the index (None: no messages)."""
-        last = self.message_before(session_id, "\uffff")
+        last = self.message_before(session_id, None)
         return self.messages(session_id, last)[-1] if last else None
 
     def unfinished(self, session_id: str) -> list[MessageWithParts]:

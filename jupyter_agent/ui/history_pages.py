@@ -12,16 +12,14 @@ from jupyter_agent.core.messages import MessageWithParts
 
 PAGE = 50
 """Messages per page: a few turns with their tool calls."""
-NEWEST = "\uffff"
-"""Sorts after every message id."""
 
 
 def page_before(
-    store: SessionStore, session_id: str, before: str = NEWEST
+    store: SessionStore, session_id: str, before: str | None = None
 ) -> tuple[list[MessageWithParts], str | None]:
-    """The ``PAGE`` messages before ``before`` (the newest page by default), oldest first, and
+    """The ``PAGE`` messages before ``before`` (None: the newest page), oldest first, and
     the id to ask for the page before them (None: nothing older)."""
     start = store.message_before(session_id, before, PAGE)
-    messages = store.messages(session_id, start or "", until=None if before == NEWEST else before)
+    messages = store.messages(session_id, start or "", until=before)
     older = start if start is not None and store.message_before(session_id, start) is not None else None
     return messages, older

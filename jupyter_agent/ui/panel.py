@@ -25,7 +25,7 @@ from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.storage.sqlite_store import StoreError
 from jupyter_agent.ui import panel_protocol as wire
-from jupyter_agent.ui.history_pages import NEWEST, page_before
+from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
 from jupyter_agent.ui.render import permission_message
@@ -104,7 +104,7 @@ class PanelConnection:
         listener = LiveGauge(self.stream, session_id, limit, runtime.store)
         self._gauge_off = runtime.bus.subscribe(listener)
 
-    def _page(self, session_id: str, before: str = NEWEST) -> None:
+    def _page(self, session_id: str, before: str | None = None) -> None:
         """Replay one page of stored messages (the newest, or those before ``before``) and
         say whether earlier ones exist."""
         messages, older = page_before(self.agent.runtime.store, session_id, before)
