@@ -133,11 +133,11 @@ class Leases:
                 ).fetchone()
                 if row is not None:
                     other = Holder(int(row[0]), str(row[1]), int(row[2]))
-                    if (other.pid, other.host) != (me, host) and is_live(other):
-                        silent = max(0, now_ms() - (other.expires - TTL_MS)) // 1000
-                        raise SessionBusyError(
-                            session_id, other.pid, other.host, silent if other.expires <= now_ms() else 0
-                        )
+                    now = now_ms()
+                    if (other.pid, other.host) != (me, host) and is_live(other, now):
+                        renewed = other.expires - TTL_MS
+                        silent = (now - renewed) // 1000 if other.expires <= now else 0
+                        raise SessionBusyError(session_id, other.pid, other.host, silent)
                 conn.execute(
                     "INSERT INTO session_lease(session_id, pid, host, expires) VALUES (?,?,?,?)"
                     " ON CONFLICT(session_id) DO UPDATE SET pid=excluded.pid, host=excluded.host,"
