@@ -238,8 +238,7 @@ def transcript_bundle(
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """(data, metadata) of the display that replaces the live widget; data has no JavaScript."""
     b = _Builder()
-    if len(prompt) > PROMPT_CAP:
-        prompt = f"{prompt[:PROMPT_CAP]}… ({len(prompt) - PROMPT_CAP:,} more characters)"
+    prompt = cap_output(prompt, PROMPT_CAP)
     if prompt.strip():
         b.html.append(f'<div class="jp-agent-transcript-prompt"><b>You:</b> {html.escape(prompt)}</div>')
         b.md.append("> **You:** " + prompt.replace("\n", "\n> "))

@@ -135,5 +135,5 @@ def test_a_pasted_file_is_not_echoed_whole() -> None:
     )
     for shown in data.values():
         assert "x" * 2_000 in shown and "x" * 2_001 not in shown
-        assert "… (198,000 more characters)" in shown
+        assert "… (198,000 more chars)" in shown
         assert len(shown) < 20_000
