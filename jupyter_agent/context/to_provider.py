@@ -114,6 +114,9 @@ def _tool_output(p: ToolPart, opt: _Options) -> str:
                 output[:COMPACTION_OUTPUT_CAP]
                 + f"\n[Tool output truncated for compaction: omitted {omitted} chars]"
             )
+        if opt.compaction:  # the summariser learns a plot was made, not its pixels
+            notes = [_media_note(a.mime, a.filename) for a in state.attachments]
+            output = "\n".join(x for x in (output, *notes) if x)
         return output
     if isinstance(state, ToolStateError):
         return state.error
