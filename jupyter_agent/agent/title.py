@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 PLACEHOLDERS = ("New session - ", "Child session - ")
 MAX_TITLE = 50
-THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
+THINKING = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+"""Reasoning some models write before the answer; unclosed, the answer was never reached."""
 
 
 def needs_title(title: str) -> bool:

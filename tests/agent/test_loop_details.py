@@ -104,7 +104,9 @@ async def test_a_message_sent_during_a_run_is_still_a_reminder(
     sid = runtime.new_session().id
     runtime.add_user_message(sid, "look around")
     run = asyncio.create_task(runtime.run(sid, runtime.model_for(None)))
-    while not scripted_model.requests:
+    for _ in range(1_000):
+        if scripted_model.requests:
+            break
         await asyncio.sleep(0.01)
     runtime.add_user_message(sid, "also check the tests")
     await run

@@ -37,3 +37,11 @@ async def test_reasoning_before_the_title_is_not_the_title(make_runtime: Any, sc
     runtime = make_runtime()
     sid = await runtime.prompt("analyse sales by month")
     assert runtime.store.get_session(sid).title == "Monthly sales"
+
+
+async def test_a_reply_cut_off_while_thinking_names_nothing(make_runtime: Any, scripted_model: Any) -> None:
+    scripted_model.queue(Reply(text="hello"))
+    scripted_model.title_reply = Reply(text="<think>\nThe user wants a title about sales, so")
+    runtime = make_runtime()
+    sid = await runtime.prompt("analyse sales by month")
+    assert runtime.store.get_session(sid).title.startswith("New session - ")

@@ -143,3 +143,17 @@ def test_request_names_what_a_tool_attached() -> None:
     pruned = pruned.model_copy(update={"state": pruned.state.model_copy(update={"attachments": [png]})})
     cleared = build_compaction_request([u, assistant(u, pruned)], None)
     assert next(m for m in cleared if m["role"] == "tool")["content"] == "[Old tool result content cleared]"
+
+
+def test_a_tool_with_many_attachments_stays_small_in_the_summary_input() -> None:
+    u = user("plot every column")
+    pngs = [
+        Attachment(mime="image/png", url="data:image/png;base64,AAAA", filename=f"col{i}.png")
+        for i in range(500)
+    ]
+    t = tool("python", output="done", code="plot_all()")
+    t = t.model_copy(update={"state": t.state.model_copy(update={"attachments": pngs})})
+    result = next(m for m in build_compaction_request([u, assistant(u, t)], None) if m["role"] == "tool")
+    lines = result["content"].split("\n")
+    assert lines[:2] == ["done", "[Attached image/png: col0.png]"]
+    assert lines[-1] == "[and 490 more attachments]" and len(lines) == 12
