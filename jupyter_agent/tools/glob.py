@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.core.globs import Matcher, PatternError, glob_matcher
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.glob_match import Matcher, PatternError, glob_matcher
 from jupyter_agent.tools.paths import relative, walk_files
 from jupyter_agent.tools.withheld import hider, note
 

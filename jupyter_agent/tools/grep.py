@@ -23,10 +23,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.core.globs import PatternError, expand_braces, glob_matcher
 from jupyter_agent.tools import search_proc
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.glob_match import PatternError, expand_braces, glob_matcher
 from jupyter_agent.tools.paths import SKIP_DIRS, is_binary, relative, walk_files
 from jupyter_agent.tools.search_proc import SearchResult, parse_hit
 from jupyter_agent.tools.withheld import hider, note

@@ -1,4 +1,4 @@
-"""Shared file-walking helpers: which folders to skip, binary detection (globs: ``glob_match``).
+"""Shared file-walking helpers: which folders to skip, binary detection (globs: ``core/globs.py``).
 
 ``glob``, ``grep`` and ``list`` walk the tree themselves (no ``pathlib.glob``) so ignored
 folders are pruned before descent: a ``node_modules`` with 100k files costs nothing.
