@@ -142,6 +142,13 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     local = unreachable(exc, model, api_base)
     if local is not None:
         return local
+    if "credentials encoded in url" in str(exc).lower():
+        return E.ApiError(
+            "api_base holds a user name and password (https://user:password@host): they cannot be "
+            "sent together with the API key, so nothing was sent. Remove them from the URL and give "
+            "the key with JUPYTER_AGENT_API_KEY (or api_key_env).",
+            retryable=False,
+        )
     status = getattr(exc, "status_code", None)
     headers: dict[str, str] = {}
     raw = getattr(exc, "litellm_response_headers", None) or getattr(
@@ -227,6 +234,17 @@ class LiteLLMClient:
             raise _stopped_sending(self.idle_timeout, started=False) from None
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
+        page = await _html_page(response)
+        if page is not None:
+            await _close(response)
+            where = api_base or "the endpoint"
+            raise E.ApiError(
+                f"{where} answered with an HTML page{page}, not a model stream: a login page or a "
+                "proxy stands in between, or api_base points at a web page. Check api_base (or sign "
+                "in to the proxy) and run the prompt again.",
+                status=200,
+                retryable=False,
+            )
         async for event in self._events(response, model, abort):
             yield event
 
@@ -457,6 +475,21 @@ def _call_entry(
 
 def _text(value: Any) -> str | None:
     return unicode.scrub(value) if isinstance(value, str) and value else None
+
+
+async def _html_page(response: Any) -> str | None:
+    """`` ("Sign in")`` — the page's title — when the provider answered with HTML, else None."""
+    headers = (getattr(response, "_hidden_params", None) or {}).get("additional_headers") or {}
+    kind = str(headers.get("llm_provider-content-type") or headers.get("content-type") or "").lower()
+    if not kind.startswith(("text/html", "application/xhtml")):
+        return None
+    raw = getattr(getattr(response, "completion_stream", None), "response", None)
+    try:
+        body = (await raw.aread())[:20_000].decode("utf-8", errors="replace") if raw is not None else ""
+    except Exception:  # the page is named by its type alone
+        body = ""
+    title = re.search(r"<title[^>]*>([^<]{1,120})</title>", body, re.IGNORECASE)
+    return f' ("{" ".join(title.group(1).split())}")' if title else ""
 
 
 def _synthetic_finish(response: Any) -> bool:
