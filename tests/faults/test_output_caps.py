@@ -28,6 +28,7 @@ from scripted_server import Reply, ToolCall
 from jupyter_agent.core.messages import ToolPart
 from jupyter_agent.tools.base import OutputLimits, ToolContext
 from jupyter_agent.tools.bash import BashTool
+from jupyter_agent.tools.bounded_output import BoundedOutput
 
 MB = 1 << 20
 
@@ -189,3 +190,17 @@ async def test_memory_holds_only_the_ends(tmp_path: Path) -> None:
     assert result.saved is not None and result.saved.total_bytes == 100_000_000 + 5
     assert (tmp_path / "all.txt").stat().st_size == 100_000_005
     assert result.output.endswith("x\nEND\n") and len(result.output) <= 2 * ctx.limits.max_bytes
+
+
+def test_a_secret_split_across_chunks_is_redacted_in_the_saved_file(tmp_path: Path, monkeypatch: Any) -> None:
+    """Hostile: a key printed one byte at a time, past the limits, still never reaches the file."""
+    secret = "sk-live-0123456789abcdef"
+    monkeypatch.setenv("SOME_API_KEY", secret)
+    out = BoundedOutput(OutputLimits(max_bytes=100, max_lines=10), lambda: tmp_path / "saved.txt")
+    for ch in ("x" * 500 + secret + "y" * 500 + secret[:5]).encode():
+        out.feed(bytes([ch]))
+    out.close()
+    saved = (tmp_path / "saved.txt").read_text()
+    assert secret not in saved and "[REDACTED:SOME_API_KEY]" in saved
+    assert saved.endswith("y" * 500 + secret[:5])
+    assert secret not in out.text("tail") and out.text("tail").endswith(secret[:5])
