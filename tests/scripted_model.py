@@ -83,12 +83,12 @@ class ScriptedModel(ScriptedReplies):
         api_base: str | None = None,
         api_key: str | None = None,
         max_tokens: int | None = None,
-    ) -> str:
+    ) -> tuple[str, float | None]:
         body = _body(model, messages, max_tokens)
         self.completions.append(
             {"path": "/v1/chat/completions", "headers": {}, "body": body, "at": time.time()}
         )
-        return self.title_reply.text
+        return self.title_reply.text, None  # unpriced, like the scripted steps
 
     async def stream(
         self,

@@ -35,9 +35,13 @@ async def generate_title(
     text = "\n".join(p.text for p in first.parts if isinstance(p, TextPart) and not p.synthetic)[:2000]
     if not text.strip():
         return None
+    budget = workspace.config.budget.session_usd
+    if budget is not None and sessions.recorder(session_id).spent().usd >= budget:
+        return None  # a budget counts every call: none is made once it is used up
+    chosen = workspace.config.small_model or model
     try:
-        raw = await workspace.client.complete(
-            model=workspace.config.small_model or model,
+        raw, cost = await workspace.client.complete(
+            model=chosen,
             messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
             api_base=workspace.config.api_base,
             api_key=workspace.config.api_key(),
@@ -46,6 +50,8 @@ async def generate_title(
     except Exception:
         log.info("title generation failed", exc_info=True)
         return None
+    # paid for the session: its totals, `%agent sessions`, the CLI's cost line and budgets count it
+    workspace.store.add_call_cost(session_id, "title", chosen, cost)
     title = raw.strip().strip("\"'").split("\n")[0][:MAX_TITLE].strip()
     if not title:
         return None
