@@ -55,7 +55,7 @@ def sessions_table(agent: KernelAgent) -> dict[str, str]:
 
 
 def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
-    rt = agent.runtime
+    rt = agent.refresh()  # what `%agent mcp` / `config` show is the configuration as it is now
     args = list(cmd.args)
     if cmd.name == "sessions":
         display(sessions_table(agent), raw=True)
