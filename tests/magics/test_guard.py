@@ -60,7 +60,7 @@ def test_a_blocking_cell_raises_the_problem_as_one_line(capsys: pytest.CaptureFi
     assert str(info.value) == "No model is configured for jupyter-agent."
     assert info.value._render_traceback_() == [f"AgentRunError: {info.value}"]  # no frames of ours
     assert capsys.readouterr().out == NO_MODEL + "\n"  # the how-to stays above the error
-    with pytest.raises(AgentRunError, match="^No session 'ses_x'.$"):
+    with pytest.raises(AgentRunError, match=r"^No session 'ses_x'\.$"):
         guard(raise_(SessionNotFound("No session 'ses_x'.")), blocking=True)
     assert capsys.readouterr().out == ""  # one line: said once, by the error
     guard(raise_(ConfigurationError(NO_MODEL)), blocking=True, config=SimpleNamespace(raise_on_failure=False))
