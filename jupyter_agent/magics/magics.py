@@ -17,7 +17,7 @@ from jupyter_agent.failures import explain
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.logs import debug_enabled
 from jupyter_agent.magics import help_text
-from jupyter_agent.magics.outcome import AgentRunError, run_failure, should_raise
+from jupyter_agent.magics.outcome import AgentRunError, run_failure, should_raise, stop_reason
 
 if TYPE_CHECKING:
     from jupyter_agent.magics.parser import PromptCommand
@@ -27,6 +27,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+def _read(read: Callable[[], T]) -> T | None:
+    """What ``read`` returns; None (logged) when the store fails: the run is over either way."""
+    try:
+        return read()
+    except Exception:
+        log.exception("could not read the run's messages")
+        return None
 
 
 def _documented(text: str) -> Callable[[F], F]:
@@ -203,10 +213,14 @@ class AgentMagics(Magics):
                 if console is not None:
                     console.finish()
                 agent.notify_panels(session_id, False)
-                if headless and failure[0] is None:
-                    failure[0] = run_failure(runtime.store.messages(session_id, since), status == "stopped")
+                done = _read(lambda: runtime.store.messages(session_id, since))
+                why = stop_reason(done or [])
+                if why:  # a budget or a repeated call ended it: the transcript says why, not just "stopped"
+                    run.notice(why, "warn")
+                if headless and failure[0] is None and done is not None:
+                    failure[0] = run_failure(done, status == "stopped")
                 # the saved notebook keeps a static transcript, not a widget it cannot restore
-                run.finish(status, lambda: runtime.store.messages(session_id, since))
+                run.finish(status, lambda: done or [])
 
         if headless:
             run_blocking(go())

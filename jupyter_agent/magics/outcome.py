@@ -27,21 +27,32 @@ class AgentRunError(Exception):
         return [f"{type(self).__name__}: {self}"]
 
 
+def _last_error(messages: Iterable[MessageWithParts]) -> Any:
+    last = None
+    for m in messages:
+        if m.info.role == "assistant":
+            last = m.info
+    return getattr(last, "error", None)
+
+
 def run_failure(messages: Iterable[MessageWithParts], stopped: bool = False) -> str | None:
     """Why the run whose messages these are did not finish well, or None when it did.
 
     The last answer's error says it (a provider failure, the step cap, a budget, Stop);
     ``stopped``: the run was cancelled before it could store one."""
-    last = None
-    for m in messages:
-        if m.info.role == "assistant":
-            last = m.info
-    error = getattr(last, "error", None)
+    error = _last_error(messages)
     if error is not None:
         return error.message  # each says what happened and what to do (a budget, the step cap …)
     if stopped:
         return "The agent run was stopped before it finished."
     return None
+
+
+def stop_reason(messages: Iterable[MessageWithParts]) -> str | None:
+    """Why the run was stopped, when its last answer says (a budget, a repeated call, Stop):
+    the transcript shows errors but not these, only the status "stopped"."""
+    error = _last_error(messages)
+    return str(error.message) if error is not None and error.name == "aborted" else None
 
 
 def should_raise(blocking: bool, no_raise: bool, config: Any) -> bool:
