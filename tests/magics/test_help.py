@@ -41,8 +41,8 @@ def test_a_question_mark_alone_is_left_to_ipython_help() -> None:
 
 
 def _shown(result: CellResult) -> str:
-    paged = "".join(p.get("data", {}).get("text/plain", "") for p in result.payload if p.get("source") == "page")
-    return paged + result.stdout
+    pages = [p.get("data", {}).get("text/plain", "") for p in result.payload if p.get("source") == "page"]
+    return "".join(pages) + result.stdout
 
 
 @pytest.mark.kernel
