@@ -20,7 +20,7 @@ from typing import Any
 import nbformat
 import pytest
 from scripted_model import ScriptedModel
-from scripted_server import ErrorReply, Reply
+from scripted_server import ErrorReply, Reply, ToolCall
 
 from jupyter_agent.agent.compose import build_runtime
 from jupyter_agent.config import load_config
@@ -98,6 +98,7 @@ def test_papermill_fails_on_a_failed_run_streams_the_answer_and_starts_fresh(
     )
     old = _earlier_session(tmp_path, notebook, "a prompt of yesterday's run")
     scripted_server.queue(
+        Reply(tool_calls=[ToolCall("python", json.dumps({"code": "rows = 6 * 7"}))]),
         Reply(text=LONG, chunk_size=40, delay_per_chunk=0.03),  # ~6 s of streaming
         ErrorReply(500, "upstream exploded"),
         ErrorReply(500, "upstream exploded"),
@@ -115,8 +116,8 @@ def test_papermill_fails_on_a_failed_run_streams_the_answer_and_starts_fresh(
         while chunk := proc.stderr.read(64):
             log.append(chunk)
             if not seen_while_streaming and "word0 word1 word2" in "".join(log):
-                first = scripted_server.requests[0] if scripted_server.requests else {}
-                seen_while_streaming.append("finished" not in first)
+                answer = scripted_server.requests[1] if len(scripted_server.requests) > 1 else {}
+                seen_while_streaming.append("finished" not in answer)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
@@ -131,8 +132,15 @@ def test_papermill_fails_on_a_failed_run_streams_the_answer_and_starts_fresh(
     (error,) = _cell_errors(tmp_path / "out.ipynb")
     assert error["ename"] == "AgentRunError" and "The provider failed (500)" in error["evalue"]
     assert error["traceback"] == [f"AgentRunError: {error['evalue']}"]  # no frames of ours
-    # 7. the answer reached papermill's log while the server was still sending it
+    # 7. the answer reached papermill's log while the server was still sending it, after one
+    # line for the tool call
     assert seen_while_streaming == [True], err[-3000:]
+    assert "[python rows = 6 * 7]\n" in err and err.index("[python rows") < err.index("word0 word1")
+    # the saved notebook keeps the transcript in its place, not the answer twice
+    cells = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
+    outputs = next(c.outputs for c in cells if "write the long report" in c.source)
+    assert [o.output_type for o in outputs] == ["display_data"]
+    assert LONG[:200] in outputs[0]["data"]["text/markdown"]
     # 2. a fresh session, of this notebook: yesterday's prompt is not sent again
     first = _user_texts(scripted_server.requests[0])
     assert "write the long report" in first and "yesterday" not in first
