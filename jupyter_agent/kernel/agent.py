@@ -164,8 +164,10 @@ class KernelAgent:
         version = self.settings_version
         try:
             self.refresh()
-        except ConfigError as exc:  # a broken file: the panel says so; the next prompt refuses
-            for panel in list(self.panels):
+        except Exception as exc:  # a hook that raises prints a traceback into the user's cell
+            if not isinstance(exc, ConfigError):
+                log.exception("re-reading the configuration failed")
+            for panel in list(self.panels):  # a broken file: the panel says so; the next prompt refuses
                 panel.stream.notice(str(exc), "error")
             return
         if self.settings_version != version:

@@ -10,6 +10,7 @@ it already), so the answer is not kept twice.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +23,15 @@ from jupyter_agent.ui.render import input_summary
 
 FLUSH_EVERY = 0.05
 """Seconds between flushes, as the widget's throttle: the first words show as fast as there."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""Terminal controls in model text (escape sequences, carriage returns) would rewrite a
+console or a CI log; they are shown as ``\x1b`` instead."""
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal or a log: controls spelled out, lone surrogates replaced."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 class ConsoleStream:
@@ -69,6 +79,7 @@ class ConsoleStream:
         self._emit(("" if self._at_line_start else "\n") + text + "\n")
 
     def _emit(self, text: str) -> None:
+        text = printable(text)
         (self._write or sys.stdout.write)(text)
         self._at_line_start = text.endswith("\n")
         if time.monotonic() - self._flushed >= FLUSH_EVERY:

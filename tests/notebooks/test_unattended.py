@@ -104,7 +104,9 @@ def test_papermill_fails_on_a_failed_run_streams_the_answer_and_starts_fresh(
         ErrorReply(500, "upstream exploded"),
     )
     cmd = [sys.executable, "-m", "papermill", "--log-output", notebook.name, "out.ipynb"]
-    env = _env(scripted_server)
+    # run from a notebook (`!papermill …`): the kernel inherits the launching notebook's
+    # JPY_SESSION_NAME, yet no front end shows it; it must still run headless, as report.ipynb
+    env = {**_env(scripted_server), "JPY_SESSION_NAME": str(tmp_path / "launcher.ipynb")}
     proc = subprocess.Popen(
         cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
