@@ -77,5 +77,13 @@ def test_rules_models_and_broken_files_apply_from_the_next_prompt(
         fixed = kernel.execute("%agent run it once more")
         assert fixed.status == "ok", fixed.error
         assert (tmp_path / "third.txt").exists()
+
+        # a step cap set now: a run that hits it fails the (headless) cell with that one line
+        (tmp_path / "jupyter-agent.json").write_text(json.dumps({"steps": 1}))
+        scripted_server.queue(_bash("echo four > fourth.txt"))
+        capped = kernel.execute("%agent run it forever")
+        assert capped.status == "error" and capped.error is not None
+        assert capped.error["evalue"].startswith("Maximum steps reached (1 model calls for this prompt)")
+        assert not (tmp_path / "fourth.txt").exists()
     finally:
         kernel.shutdown()

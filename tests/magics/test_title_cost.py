@@ -46,6 +46,10 @@ def test_the_title_call_counts_in_the_listing_and_the_budget(tmp_path: Path, scr
         assert refused.status == "ok", refused.error
         shown = "".join(o["data"].get("text/plain", "") for o in refused.outputs)
         assert f"session budget of $0.01 is used up (spent ${step + title:.4f})" in shown, shown
+        # without --no-raise a headless run stops there: the budget is a failed run for CI
+        stopped = kernel.execute("%agent and once more")
+        assert stopped.status == "error" and stopped.error is not None
+        assert stopped.error["ename"] == "AgentRunError" and "session budget" in stopped.error["evalue"]
         assert len(scripted_server.requests) == 1
     finally:
         kernel.shutdown()
