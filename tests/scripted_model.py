@@ -52,6 +52,8 @@ class ScriptedModel(ScriptedReplies):
     def __init__(self, max_retries: int = MAX_RETRIES) -> None:
         super().__init__()
         self.max_retries = max_retries
+        self.title_cost: float | None = None
+        """What a title call costs (None: unpriced, like the scripted steps)."""
 
     # ------------------------------------------------------------ ModelClient
 
@@ -88,7 +90,7 @@ class ScriptedModel(ScriptedReplies):
         self.completions.append(
             {"path": "/v1/chat/completions", "headers": {}, "body": body, "at": time.time()}
         )
-        return self.title_reply.text, None  # unpriced, like the scripted steps
+        return self.title_reply.text, self.title_cost
 
     async def stream(
         self,
