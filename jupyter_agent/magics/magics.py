@@ -144,7 +144,7 @@ class AgentMagics(Magics):
     def _prompt(self, cmd: PromptCommand, whole_cell: bool = False) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
-        from jupyter_agent.core import ids
+        from jupyter_agent.core import ids, unicode
         from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
         from jupyter_agent.ui.console_stream import ConsoleStream
@@ -154,6 +154,10 @@ class AgentMagics(Magics):
 
         agent = self.agent
         headless = cmd.wait or agent.headless()
+        bad = unicode.problem(cmd.prompt)
+        if bad is not None:  # refused before a session or a message is written
+            self._problem(f"{bad}.", headless, cmd.no_raise)
+            return
         runtime = agent.refresh()  # settings changed since the last prompt apply from this one
         model = runtime.model_for(cmd.model, cmd.agent)
         problem = runtime.preflight(model)
