@@ -187,7 +187,6 @@ class PanelConnection:
             self._handle_request(request)
         except (ConfigurationError, ConfigError) as exc:  # no model, a broken file: say what to do
             self.stream.notice(str(exc), "error")
-            self.stream.status("idle")
 
     def _handle_request(self, request: wire.PanelRequest) -> None:
         runtime = self.agent.runtime
