@@ -73,6 +73,10 @@ class SessionStore(Protocol):
         """What those calls cost, per session."""
         ...
 
+    def subtask_costs(self, session_id: str) -> CostTotal:
+        """What the sub-agent sessions run for the session cost (their calls and titles)."""
+        ...
+
 
 class ModelClient(Protocol):
     """One model step as our stream events (``providers/litellm_client.py`` implements it).

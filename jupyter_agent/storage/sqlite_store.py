@@ -188,6 +188,30 @@ class SqliteStore(StoreReads):
             costs.setdefault(session_id, CostTotal()).merge(calls)
         return costs
 
+    def subtask_costs(self, session_id: str) -> CostTotal:
+        """What the sub-agent sessions under ``session_id`` (children, theirs, …) cost: their
+        steps and the calls made for them. Indexed lookups; nothing when there are none."""
+        tree = (
+            "WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE parent_id=?1"
+            " UNION SELECT s.id FROM session s JOIN tree ON s.parent_id = tree.id) "
+        )
+        steps = (
+            tree + "SELECT SUM(json_extract(data, '$.cost')), MAX(json_extract(data, '$.cost_unknown')),"
+            " COUNT(*) FROM message WHERE session_id IN tree AND json_extract(data, '$.role') = 'assistant'"
+            " AND (json_extract(data, '$.finish') IS NOT NULL OR json_extract(data, '$.cost') > 0"
+            " OR json_extract(data, '$.cost_unknown'))"
+        )
+        calls = tree + "SELECT SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost WHERE session_id IN tree"
+
+        def read(conn: sqlite3.Connection) -> CostTotal:
+            out = CostTotal()
+            for sql in (steps, calls):
+                usd, unknown, count = conn.execute(sql, (session_id,)).fetchone()
+                out.merge(CostTotal(usd=usd or 0.0, unknown=bool(unknown), steps=count or 0))
+            return out
+
+        return self._db.read(read)
+
     def add_call_cost(self, session_id: str, kind: str, model: str, usd: float | None) -> None:
         """A model call made for the session outside its messages (``kind``: "title");
         ``usd`` None: litellm has no price for ``model`` (shown as unknown, never $0)."""

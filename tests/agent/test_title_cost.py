@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from scripted_model import Reply
 
+from jupyter_agent.core import ids
 from jupyter_agent.core.messages import AssistantMessage
 
 
@@ -32,3 +34,34 @@ async def test_no_title_call_once_the_budget_is_used_up(make_runtime: Any, scrip
     runtime.store.add_call_cost(sid, "title", "openai/other", 0.30)  # spent before this prompt
     await runtime.prompt("one more", session_id=sid)
     assert scripted_model.requests == [] and scripted_model.completions == []
+
+
+async def test_sub_agent_sessions_count_toward_the_parent_budget(
+    make_runtime: Any, scripted_model: Any
+) -> None:
+    """A ``task`` or ``@agent`` run is paid for the session that asked for it: its steps and its
+    own sub-agents' titles count toward that session's budget."""
+    runtime = make_runtime(budget={"session_usd": 0.25})
+    sid = runtime.new_session().id
+    child = runtime.new_session(parent_id=sid).id
+    grandchild = runtime.new_session(parent_id=child).id
+    user = runtime.add_user_message(child, "look around")
+    runtime.recorder(child).message(
+        AssistantMessage(
+            id=ids.ascending("msg"),
+            session_id=child,
+            parent_id=user.id,
+            agent="explore",
+            model="openai/test",
+            cost=0.20,
+            finish="stop",
+        )
+    )
+    runtime.store.add_call_cost(grandchild, "title", "openai/other", 0.10)
+    runtime.store.add_call_cost(runtime.new_session().id, "title", "openai/other", 5.0)  # not its own
+    assert runtime.recorder(sid).spent().usd == pytest.approx(0.30)
+    await runtime.prompt("one more", session_id=sid)
+    last = runtime.store.messages(sid)[-1].info
+    assert isinstance(last, AssistantMessage) and last.error is not None
+    assert "session budget of $0.25 is used up (spent $0.3000" in last.error.message
+    assert scripted_model.requests == []
