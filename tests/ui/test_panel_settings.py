@@ -1,8 +1,8 @@
 """The side panel and a configuration that changes while the kernel runs (a real kernel).
 
-With no model configured the panel must still open and say how to set one; it picks the
-model up as soon as a cell sets it; a permission rule added to ``jupyter-agent.json`` after
-the first prompt is enforced on the next prompt from the panel.
+With no model configured the panel must still open and say how to set one (it said "not
+loaded"); it picks the model up as soon as a cell sets it; a permission rule added to
+``jupyter-agent.json`` after the first prompt is enforced on the next prompt from the panel.
 """
 
 from __future__ import annotations
@@ -23,18 +23,22 @@ def _bash(command: str) -> Reply:
     return Reply(tool_calls=[ToolCall("bash", json.dumps({"command": command}))])
 
 
-def test_a_new_rule_then_no_model_then_a_model(tmp_path: Path, scripted_server: Any) -> None:
+def test_no_model_then_a_model_then_a_new_rule_then_none(tmp_path: Path, scripted_server: Any) -> None:
     env = {
-        "JUPYTER_AGENT_MODEL": "openai/test",
         "JUPYTER_AGENT_API_BASE": scripted_server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-test",
         "JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb"),  # JupyterLab serves it: a live front end
     }
     kernel = kernel_harness.Kernel(tmp_path, env)
     try:
+        # no model configured, the panel's "Load jupyter-agent": it opens with the guidance
         assert kernel.execute("%load_ext jupyter_agent").status == "ok"
         panel = Panel(kernel)
-        assert panel.wait("hello", timeout=60)["model"] == "openai/test"
+        first = panel.wait("hello", timeout=60)
+        assert first["session_id"].startswith("ses") and "JUPYTER_AGENT_MODEL" in first["problem"]
+        mark = len(panel.seen)
+        kernel.execute("%env JUPYTER_AGENT_MODEL=openai/test")  # picked up without reconnecting
+        assert panel.wait_after(mark, "hello")["model"] == "openai/test"
         scripted_server.queue(_bash("echo one > first.txt"), Reply(text="ran it"))
         panel.send(type="prompt", text="run the command")
         panel.wait("status", lambda m: m["state"] == "idle" and "ran it" in panel.text(), timeout=90)
