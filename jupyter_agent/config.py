@@ -22,6 +22,8 @@ from jupyter_agent.core import nesting
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
+_LAYERS = ("defaults", "environment", "flags")
+"""Entries of ``Config.sources`` that are not files."""
 Action = Literal["allow", "ask", "deny"]
 
 
@@ -105,7 +107,14 @@ class Config(_Strict):
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
     mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
     """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
+    raise_on_failure: bool = True
+    """A cell that blocks for its run (papermill, nbconvert, nbclient, ``--wait``) raises when
+    the run fails, so the notebook run stops; false: show the error and go on."""
+    headless_session: Literal["new", "continue"] = "new"
+    """What the first prompt of a kernel without a live front end goes to: a fresh session
+    (reproducible runs) or the notebook's latest one."""
     _sources: list[str] = PrivateAttr(default_factory=list)
+    _watched: list[Path] = PrivateAttr(default_factory=list)
 
     @field_validator("api_base")
     @classmethod
@@ -117,6 +126,13 @@ class Config(_Strict):
     def sources(self) -> list[str]:
         """The files and layers that made this config, lowest first."""
         return self._sources
+
+    @property
+    def watched(self) -> list[Path]:
+        """Every file whose creation, change or removal would change this config: the files
+        read and the places looked in (a kernel re-reads when one changes)."""
+        read = [Path(s) for s in self._sources if s not in _LAYERS]
+        return list(dict.fromkeys([*self._watched, *read]))
 
     def api_key_source(self) -> str | None:
         for name in ("JUPYTER_AGENT_API_KEY", self.api_key_env):
@@ -278,10 +294,13 @@ def project_root(start: Path) -> Path:
     return start
 
 
-def find_project_file(start: Path) -> Path | None:
-    """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root."""
+def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
+    """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root
+    (``looked`` collects every place tried, for the kernel's config watch)."""
     for folder in (start, *start.parents):
         candidate = folder / PROJECT_FILE
+        if looked is not None:
+            looked.append(candidate)
         if candidate.is_file():
             return candidate
     return None
@@ -335,8 +354,9 @@ def load_config(
     merged: dict[str, Any] = {}
     sources = ["defaults"]
     global_file = (global_dir or global_config_dir(env)) / "config.json"
+    looked = [global_file]
     files = [global_file if global_file.is_file() else None]
-    files.append(find_project_file(Path(notebook_dir).resolve()) if notebook_dir else None)
+    files.append(find_project_file(Path(notebook_dir).resolve(), looked) if notebook_dir else None)
     for path in files:
         if path is not None:
             merged = deep_merge(merged, _read_file(path))
@@ -353,4 +373,5 @@ def load_config(
     except ValidationError as exc:
         raise ConfigError(f"invalid settings: {_describe(exc)}") from None
     config._sources = sources
+    config._watched = looked
     return config

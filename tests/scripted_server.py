@@ -237,6 +237,7 @@ class ScriptedServer(ScriptedReplies):
                             time.sleep(reply.delay_per_chunk)
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
+                    record["finished"] = time.time()  # the whole answer is out (streaming tests)
                 except (BrokenPipeError, ConnectionResetError):
                     return
                 self.close_connection = True

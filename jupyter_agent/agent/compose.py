@@ -20,10 +20,17 @@ from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config, option_secrets
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.redaction import register, register_secret
+from jupyter_agent.mcp.tools import sync_tools
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
 from jupyter_agent.tools.services import Services
+
+
+def _register_secrets(config: Config) -> None:
+    register([config.api_key_env], config.redact)  # hidden on every way out
+    for value, where in option_secrets(config).items():
+        register_secret(value, where)
 
 
 def build_runtime(
@@ -43,9 +50,7 @@ def build_runtime(
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
     ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
     Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
-    register([config.api_key_env], config.redact)  # hidden on every way out
-    for value, where in option_secrets(config).items():
-        register_secret(value, where)
+    _register_secrets(config)
     if client is None:
         from jupyter_agent.providers.litellm_client import LiteLLMClient  # litellm is slow to import
 
@@ -83,3 +88,24 @@ def build_runtime(
     cleanup(store.path.parent)  # 7-day retention of saved tool outputs
     recover_abandoned(store)  # parts left "running" by a killed process
     return runtime
+
+
+def reconfigure(runtime: Runtime, config: Config) -> None:
+    """Give a live runtime a configuration read again (a kernel's files or variables changed).
+
+    What ``build_runtime`` derived from the old one is derived again; runs read the rest
+    (model, limits, permissions, budgets) when they start. MCP servers whose entry did not
+    change keep running (a run may be calling them); the others stop and start on next use."""
+    _register_secrets(config)
+    workspace = runtime.workspace
+    workspace.config = config
+    workspace.permissions.config = config
+    if hasattr(workspace.client, "max_retries"):
+        workspace.client.max_retries = config.retries
+    manager = workspace.services.mcp
+    if manager is not None:
+        manager.reconfigure(config.mcp)
+        sync_tools(workspace.registry, manager)  # a server removed: its tools go now
+        if not config.mcp:
+            manager.close()
+            workspace.services.mcp = None

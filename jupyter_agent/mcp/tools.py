@@ -169,20 +169,3 @@ async def attach(runtime: Any) -> None:
     await manager.check()  # a server that died since the last prompt: reported, tools left out
     runtime.notices.extend(manager.take_notices())
     runtime.notices.extend(sync_tools(runtime.registry, manager))
-
-
-def carry_over(old: Any, build: Any) -> None:
-    """A config reload: the running servers move to the new runtime when the ``mcp`` key is
-    unchanged (a run may be calling them); else they stop and start anew on the next prompt."""
-    manager = old.services.mcp
-    if manager is None:
-        return
-    try:
-        new = build()
-    except Exception:
-        manager.close()
-        raise
-    if new.config.mcp == old.config.mcp:
-        new.services.mcp = manager
-    else:
-        manager.close()

@@ -373,8 +373,9 @@ class LiteLLMClient:
         api_base: str | None = None,
         api_key: str | None = None,
         max_tokens: int | None = None,
-    ) -> str:
-        """One non-streaming answer (titles); errors are typed like ``stream``."""
+    ) -> tuple[str, float | None]:
+        """One non-streaming answer (titles) and its cost (None: no price); errors are typed
+        like ``stream``."""
         kwargs = _request(model, messages, api_base, api_key, max_tokens)
         try:
             response = await _within(litellm().acompletion(**kwargs), self.idle_timeout)
@@ -382,7 +383,8 @@ class LiteLLMClient:
             raise _stopped_sending(self.idle_timeout, started=False) from None
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
-        return str(response.choices[0].message.content or "")
+        text = str(response.choices[0].message.content or "")
+        return text, step_cost(model, getattr(response, "usage", None))
 
 
 def _request(
