@@ -69,6 +69,19 @@ class ToolOutputConfig(_Strict):
     max_bytes: int = Field(default=MAX_BYTES, ge=1)
 
 
+class SandboxConfig(_Strict):
+    """The OS sandbox ``bash`` runs in (Linux, bubblewrap; docs/security.md)."""
+
+    enabled: bool = True
+    """Run commands in the sandbox where it can start (a notice says when it cannot)."""
+    network: bool = True
+    """``false``: commands have no network (only their own loopback)."""
+    deny_read: list[str] = Field(default_factory=list)
+    """More files or folders hidden from commands and refused by the file tools (``~`` allowed)."""
+    writable: list[str] = Field(default_factory=list)
+    """More folders commands may write besides the project and the temp folder (a cache …)."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -100,6 +113,9 @@ class Config(_Strict):
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
     mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
     """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    protected: list[str] = Field(default_factory=list)
+    """More paths (relative to the project, or absolute) that every write to asks about."""
     _sources: list[str] = PrivateAttr(default_factory=list)
 
     @field_validator("api_base")

@@ -21,6 +21,10 @@ class ToolInfo:
     input_schema: dict[str, Any]
     problem: str | None = None
     """Why the tool cannot be offered (its input schema is not a usable JSON Schema)."""
+    read_only: bool = False
+    """The server marks it ``readOnlyHint: true`` (the plan agent may run only these)."""
+    destructive: bool = False
+    """The server marks it ``destructiveHint: true`` (asked unless a rule names it exactly)."""
 
 
 async def list_tools(client: Any) -> list[ToolInfo]:
@@ -31,11 +35,23 @@ async def list_tools(client: Any) -> list[ToolInfo]:
         page = await client.list_tools(cursor=cursor)
         for t in page.tools:
             schema = dict(t.input_schema or {})
-            tools.append(ToolInfo(t.name, t.description or "", schema, schema_problem(schema)))
+            info = ToolInfo(t.name, t.description or "", schema, schema_problem(schema))
+            info.read_only, info.destructive = hints(getattr(t, "annotations", None))
+            tools.append(info)
         cursor = page.next_cursor
         if not cursor:
             break
     return tools
+
+
+def hints(annotations: Any) -> tuple[bool, bool]:
+    """(readOnlyHint, destructiveHint), each True only when the server says so explicitly."""
+
+    def flag(snake: str, camel: str) -> bool:
+        value = getattr(annotations, snake, None)
+        return (getattr(annotations, camel, None) if value is None else value) is True
+
+    return flag("read_only_hint", "readOnlyHint"), flag("destructive_hint", "destructiveHint")
 
 
 def schema_problem(schema: dict[str, Any]) -> str | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.tools import bash_check, process_guard
+from jupyter_agent.tools import bash_check, process_guard, sandbox
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.bash_parse import parse
 from jupyter_agent.tools.descriptions import describe
@@ -161,16 +160,19 @@ class BashTool(Tool[BashArgs]):
             elif pending is None:
                 pending = loop.call_later(wait, report, collector)
 
-        transport, proto = await loop.subprocess_shell(
+        # bash -c inside the OS sandbox where it can start (tools/sandbox.py), else bare
+        spawn = sandbox.command(
+            args.command, ctx.working_dir, ctx.project_root, ctx.services.sandbox, ctx.services.guard
+        )
+        transport, proto = await loop.subprocess_exec(
             lambda: _Collector(on_data),
-            args.command,
+            *spawn.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=str(ctx.working_dir),
             start_new_session=True,
-            executable=shutil.which("bash"),
-            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"},
+            env=spawn.env,
         )
         pid = transport.get_pid()
         process_guard.watch(pid)  # killed with the run, even by kill -9 of this process
@@ -201,12 +203,15 @@ class BashTool(Tool[BashArgs]):
                 pending.cancel()
             transport.close()
             process_guard.release_if_gone(pid)  # background jobs stay watched until they end
+            moved = spawn.created.sweep() if spawn.created else []  # protected files it made
         output = proto.text()
         code = transport.get_returncode()
         if notes:
             output += "\n\n<bash_metadata>\n" + "\n".join(notes) + "\n</bash_metadata>"
         elif code:
             output += f"\n\n(exit code {code})"
+        if moved:
+            output += "\n\n" + "\n".join(moved)
         return ToolResult(
             output=output or "(no output)",
             title=title,

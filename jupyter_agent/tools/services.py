@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from jupyter_agent.tools.protected import Guard
+from jupyter_agent.tools.sandbox import SandboxPolicy
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -58,6 +61,10 @@ class Services:
     """Runs a sub-agent in a child session (the ``task`` tool, ``@agent`` prompts)."""
     permission_rule: RuleCheck | None = None
     """What the permission rules say about a value (search tools hide what ``read`` denies)."""
+    guard: Guard = field(default_factory=Guard)
+    """Protected paths (writes always ask) and hidden credential stores (``tools/protected.py``)."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """How ``bash`` commands are confined (``tools/sandbox.py``)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""
