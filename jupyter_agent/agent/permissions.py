@@ -127,11 +127,18 @@ class PermissionManager:
         """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
         return build_ruleset(self.config, get_agent(agent).permission, agent)
 
-    def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
+    def action(
+        self, agent: str, permission: str, value: str, session_id: str | None = None, specific: bool = False
+    ) -> Action:
         """What the rules written for ``permission`` say about one value, without asking
         (answers of "always" count). The catch-all ``"*"`` is not used: with ``"*": "ask"``
-        a search the user allowed must not withhold every file it finds."""
-        found = evaluate(self.rules_for(agent), permission, [value], default="allow")
+        a search the user allowed must not withhold every file it finds. ``specific``: a
+        pattern that is only wildcards (``{"*": "deny"}``) does not count either."""
+        rules = self.rules_for(agent)
+        if specific and isinstance(rules.get(permission), dict):
+            named = {p: a for p, a in rules[permission].items() if _specificity(p)}  # type: ignore[union-attr]
+            rules = {**rules, permission: named}
+        found = evaluate(rules, permission, [value], default="allow")
         remembered = self._always.get(session_id or "", [])
         if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):
             return "allow"

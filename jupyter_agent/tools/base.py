@@ -109,11 +109,16 @@ class ToolContext:
                 PermissionQuestion(permission, patterns, title, metadata, default, unsure, always_ask, exact)
             )
 
-    def rule(self, permission: str, value: str) -> str:
+    def rule(self, permission: str, value: str, specific: bool = False) -> str:
         """What the rules say for one value, without asking: search tools drop files the
-        ``read`` rules hide (``allow``/``ask``/``deny``; "allow" when nothing is wired)."""
+        ``read`` rules hide (``allow``/``ask``/``deny``; "allow" when nothing is wired).
+        ``specific``: only a pattern naming something counts (``"rm *"``, not ``"*"``)."""
         check = self.services.permission_rule
-        return str(check(self.agent, permission, value, self.session_id)) if check is not None else "allow"
+        if check is None:
+            return "allow"
+        if specific:
+            return str(check(self.agent, permission, value, self.session_id, specific=True))
+        return str(check(self.agent, permission, value, self.session_id))
 
     def progress(self, title: str | None = None, **metadata: Any) -> None:
         if self.on_metadata is not None:

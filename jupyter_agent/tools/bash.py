@@ -113,6 +113,14 @@ async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
     parsed = parse(command)
     unsure = parsed.problems[0] if parsed.problems else None
     patterns = bash_check.patterns(parsed) or [command]
+    if parsed.problems:  # unparsed: a program a rule denies, named anywhere in it, denies the line
+        patterns += [
+            t for t in bash_check.token_tails(command) if ctx.rule("bash", t, specific=True) == "deny"
+        ][:1]
+    for pattern, why in bash_check.suspects(parsed):  # wrapped in a way the parser cannot follow: ask
+        if ctx.rule("bash", pattern, specific=True) == "deny":
+            unsure = unsure or f"{why}, which a rule denies"
+            break
     await ctx.permit("bash", patterns, title, unsure=unsure, command=command)
     outside = bash_check.external_paths(parsed, ctx.working_dir, ctx.project_root)
     if outside:

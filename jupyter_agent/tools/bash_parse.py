@@ -28,12 +28,48 @@ def _names(text: str) -> frozenset[str]:
 
 WRAPPERS = _names(
     "env command builtin exec nohup time nice ionice timeout stdbuf sudo doas xargs setsid "
-    "chrt taskset unbuffer strace ltrace flock caffeinate busybox parallel then do else coproc"
+    "chrt taskset unbuffer strace ltrace flock caffeinate busybox parallel then do else coproc "
+    "unshare chroot nsenter runuser setpriv firejail systemd-run dbus-run-session xvfb-run "
+    "sshpass proxychains proxychains4 torsocks fakeroot fakechroot pkexec chpst cgexec numactl "
+    "prlimit catchsegv valgrind ssh-agent chronic ifne entr rlwrap nocache eatmydata watch sg"
 )
-"""Commands that run the command given in their arguments."""
+"""Commands that run the command given in their arguments (docs/security.md lists them)."""
 SHELLS = _names("sh bash zsh dash ksh mksh ash fish su rbash")
-STRING_RUNNERS = frozenset({"eval", "watch"})
+STRING_RUNNERS = frozenset({"eval"})
 """Commands that join their arguments and run them as shell text."""
+TEXT_WRAPPERS = _names("watch parallel sg")
+"""Wrappers whose arguments are also shell text (``watch 'rm …'``, ``parallel 'rm {}' ::: x``)."""
+DASH_C = _names("script runuser flock")
+"""Wrappers whose ``-c``/``--command`` value is shell text."""
+RUN_SUBCOMMANDS = {
+    "uv": "run", "poetry": "run", "pipenv": "run", "conda": "run", "mamba": "run", "pixi": "run",
+    "hatch": "run", "pdm": "run", "rye": "run", "npm": "exec", "pnpm": "exec", "yarn": "exec",
+}  # fmt: skip
+"""Tools whose subcommand runs a command: ``uv run rm …``."""
+COMMAND_OPTIONS = {
+    "tar": ("--checkpoint-action", "--to-command", "--use-compress-program", "-I", "--info-script",
+            "--new-volume-script", "-F", "--rsh-command", "--rmt-command"),
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    "zip": ("-TT", "--unzip-command"),
+    "rg": ("--pre",),
+    "sort": ("--compress-program",),
+    "scp": ("-S",),
+    "sftp": ("-S",),
+    "less": ("--lesskey-src",),
+}  # fmt: skip
+"""Options whose value a program runs as a command (``tar --checkpoint-action=exec=…``)."""
+COMMAND_VARS = _names(
+    "GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER MANPAGER SYSTEMD_PAGER GIT_EDITOR EDITOR VISUAL "
+    "GIT_SEQUENCE_EDITOR GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS GIT_PROXY_COMMAND "
+    "PROMPT_COMMAND PS0 PS1 PS2 PS4 LESSOPEN LESSCLOSE RSYNC_RSH BROWSER"
+)
+"""Variables whose value a program runs as a command: parsed like ``bash -c``."""
+CODE_VARS = _names(
+    "LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV SHELLOPTS BASHOPTS GIT_DIR GIT_EXEC_PATH "
+    "GIT_TEMPLATE_DIR GIT_ALLOW_PROTOCOL GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM "
+    "GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT TAR_OPTIONS PYTHONSTARTUP PERL5OPT RUBYOPT NODE_OPTIONS"
+)
+"""Variables that make a program load code the rules cannot see: asked."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +190,8 @@ def _walk(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
         out.arithmetic = out.arithmetic or _has_variables(node)
     elif kind == "subscript":
         out.arithmetic = out.arithmetic or _evaluated_index(node)
+    elif kind == "variable_assignment":
+        _assignment(node, out, depth, scope)
     elif kind == "expansion" and bytes(node.text).endswith(b"@P}"):
         out.problems.append(f"the prompt expansion {_text(node)!r} runs what the variable holds")
     if kind in LITERALS:
@@ -195,6 +233,27 @@ def _redirect(node: Any, out: ParsedCommand, scope: Scope) -> None:
         redirect = Redirect(op, _word(target), scope)
         out.redirects.append(redirect)
         out.events.append(redirect)
+
+
+def _assignment(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
+    """``GIT_PAGER='rm …'``, in front of a command, alone or after ``export``."""
+    name = node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    _variable(
+        _text(name) if name is not None else "",
+        _word(value) if value is not None else Word("", ""),
+        out,
+        depth,
+        scope,
+    )
+
+
+def _variable(name: str, value: Word | None, out: ParsedCommand, depth: int, scope: Scope) -> None:
+    """A variable set (``value``) or named (``export X``, ``read X``: None) in the line."""
+    if name in COMMAND_VARS and value is not None:
+        _run_string(value, out, depth, scope)
+    elif name in COMMAND_VARS or name in CODE_VARS or name.startswith("GIT_CONFIG_"):
+        out.problems.append(f"{name} makes programs run code the rules cannot see")
 
 
 def _command(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
@@ -239,13 +298,47 @@ def _add(cmd: SimpleCommand, out: ParsedCommand, depth: int) -> None:
         return
     base = cmd.base
     args = cmd.words[1:]
+    for word in args:  # env GIT_PAGER=…, export PAGER, read EDITOR, printf -v PS4 …
+        if word.value is not None and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(=.*)?", word.value, re.S):
+            name, eq, value = word.value.partition("=")
+            _variable(name, Word(value, word.raw) if eq else None, out, depth, inner)
+    if base in RUN_SUBCOMMANDS:
+        values = [w.value for w in args]
+        if RUN_SUBCOMMANDS[base] in values:
+            args = args[values.index(RUN_SUBCOMMANDS[base]) + 1 :]
+            base = "env"  # what follows is a command, as after env
+        elif base == "npm" and values[:1] == ["x"]:
+            args, base = args[1:], "env"
+    if base in ("npx", "pnpx", "bunx"):
+        base = "env"
+    for word in _option_values(args, COMMAND_OPTIONS.get(base, ())):
+        text = word.value
+        if base == "tar" and text is not None and text.startswith("exec="):
+            text = text.removeprefix("exec=")  # --checkpoint-action=exec=COMMAND
+        _run_string(Word(text, word.raw), out, depth, inner)
     if base in WRAPPERS:
         for i, word in enumerate(args):
             if word.value is not None and not word.value.startswith("-") and "=" not in word.value:
                 _add(SimpleCommand(args[i:], scope=cmd.scope), out, depth + 1)
+                if base in TEXT_WRAPPERS:
+                    _run_string(_joined(args[i:]), out, depth, inner)
         split = _option_value(args, ("-S", "--split-string")) if base == "env" else None
         if split is not None:
             _run_string(split, out, depth, inner)
+        script = _option_value(args, ("-c", "--command"), short_group="c") if base in DASH_C else None
+        if script is not None:
+            _run_string(script, out, depth, inner)
+    elif base == "script":
+        script = _option_value(args, ("-c", "--command"), short_group="c")
+        if script is not None:
+            _run_string(script, out, depth, inner)
+    elif base in ("ssh", "autossh", "scp", "sftp"):
+        _ssh(base, args, out, depth, inner)
+    elif base in ("fd", "fdfind"):
+        for i, word in enumerate(args):
+            if word.value in ("-x", "--exec", "-X", "--exec-batch") and args[i + 1 :]:
+                _add(SimpleCommand(args[i + 1 :], scope=cmd.scope), out, depth + 1)
+                break
     elif base in SHELLS:
         script = _option_value(args, ("-c", "--command"), short_group="c")
         if script is not None:
@@ -279,6 +372,64 @@ def _add(cmd: SimpleCommand, out: ParsedCommand, depth: int) -> None:
         _find_exec(args, out, depth, inner)
     elif base == "git":
         _git(args, out, depth, inner)
+
+
+def _joined(words: list[Word]) -> Word:
+    """Words a program joins with spaces and runs as shell text (None if any is computed)."""
+    joined = None if any(w.value is None for w in words) else " ".join(w.text for w in words)
+    return Word(joined, " ".join(w.raw for w in words))
+
+
+def _option_values(args: list[Word], names: tuple[str, ...]) -> list[Word]:
+    """Every value of the options ``names``: ``-e CMD``, ``--rsh=CMD``, ``-ICMD``."""
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        v = word.value
+        if v is None:
+            continue
+        for name in names:
+            if v == name and i + 1 < len(args):
+                found.append(args[i + 1])
+            elif name.startswith("--") and v.startswith(name + "="):
+                found.append(Word(v[len(name) + 1 :], word.raw))
+            elif not name.startswith("--") and len(name) == 2 and v.startswith(name) and len(v) > 2:
+                found.append(Word(v[2:], word.raw))
+    return found
+
+
+SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+SSH_COMMAND_KEYS = frozenset({"proxycommand", "localcommand", "remotecommand", "knownhostscommand"})
+
+
+def _ssh(base: str, args: list[Word], out: ParsedCommand, depth: int, scope: Scope) -> None:
+    """``ssh host cmd`` runs ``cmd`` through a shell (over there, which may be here);
+    ``-o ProxyCommand=…`` and friends run here."""
+    for word in _option_values(args, ("-o",)):
+        if word.value is None:
+            out.problems.append(f"{base} -o {word.raw} is only known when it runs")
+            continue
+        key, _, value = re.sub(r"\s*=\s*|\s+", "=", word.value, count=1).partition("=")
+        if key.lower() in SSH_COMMAND_KEYS:
+            _run_string(Word(value, word.raw), out, depth, scope)
+    if base not in ("ssh", "autossh"):
+        return
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None or not v.startswith("-") or v == "-":
+            break
+        if v == "--":
+            i += 1
+            break
+        letters = v[1:]
+        for j, ch in enumerate(letters):
+            if ch in SSH_VALUE_OPTIONS:
+                i += 1 if j == len(letters) - 1 else 0  # its value is the next word
+                break
+        i += 1
+    remote = args[i + 1 :]
+    if remote:
+        _run_string(_joined(remote), out, depth, scope)
 
 
 def _script_file(base: str, args: list[Word], out: ParsedCommand) -> None:
@@ -320,33 +471,82 @@ def _find_exec(args: list[Word], out: ParsedCommand, depth: int, scope: Scope) -
         i += 1
 
 
-GIT_COMMAND_KEYS = re.compile(r"(alias\..*|.*(pager|editor|command|external|program|helper|fsmonitor))", re.I)
+GIT_COMMAND_KEYS = re.compile(
+    r"(alias\..*|.*(pager|editor|command|external|program|helper|fsmonitor|textconv|clean|smudge|process))",
+    re.I,
+)
 """``git -c key=value`` settings whose value git runs as a shell command."""
+GIT_SAFE_KEYS = re.compile(
+    r"(user|color|advice|i18n|log|format|pretty|column|status|blame|grep|branch|tag|gc|fetch|"
+    r"maintenance|merge|rebase|pull|push|init|safe|http|protocol\.version|commit\.gpgsign|"
+    r"core\.(quotepath|autocrlf|safecrlf|abbrev|ignorecase|filemode|eol|whitespace|longpaths|"
+    r"symlinks|precomposeunicode|compression|bigfilethreshold|packedgitlimit|pager)|"
+    r"diff\.(renames|algorithm|context|noprefix|mnemonicprefix|relative|statgraphwidth|"
+    r"colormoved\w*|indentheuristic|suppressblankempty|interhunkcontext))(\..*)?",
+    re.I,
+)
+"""Settings that change no command git runs (``-c color.ui=always``); any other asks."""
+GIT_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+GIT_COMMAND_OPTIONS = {
+    "clone": ("-u", "--upload-pack", "--config"),
+    "fetch": ("--upload-pack",),
+    "pull": ("--upload-pack",),
+    "ls-remote": ("--upload-pack",),
+    "archive": ("--exec",),
+    "push": ("--receive-pack", "--exec"),
+    "send-pack": ("--receive-pack", "--exec"),
+    "difftool": ("-x", "--extcmd"),
+    "rebase": ("-x", "--exec"),
+    "filter-branch": ("--setup", "--env-filter", "--tree-filter", "--index-filter", "--parent-filter",
+                      "--msg-filter", "--commit-filter", "--tag-name-filter"),
+}  # fmt: skip
+"""Options of git subcommands whose value is a command git runs."""
 
 
 def _git(args: list[Word], out: ParsedCommand, depth: int, scope: Scope) -> None:
-    """Commands git itself runs: ``-c alias.x='!cmd'``, ``core.pager``, ``rebase --exec`` …"""
+    """Commands git itself runs: ``-c alias.x='!cmd'``, ``core.pager``, ``rebase --exec`` …;
+    a setting that may change what it runs (``core.hooksPath``) asks."""
     values = [w.value for w in args]
-    for i, word in enumerate(args[:-1]):
-        nxt = args[i + 1]
-        if word.value == "-c" and nxt.value is not None and "=" in nxt.value:
-            key, value = nxt.value.split("=", 1)
-            if value.startswith("!") or GIT_COMMAND_KEYS.fullmatch(key):
-                _run_string(Word(value.lstrip("!"), nxt.raw), out, depth, scope)
-        elif word.value == "-c" and nxt.value is None:
-            out.problems.append(f"git -c {nxt.raw} is only known when it runs")
-        elif word.value in ("--exec", "-x"):
-            _run_string(nxt, out, depth, scope)
-    for word in args:
-        if word.value is not None and word.value.startswith("--exec="):
-            _run_string(Word(word.value.split("=", 1)[1], word.raw), out, depth, scope)
+    i = 0
+    while i < len(args):  # global options, up to the subcommand
+        v = values[i]
+        if v is None or not v.startswith("-"):
+            break
+        name, eq, inline = v.partition("=")
+        value = Word(inline, args[i].raw) if eq else (args[i + 1] if i + 1 < len(args) else None)
+        if name == "-c" and value is not None:
+            _git_setting(value, out, depth, scope)
+        elif name in ("--exec-path", "--config-env") or (name == "-c" and value is None):
+            out.problems.append(f"git {args[i].raw} can change the programs git runs")
+        i += 1 if eq or name not in GIT_GLOBAL_VALUES else 2
+    sub = values[i] if i < len(args) else None
+    rest = args[i + 1 :]
+    if any(v is not None and v.startswith("ext::") for v in values):
+        out.problems.append("git's ext:: transport runs a command")
+    for word in _option_values(rest, GIT_COMMAND_OPTIONS.get(sub or "", ())):
+        if sub == "clone" and word.value is not None and "=" in word.value and not word.raw.startswith("-u"):
+            _git_setting(word, out, depth, scope)  # clone --config key=value
+        else:
+            _run_string(word, out, depth, scope)
+    rest_values = [w.value for w in rest]
     for first, second in (("bisect", "run"), ("submodule", "foreach")):
-        if first in values and second in values and values.index(second) > values.index(first):
-            rest = args[values.index(second) + 1 :]
-            rest = [w for w in rest if w.value is None or not w.value.startswith("--")]
-            if rest:
-                joined = None if any(w.value is None for w in rest) else " ".join(w.text for w in rest)
-                _run_string(Word(joined, " ".join(w.raw for w in rest)), out, depth, scope)
+        if sub == first and second in rest_values:
+            after = rest[rest_values.index(second) + 1 :]
+            after = [w for w in after if w.value is None or not w.value.startswith("--")]
+            if after:
+                _run_string(_joined(after), out, depth, scope)
+
+
+def _git_setting(setting: Word, out: ParsedCommand, depth: int, scope: Scope) -> None:
+    """``-c key=value``: a command in the value is checked; an unknown key asks."""
+    if setting.value is None:
+        out.problems.append(f"git -c {setting.raw} is only known when it runs")
+        return
+    key, _, value = setting.value.partition("=")
+    if value.startswith("!") or GIT_COMMAND_KEYS.fullmatch(key):
+        _run_string(Word(value.lstrip("!"), setting.raw), out, depth, scope)
+    elif not GIT_SAFE_KEYS.fullmatch(key):
+        out.problems.append(f"git -c {key} may change what git runs")
 
 
 # ------------------------------------------------------------ words

@@ -35,8 +35,9 @@ class NotebookBridge(Protocol):
 ChildRunner = Callable[[str, str, str], Awaitable[tuple[str, str]]]
 """``run_child(parent_session_id, agent, prompt)`` → (child session id, final answer)."""
 
-RuleCheck = Callable[[str, str, str, str | None], str]
-"""``rule(agent, permission, value, session_id)`` → "allow" | "ask" | "deny", without asking."""
+RuleCheck = Callable[..., str]
+"""``rule(agent, permission, value, session_id, specific=False)`` → "allow" | "ask" | "deny",
+without asking (``specific``: only patterns naming something count, not ``"*"``)."""
 
 Todos = dict[str, list[dict[str, Any]]]
 
