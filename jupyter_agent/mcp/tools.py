@@ -102,7 +102,8 @@ async def guard_paths(ctx: ToolContext, arguments: dict[str, Any], writes: bool)
         hidden = ctx.services.guard.hides(path)
         if hidden is not None:
             raise PermissionDenied(
-                f"{path} is hidden from the agent: {hidden} holds credentials (sandbox.deny_read)."
+                f"Access to {path} is denied: {hidden} holds credentials and is hidden from the agent "
+                "(sandbox.deny_read)."
             )
         why = ctx.services.guard.protects(path, ctx.project_root, ctx.working_dir) if writes else None
         if why is not None:

@@ -142,7 +142,8 @@ class ToolContext:
         hidden = self.services.guard.hides(path)
         if hidden is not None:
             raise PermissionDenied(
-                f"{path} is hidden from the agent: {hidden} holds credentials (sandbox.deny_read). "
+                f"Access to {path} is denied: {hidden} holds credentials and is hidden from the agent "
+                "(sandbox.deny_read). "
                 "Ask the user for what you need from it."
             )
         if self.is_external(path):

@@ -83,6 +83,13 @@ def _resolve(text: str, cwd: Path) -> Path:
         return Path(os.path.normpath(path))
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a path we may not inspect (/proc/1/root/…)
+        return False
+
+
 def _outside(path: Path, root: Path) -> bool:
     return path != root and root not in path.parents
 
@@ -151,7 +158,7 @@ def external_paths(parsed: ParsedCommand, working_dir: Path, project_root: Path)
             if event.base in ("cd", "pushd") and arg != "-":
                 before = folders(event.scope)
                 after = [_resolve(arg, c) for c in before]
-                maybe = [] if all(a.is_dir() for a in after) else before
+                maybe = [] if all(_is_dir(a) for a in after) else before
                 cwds[event.scope] = list(dict.fromkeys([*after, *maybe]))
     return found
 
@@ -160,7 +167,7 @@ def external_patterns(paths: list[Path]) -> list[str]:
     """``external_directory`` patterns: the folder of each path, as the file tools ask."""
     out: list[str] = []
     for path in paths:
-        folder = path if path.is_dir() else path.parent
+        folder = path if _is_dir(path) else path.parent
         pattern = str(folder / "*")
         if pattern not in out:
             out.append(pattern)
