@@ -238,3 +238,23 @@ async def test_a_sandbox_that_cannot_start_is_reported_once(
     assert part.state.output.startswith("still runs"), part.state
     quiet = make_runtime(sandbox={"enabled": False})
     assert not [n for n in quiet.take_notices("ses_3", "m") if "sandbox" in n]
+
+
+async def test_code_that_runs_later_outside_is_read_only(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A project that holds the home folder: shell and IPython start-up files run outside the
+    sandbox the next time a shell or kernel starts, so commands may not change them."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".bashrc").write_text("# mine\n")
+    (tmp_path / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
+    command = (
+        "echo 'touch PWNED' >> \"$(printf %s \"$HOME\")/.bashrc\"; "
+        "echo 'import os' > \"$HOME/.ipython/profile_default/startup/00-x.py\"; "
+        "echo 'touch PWNED' > \"$HOME/.profile\"; echo done"
+    )
+    part = await run_bash(make_runtime(permission={"external_directory": "allow"}), scripted_model, command)
+    assert part.state.status == "completed" and "done" in part.state.output, part.state
+    assert (tmp_path / ".bashrc").read_text() == "# mine\n"
+    assert list((tmp_path / ".ipython" / "profile_default" / "startup").iterdir()) == []
+    assert not (tmp_path / ".profile").exists() and (tmp_path / ".profile.blocked").exists()
