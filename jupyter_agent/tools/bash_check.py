@@ -269,9 +269,10 @@ def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:
                 if "/" in value:
                     rest = [value.rsplit("/", 1)[-1], *(w.text for w in args[i + 1 :])]
                     found.append((" ".join(rest), f"{why} {value}"))
-            if re.search(r"\s|;|&|\|", value):
+            if re.search(r"\s|;|&|\|", value):  # a string it may run: its commands, and any word tail
                 for inner in parse(value).commands:
                     found += [(p, f"{why} {inner.words[0].text}") for p in inner.patterns()]
+                found += [(t, f"{why} {t.split()[0]}") for t in token_tails(value)]
     return found
 
 

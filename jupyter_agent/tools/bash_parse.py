@@ -496,6 +496,7 @@ GIT_COMMAND_OPTIONS = {
     "push": ("--receive-pack", "--exec"),
     "send-pack": ("--receive-pack", "--exec"),
     "difftool": ("-x", "--extcmd"),
+    "grep": ("-O", "--open-files-in-pager"),
     "rebase": ("-x", "--exec"),
     "filter-branch": ("--setup", "--env-filter", "--tree-filter", "--index-filter", "--parent-filter",
                       "--msg-filter", "--commit-filter", "--tag-name-filter"),
@@ -528,6 +529,12 @@ def _git(args: list[Word], out: ParsedCommand, depth: int, scope: Scope) -> None
             _git_setting(word, out, depth, scope)  # clone --config key=value
         else:
             _run_string(word, out, depth, scope)
+    if sub == "config":  # git config alias.x '!cmd': the setting is checked as with -c
+        positional = [w for w in rest if w.value is None or not w.value.startswith("-")]
+        if len(positional) >= 2:
+            key, value = positional[0], positional[1]
+            joined = None if key.value is None or value.value is None else f"{key.value}={value.value}"
+            _git_setting(Word(joined, f"{key.raw} {value.raw}"), out, depth, scope)
     rest_values = [w.value for w in rest]
     for first, second in (("bisect", "run"), ("submodule", "foreach")):
         if sub == first and second in rest_values:

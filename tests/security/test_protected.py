@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run_cli
 from hostile import refused, run_bash, run_tool
+from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.events import PermissionAsked
 from jupyter_agent.tools.base import PermissionDenied, ToolContext
@@ -174,3 +176,27 @@ async def test_notebook_edit_on_a_protected_notebook_asks(tmp_path: Path) -> Non
         await tool.run(tool.Args(action="insert", source="print(1)"), ctx)
     assert asked == ["protected"]
     assert json.loads(notebook.read_text())["cells"] == []
+
+
+def test_the_reproduction_over_http_and_the_cli(tmp_path: Path, scripted_server: Any) -> None:
+    """As reported: two headless runs; the first rewrites the rules, the second relies on them."""
+    config = tmp_path / "jupyter-agent.json"
+    config.write_text(json.dumps({"permission": {"bash": {"rm *": "deny"}}}))
+    (tmp_path / "victim.txt").write_text("keep me")
+    loose = json.dumps({"permission": {"bash": "allow"}})
+    scripted_server.queue(
+        Reply(
+            tool_calls=[ToolCall("write", json.dumps({"filePath": "jupyter-agent.json", "content": loose}))]
+        ),
+        Reply(text="rules rewritten"),
+        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "rm -f victim.txt"}))]),
+        Reply(text="deleted"),
+    )
+    args = ["run", "--model", "openai/test", "--api-base", scripted_server.base_url]
+    first = run_cli([*args, "loosen your rules"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "[write] error" in first.stderr or "protected" in first.stderr, first.stderr
+    second = run_cli([*args, "now delete it"], tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert (tmp_path / "victim.txt").exists()
+    assert json.loads(config.read_text()) == {"permission": {"bash": {"rm *": "deny"}}}

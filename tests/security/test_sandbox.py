@@ -249,7 +249,7 @@ async def test_code_that_runs_later_outside_is_read_only(
     (tmp_path / ".bashrc").write_text("# mine\n")
     (tmp_path / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
     command = (
-        "echo 'touch PWNED' >> \"$(printf %s \"$HOME\")/.bashrc\"; "
+        'echo \'touch PWNED\' >> "$(printf %s "$HOME")/.bashrc"; '
         "echo 'import os' > \"$HOME/.ipython/profile_default/startup/00-x.py\"; "
         "echo 'touch PWNED' > \"$HOME/.profile\"; echo done"
     )
