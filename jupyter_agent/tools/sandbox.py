@@ -69,28 +69,6 @@ def _namespaces(network: bool) -> list[str]:
     return [*flags, "--cap-drop", "ALL"]
 
 
-_probed: dict[tuple[str, bool], str | None] = {}
-_probe_lock = threading.Lock()
-
-
-def start_problem(policy: SandboxPolicy, env: Mapping[str, str] | None = None) -> str | None:
-    """Why commands run without the sandbox though it is enabled (None: it starts, or it is
-    switched off). Each binary is tried once per process, with the flags commands get."""
-    if not policy.enabled:
-        return None
-    if not sys.platform.startswith("linux"):
-        return LINUX_ONLY
-    env = os.environ if env is None else env
-    bwrap = bwrap_binary(env)
-    if bwrap is None:
-        return "bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt install bubblewrap)"
-    key = (bwrap, policy.network)
-    with _probe_lock:
-        if key not in _probed:
-            _probed[key] = _probe(bwrap, policy.network)
-        return _probed[key]
-
-
 BASE_MOUNTS = (
     "--ro-bind",
     "/",
@@ -106,10 +84,42 @@ BASE_MOUNTS = (
 )
 """Everything read-only, a private /dev (with a shared-memory folder anyone may use), /proc
 of the command's own process namespace."""
+OLD_BWRAP_MOUNTS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+"""The same for bubblewrap before 0.5 (no ``--perms``): /dev/shm is then root's only."""
+
+_probed: dict[tuple[str, bool], tuple[str | None, tuple[str, ...]]] = {}
+_probe_lock = threading.Lock()
 
 
-def _probe(bwrap: str, network: bool) -> str | None:
-    argv = [bwrap, *_namespaces(network), *BASE_MOUNTS]
+def start_problem(policy: SandboxPolicy, env: Mapping[str, str] | None = None) -> str | None:
+    """Why commands run without the sandbox though it is enabled (None: it starts, or it is
+    switched off). Each binary is tried once per process, with the flags commands get."""
+    if not policy.enabled:
+        return None
+    if not sys.platform.startswith("linux"):
+        return LINUX_ONLY
+    env = os.environ if env is None else env
+    bwrap = bwrap_binary(env)
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt install bubblewrap)"
+    return _tried(bwrap, policy.network)[0]
+
+
+def _tried(bwrap: str, network: bool) -> tuple[str | None, tuple[str, ...]]:
+    """(why it cannot start, the base mounts that work), tried once per binary and network."""
+    key = (bwrap, network)
+    with _probe_lock:
+        if key not in _probed:
+            problem = _probe(bwrap, network, BASE_MOUNTS)
+            base: tuple[str, ...] = BASE_MOUNTS
+            if problem is not None and _probe(bwrap, network, OLD_BWRAP_MOUNTS) is None:
+                problem, base = None, OLD_BWRAP_MOUNTS
+            _probed[key] = (problem, base)
+        return _probed[key]
+
+
+def _probe(bwrap: str, network: bool, base: tuple[str, ...]) -> str | None:
+    argv = [bwrap, *_namespaces(network), *base]
     try:
         done = subprocess.run(
             [*argv, "--", _shell(), "-c", ":"],
@@ -163,7 +173,8 @@ def command(
         return Spawn(inner, clean, sandboxed=False)
     clean.pop("SSH_AUTH_SOCK", None)  # the agent's socket is hidden too
     layout = Layout.plan(cwd, root, policy, guard, env)
-    argv = [bwrap, *_namespaces(policy.network), *layout.args(), "--chdir", str(cwd), "--", *inner]
+    base = _tried(bwrap, policy.network)[1]
+    argv = [bwrap, *_namespaces(policy.network), *layout.args(base), "--chdir", str(cwd), "--", *inner]
     return Spawn(argv, clean, sandboxed=True, created=Created(layout.absent))
 
 
@@ -268,8 +279,8 @@ class Layout:
                 hidden.append(real)
         return cls(writable, sorted(pinned, key=lambda p: len(p.parts)), read_only, hidden, absent)
 
-    def args(self) -> list[str]:
-        out = list(BASE_MOUNTS)
+    def args(self, base: tuple[str, ...] = BASE_MOUNTS) -> list[str]:
+        out = list(base)
         for device in GPU_DEVICES:
             out += ["--dev-bind-try", device, device]
         out += [a for d in sorted(Path("/dev").glob("nvidia[0-9]*")) for a in ("--dev-bind", str(d), str(d))]

@@ -258,3 +258,23 @@ async def test_code_that_runs_later_outside_is_read_only(
     assert (tmp_path / ".bashrc").read_text() == "# mine\n"
     assert list((tmp_path / ".ipython" / "profile_default" / "startup").iterdir()) == []
     assert not (tmp_path / ".profile").exists() and (tmp_path / ".profile.blocked").exists()
+
+
+async def test_an_older_bubblewrap_still_sandboxes(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, outside: Path, monkeypatch: Any
+) -> None:
+    """bubblewrap before 0.5 has no ``--perms`` (CentOS Stream 9 ships 0.4): the sandbox
+    starts without a shared /dev/shm rather than not at all."""
+    real = sandbox.bwrap_binary({})
+    old = outside / "bwrap-0.4"
+    old.write_text(
+        f'#!/bin/sh\nfor a; do [ "$a" = --perms ] && {{ echo "bwrap: Unknown option --perms" >&2; exit 1; }}; done\nexec {real} "$@"\n'
+    )
+    old.chmod(0o755)
+    monkeypatch.setenv("JUPYTER_AGENT_BWRAP", str(old))
+    victim = outside / "victim.txt"
+    victim.write_text("keep me")
+    runtime = make_runtime()
+    assert not [n for n in runtime.take_notices("ses_1", "m") if "sandbox" in n]
+    part = await run_bash(runtime, scripted_model, f"echo pwned > {computed(victim)}; echo ran")
+    assert "ran" in part.state.output and victim.read_text() == "keep me", part.state
