@@ -267,10 +267,8 @@ async def test_an_older_bubblewrap_still_sandboxes(
     starts without a shared /dev/shm rather than not at all."""
     real = sandbox.bwrap_binary({})
     old = outside / "bwrap-0.4"
-    old.write_text(
     refuse = 'for a; do [ "$a" = --perms ] && { echo "bwrap: Unknown option --perms" >&2; exit 1; }; done'
-    old.write_text(f"#!/bin/sh\n{refuse}\nexec {real} \"$@\"\n")
-    )
+    old.write_text(f'#!/bin/sh\n{refuse}\nexec {real} "$@"\n')
     old.chmod(0o755)
     monkeypatch.setenv("JUPYTER_AGENT_BWRAP", str(old))
     victim = outside / "victim.txt"
