@@ -300,9 +300,17 @@ def _pairs(flag: str, paths: Iterable[Path]) -> list[str]:
 
 
 def _resolved_parent(path: Path) -> Path | None:
-    """A missing path under its parent's real location (``.git/config`` of a linked ``.git``)."""
-    parent = _real(path.parent)
-    return parent / path.name if parent is not None else None
+    """A missing path under its nearest existing folder's real location (``.git/config``
+    of a linked ``.git``, or of a ``.git`` not made yet)."""
+    missing: list[str] = []
+    folder = path
+    while not os.path.lexists(folder):
+        if folder.parent == folder:
+            return None
+        missing.insert(0, folder.name)
+        folder = folder.parent
+    real = _real(folder)
+    return real.joinpath(*missing) if real is not None else None
 
 
 @dataclass

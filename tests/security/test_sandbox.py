@@ -277,3 +277,20 @@ async def test_an_older_bubblewrap_still_sandboxes(
     assert not [n for n in runtime.take_notices("ses_1", "m") if "sandbox" in n]
     part = await run_bash(runtime, scripted_model, f"echo pwned > {computed(victim)}; echo ran")
     assert "ran" in part.state.output and victim.read_text() == "keep me", part.state
+
+
+async def test_a_repository_the_command_makes_loses_its_config_and_hooks(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
+) -> None:
+    """``git init`` is work; a config with ``core.fsmonitor`` left behind would run the next
+    time you use git there, outside the sandbox."""
+    command = (
+        "git init -q . && git config core.fsmonitor 'touch PWNED' && "
+        "git -c user.email=a@b -c user.name=a commit -q --allow-empty -m first && echo made"
+    )
+    part = await run_bash(make_runtime(), scripted_model, command)
+    assert "made" in part.state.output and "moved to config.blocked" in part.state.output, part.state
+    assert not (tmp_path / ".git" / "config").exists() and (tmp_path / ".git" / "config.blocked").exists()
+    (tmp_path / "PWNED").unlink(missing_ok=True)  # made inside the sandbox, by git during the command
+    log = os.popen(f"cd {tmp_path} && git status --short >/dev/null; git log --oneline").read()
+    assert "first" in log and not (tmp_path / "PWNED").exists()
