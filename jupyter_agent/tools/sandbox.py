@@ -216,9 +216,11 @@ def control_sockets(env: Mapping[str, str]) -> list[Path]:
         tmp / f"tmux-{uid}",
     ]
     found += sorted(tmp.glob("ssh-*"))
-    for var in ("XDG_RUNTIME_DIR", "SSH_AUTH_SOCK", "TMUX_TMPDIR"):
+    for var in ("XDG_RUNTIME_DIR", "SSH_AUTH_SOCK"):
         if env.get(var):
             found.append(Path(env[var]))
+    if env.get("TMUX_TMPDIR"):
+        found.append(Path(env["TMUX_TMPDIR"]) / f"tmux-{uid}")
     return found
 
 
@@ -275,8 +277,9 @@ class Layout:
         hidden: list[Path] = []
         for path in [*guard.hidden, *control_sockets(env)]:
             real = _real(path)
-            if real is not None and real not in hidden and not _within(root_real, real):
-                hidden.append(real)
+            if real is None or real in hidden or any(_within(w, real) for w in [root_real, *writable]):
+                continue  # missing, or it would hide the project or the temp folder
+            hidden.append(real)
         return cls(writable, sorted(pinned, key=lambda p: len(p.parts)), read_only, hidden, absent)
 
     def args(self, base: tuple[str, ...] = BASE_MOUNTS) -> list[str]:
@@ -288,8 +291,8 @@ class Layout:
         out += _pairs("--bind", self.pinned)
         out += _pairs("--ro-bind", self.read_only)
         for path in self.hidden:
-            if path.is_dir():
-                out += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            if path.is_dir():  # an empty private folder: a kernel started inside may still write there
+                out += ["--tmpfs", str(path)]
             else:
                 out += ["--ro-bind", "/dev/null", str(path)]
         return out

@@ -155,13 +155,17 @@ async def test_credentials_are_hidden(
     runtime = make_runtime(sandbox={"deny_read": ["~/extra-secret.txt"]})
     command = (
         'cat "$(printf %s/.net "$HOME")rc" "$(printf %s "$HOME")"/.ssh/* "$(printf %s "$HOME")"/.aws/* '
-        f'"$(printf %s "$HOME")"/extra-secret.txt {computed(runtime_dir)}/*; echo done'
+        f'"$(printf %s "$HOME")"/extra-secret.txt {computed(runtime_dir)}/*; '
+        f"echo new > {computed(runtime_dir / 'kernel-2.json')} && echo private-copy; echo done"
     )
     part = await run_bash(runtime, scripted_model, command)
     assert part.state.status == "completed" and "done" in part.state.output, part.state
     sent = str(scripted_model.requests[-1])
     for secret in ("NETRC-SECRET", "PRIVATE-KEY-CONTENT", "AWS-SECRET", "EXTRA-SECRET", "KERNEL-HMAC-KEY"):
         assert secret not in part.state.output and secret not in sent
+    # a kernel started by a command may write its own connection file, in a private folder
+    assert "private-copy" in part.state.output
+    assert [p.name for p in runtime_dir.iterdir()] == ["kernel-1.json"]
 
 
 async def test_background_jobs_end_with_the_command(
