@@ -14,6 +14,8 @@ import pytest
 from cli_runner import run_cli
 from scripted_server import Reply, ToolCall
 
+from jupyter_agent.ui.comm_target import TARGET
+
 NOTICE = "bash runs without the OS sandbox"
 
 
@@ -46,3 +48,33 @@ def test_the_cell_says_so_once_per_session(start_kernel: Any, scripted_server: A
 
     first, again = shown("%agent --wait first"), shown("%agent --wait second")
     assert first.count(NOTICE) == 1 and NOTICE not in again
+
+
+@pytest.mark.kernel
+def test_the_panel_says_so_once_per_session(
+    start_kernel: Any, scripted_server: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("JUPYTER_AGENT_BWRAP", "/nonexistent/bwrap")
+    scripted_server.queue(Reply(text="one"), Reply(text="two"))
+    kernel = start_kernel(frontend=True)
+    comm = kernel.comm_open(TARGET, {"type": "hello", "notebook_path": "analysis.ipynb"})
+
+    def on_comm(kind: str) -> list[dict[str, Any]]:
+        return [
+            m["content"]["data"]
+            for m in kernel.iopub
+            if m["msg_type"] == "comm_msg"
+            and m["content"]["comm_id"] == comm
+            and m["content"]["data"].get("kind") == kind
+        ]
+
+    def answered(reply: str) -> bool:
+        parts = [m.get("part", {}).get("text", "") for m in on_comm("part")]
+        return reply in "".join(m.get("text", "") for m in on_comm("delta")) + "".join(parts)
+
+    kernel.wait_for(lambda _m: bool(on_comm("hello")), 60)
+    for text, reply in (("first", "one"), ("second", "two")):
+        kernel.comm_data(comm, {"type": "prompt", "text": text})
+        kernel.wait_for(lambda _m, reply=reply: answered(reply), 90)
+    told = [n for n in on_comm("notice") if NOTICE in n.get("text", "")]
+    assert len(told) == 1, on_comm("notice")
