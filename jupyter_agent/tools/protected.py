@@ -150,6 +150,8 @@ class Guard:
             if folder == root or root not in folder.parents:
                 break
             folder = folder.parent
+        for above in folder.parents:  # the config is looked for up to / (config.find_project_file)
+            yield above / CONFIG_NAME, "a jupyter-agent configuration file"
         yield root / ".git", "it tells git where the repository is"
         for gitdir in git_dirs(root) or [root / ".git"]:
             for name in sorted(GIT_RUNS):

@@ -19,6 +19,9 @@ from typing import Any
 import pytest
 from hostile import computed, run_bash
 
+from jupyter_agent.agent.compose import build_runtime
+from jupyter_agent.config import load_config
+from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools import sandbox
 
 pytestmark = pytest.mark.skipif(
@@ -298,3 +301,36 @@ async def test_a_repository_the_command_makes_loses_its_config_and_hooks(
     (tmp_path / "PWNED").unlink(missing_ok=True)  # made inside the sandbox, by git during the command
     log = os.popen(f"cd {tmp_path} && git status --short >/dev/null; git log --oneline").read()
     assert "first" in log and not (tmp_path / "PWNED").exists()
+
+
+async def test_a_config_above_the_project_is_moved_aside(
+    scripted_model: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The agent reads the nearest ``jupyter-agent.json`` up to ``/``: above a project in the
+    temp folder (writable for commands) a config the command made would set the next
+    prompt's rules."""
+    monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
+    outer = tmp_path / "outer"
+    project = outer / "project"
+    project.mkdir(parents=True)
+    (tmp_path / "no-global").mkdir()
+    (tmp_path / "no-global" / "config.json").write_text('{"permission": {"bash": {"rm *": "deny"}}}')
+
+    def runtime() -> Any:
+        config = load_config(
+            project, {"model": scripted_model.model, "api_base": scripted_model.base_url},
+            global_dir=tmp_path / "no-global",
+        )  # fmt: skip
+        store = SqliteStore.for_directory(project)
+        return build_runtime(
+            config=config, store=store, project_root=project, working_dir=project, client=scripted_model
+        )
+
+    loose = '{"permission": {"bash": "allow"}}'
+    above = f"echo '{loose}' > \"$(printf %s ..)/jupyter-agent.json\""
+    part = await run_bash(runtime(), scripted_model, above)
+    assert "moved to jupyter-agent.json.blocked" in part.state.output, part.state
+    assert not (outer / "jupyter-agent.json").exists()
+    (project / "victim.txt").write_text("keep me")
+    again = await run_bash(runtime(), scripted_model, "rm -f victim.txt")
+    assert again.state.status == "error" and (project / "victim.txt").exists(), again.state
