@@ -23,8 +23,9 @@ from pathlib import Path
 
 CONFIG_NAME = "jupyter-agent.json"
 STORE_NAME = ".jupyter-agent"
-GIT_RUNS = frozenset({"config", "config.worktree", "hooks", "info"})
-"""What inside a git directory decides which commands git runs (fsmonitor, hooks, attributes)."""
+GIT_RUNS = frozenset({"config", "config.worktree", "hooks", "info", "commondir"})
+"""What inside a git directory decides which commands git runs (fsmonitor, hooks, attributes;
+``commondir`` names the folder whose ``config`` git reads instead)."""
 SYSTEM_CONFIG_DIR = Path("/etc/jupyter-agent")
 
 

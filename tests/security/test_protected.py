@@ -86,6 +86,7 @@ async def test_a_read_only_git_policy_does_not_run_code(
         ".git/config",
         ".git/hooks/pre-commit",
         ".git/info/attributes",
+        ".git/commondir",
         "vendor/lib/.git/hooks/post-checkout",
         "listed.txt",
         "docs/listed-folder/x.md",

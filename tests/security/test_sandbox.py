@@ -108,7 +108,8 @@ async def test_protected_paths_are_read_only_inside(
         "git config core.fsmonitor 'touch PWNED'; "
         "printf '[core]\\nfsmonitor = touch PWNED\\n' >> .git/config; "
         "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/post-checkout; "
-        "echo x > .git/info/attributes; mv .git .git-moved; rm -rf .jupyter-agent; "
+        "echo x > .git/info/attributes; echo /tmp/evil > .git/commondir; "
+        "mv .git .git-moved; rm -rf .jupyter-agent; "
         "mkdir -p sub && echo '{}' > sub/jupyter-agent.json; git status --short > /dev/null; ls"
     )
     part = await run_bash(runtime, scripted_model, command)
@@ -117,6 +118,7 @@ async def test_protected_paths_are_read_only_inside(
     assert (tmp_path / ".git" / "config").read_text() == git_config
     assert not (tmp_path / ".git" / "hooks" / "post-checkout").exists()
     assert not (tmp_path / ".git" / "info" / "attributes").exists()
+    assert not (tmp_path / ".git" / "commondir").exists()  # git would read config from there
     assert (tmp_path / ".jupyter-agent").is_dir() and not (tmp_path / ".git-moved").exists()
     assert not (tmp_path / "PWNED").exists()
     # sub/jupyter-agent.json is not on the notebook's path: only a config the agent reads counts
