@@ -245,6 +245,10 @@ def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for cmd in parsed.commands:
         base = cmd.base
+        if base and base not in (READERS | FILE_COMMANDS) - INTERPRETERS:
+            for text in cmd.stdin:  # ``make -f - <<< …``, ``tclsh <<'EOF'``: input it may run
+                why = f"{base} may run its input, and it names"
+                found += [(t, f"{why} {t.split()[0]}") for t in token_tails(text)]
         if not base or (base in UNWRAPPED and base not in INTERPRETERS):
             continue
         args = cmd.words[1:]

@@ -80,6 +80,7 @@ def _parse_into(source: str, out: ParsedCommand, depth: int, scope: Scope) -> No
 
 def _walk(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
     kind = node.type
+    first = len(out.commands)
     if kind in NEW_SCOPE:
         scope = (*scope, node.start_byte)
     if kind == "command":
@@ -104,6 +105,13 @@ def _walk(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
             out.problems.append(f"bash may run the array subscript in {_text(node)[:80]!r}")
     for child in node.children:
         _walk(child, out, depth, (*scope, child.start_byte) if kind == "pipeline" else scope)
+    if kind == "redirected_statement" and len(out.commands) > first:
+        body = node.child_by_field_name("body")
+        if body is not None and body.type == "command":  # ``tclsh <<'EOF' … EOF``: its input
+            for redirect in node.named_children:
+                if redirect.type == "heredoc_redirect":
+                    texts = [_text(c) for c in redirect.named_children if c.type == "heredoc_body"]
+                    out.commands[first].stdin.extend(texts)
 
 
 LITERALS = frozenset({"word", "raw_string", "string", "ansi_c_string", "concatenation"})
@@ -152,16 +160,19 @@ def _assignment(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None
 def _command(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:
     words: list[Word] = []
     assignments: list[str] = []
+    stdin: list[str] = []
     for child in node.named_children:
         if child.type == "variable_assignment":
             assignments.append(_text(child))
         elif child.type == "command_name":
             words.append(_word(child.named_children[0] if child.named_children else child))
-        elif child.type not in ("file_redirect", "herestring_redirect", "heredoc_redirect", "comment"):
+        elif child.type == "herestring_redirect":
+            stdin += [_word(c).text for c in child.named_children]
+        elif child.type not in ("file_redirect", "heredoc_redirect", "comment"):
             words.append(_word(child))
     if not words:
         return
-    _add(SimpleCommand(words, assignments, scope), out, depth)
+    _add(SimpleCommand(words, assignments, scope, stdin), out, depth)
 
 
 def _declaration(node: Any, out: ParsedCommand, depth: int, scope: Scope) -> None:

@@ -28,6 +28,8 @@ class SimpleCommand:
     """The command name and its arguments (variable assignments in front are apart)."""
     assignments: list[str] = field(default_factory=list)
     scope: Scope = ()
+    stdin: list[str] = field(default_factory=list)
+    """Text given on its input by ``<<<`` or a here-document (``make -f - <<< …`` runs it)."""
 
     @property
     def name(self) -> str | None:

@@ -101,6 +101,10 @@ ASKED = {
     "BASH_ENV": "BASH_ENV=./evil.sh bash -c true",
     "GIT_CONFIG_COUNT": "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git log",
     "read a command variable": "read -r GIT_PAGER <<< 'x'; export GIT_PAGER; git -p log",
+    # its input is the program: a here-string or here-document
+    "make -f stdin": "make -f /dev/stdin <<< $'all:\\n\\trm -f victim.txt'",
+    "tclsh heredoc": "tclsh <<'EOF'\nexec rm -f victim.txt\nEOF",
+    "ssh stdin": "ssh localhost <<< 'rm -f victim.txt'",
 }
 
 
@@ -144,6 +148,7 @@ async def test_unknown_runner_of_a_denied_program_asks(
         "python3 -c 'print(1)'",
         "git -c color.ui=always status",
         "tar -cf /dev/null notes.txt",
+        "cat > more-notes.txt <<'EOF'\nrm the old notes\nEOF",
     ],
 )
 async def test_plain_commands_still_run(
