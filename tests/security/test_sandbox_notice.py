@@ -30,9 +30,7 @@ def test_the_cli_says_so_once(tmp_path: Path, scripted_server: Any) -> None:
     assert result.stderr.count(NOTICE) == 1, result.stderr
     assert "no-bwrap" in result.stderr and "docs/security.md" in result.stderr
     assert "[bash] completed" in result.stderr  # the command still ran, unconfined
-    scripted_server.queue(Reply(text="fine"))
-    fine = run_cli([*args[:-1], "again"], tmp_path)
-    assert fine.returncode == 0 and NOTICE not in fine.stderr, fine.stderr
+    # no notice where the sandbox starts: test_sandbox.py::test_an_older_bubblewrap_still_sandboxes
 
 
 @pytest.mark.kernel
