@@ -193,10 +193,22 @@ def _within(path: Path, folder: Path) -> bool:
 
 def runs_later(env: Mapping[str, str]) -> list[Path]:
     """Code that starts outside the sandbox later: the kernel's Python environment (a
-    ``.pth`` file there runs at the next start), shell and IPython start-up files."""
+    ``.pth`` file there runs at the next start), shell and IPython start-up files, git's
+    global config (``core.fsmonitor``), programs on your PATH in ``~/.local/bin``, kernel
+    specs, and what your desktop session starts."""
     home = Path(env.get("HOME") or Path.home())
+    config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
     found = [Path(sys.prefix), Path(site.getusersitepackages()), home / ".ipython", home / ".jupyter"]
     found += [home / n for n in (".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv")]
+    found += [home / n for n in (".bash_logout", ".zprofile", ".zlogin", ".xprofile", ".xsessionrc")]
+    found += [
+        home / ".gitconfig",
+        config / "git",
+        home / ".local" / "bin",
+        home / ".local" / "share" / "jupyter",
+    ]
+    found += [config / n for n in ("autostart", "systemd", "environment.d", "fish", "pip")]
+    found += [home / ".pip", home / ".condarc", home / ".vimrc", config / "nvim"]
     return found
 
 

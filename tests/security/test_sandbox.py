@@ -260,13 +260,16 @@ async def test_code_that_runs_later_outside_is_read_only(
     command = (
         'echo \'touch PWNED\' >> "$(printf %s "$HOME")/.bashrc"; '
         "echo 'import os' > \"$HOME/.ipython/profile_default/startup/00-x.py\"; "
-        "echo 'touch PWNED' > \"$HOME/.profile\"; echo done"
+        "echo 'touch PWNED' > \"$HOME/.profile\"; "
+        "git config --global core.fsmonitor 'touch PWNED'; "
+        "mkdir -p ~/.local/bin && printf '#!/bin/sh\\ntouch PWNED\\n' > ~/.local/bin/git; echo done"
     )
     part = await run_bash(make_runtime(permission={"external_directory": "allow"}), scripted_model, command)
     assert part.state.status == "completed" and "done" in part.state.output, part.state
     assert (tmp_path / ".bashrc").read_text() == "# mine\n"
     assert list((tmp_path / ".ipython" / "profile_default" / "startup").iterdir()) == []
     assert not (tmp_path / ".profile").exists() and (tmp_path / ".profile.blocked").exists()
+    assert not (tmp_path / ".gitconfig").exists() and not (tmp_path / ".local" / "bin").exists()
 
 
 async def test_an_older_bubblewrap_still_sandboxes(
