@@ -234,7 +234,8 @@ UNWRAPPED |= _names(
 )
 """Programs whose arguments are parsed already (wrappers, shells …) or are plain data."""
 MAX_TOKENS = 200
-TOKEN = re.compile(r"[A-Za-z0-9_./+:@%^-]+")
+TOKEN = re.compile(r"[A-Za-z0-9_./+@%^-]+")
+"""Words as a program might split them: ``EXEC:rm -f x`` (socat) names ``rm``."""
 
 
 def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:

@@ -88,6 +88,7 @@ ASKED = {
     "unknown wrapper, string": f"./mywrap '{RM}'",
     "unknown wrapper, option": f"./mywrap --run='{RM}'",
     "unknown runner of text": "./mywrap -ex 'shell rm -f victim.txt'",
+    "socat EXEC:": "socat - EXEC:'rm -f victim.txt'",
     "vim -c": "vim -es -c '!rm -f victim.txt' -c q",
     "git config unknown key": "git config include.path evil.cfg",
     "python code": "python3 -c \"import subprocess; subprocess.run(['rm', '-f', 'victim.txt'])\"",
