@@ -83,12 +83,18 @@ PATH_KEYS = ("path", "file", "dir", "dest", "src", "source", "target", "uri", "l
 """Argument names that hold a path (``path``, ``filePath``, ``destination``, ``paths`` …)."""
 
 
-def _paths(arguments: dict[str, Any]) -> list[str]:
+def _paths(arguments: dict[str, Any], depth: int = 0) -> list[str]:
+    """Path-named arguments, also inside nested objects (``{"edits": [{"path": …}]}``)."""
     found: list[str] = []
     for key, value in arguments.items():
+        items = value if isinstance(value, list) else [value]
+        if depth < 8:
+            for item in items:
+                if isinstance(item, dict):
+                    found += _paths(item, depth + 1)
         if not any(k in key.lower() for k in PATH_KEYS):
             continue
-        for item in value if isinstance(value, list) else [value]:
+        for item in items:
             if isinstance(item, str) and item and "\n" not in item and len(item) < 4096:
                 found.append(item.removeprefix("file://"))
     return found
