@@ -74,6 +74,19 @@ class ToolOutputConfig(_Strict):
     """The saved full output of a tool stops here; bash and python stop what wrote more."""
 
 
+class SandboxConfig(_Strict):
+    """The OS sandbox ``bash`` runs in (Linux, bubblewrap; docs/security.md)."""
+
+    enabled: bool = True
+    """Run commands in the sandbox where it can start (a notice says when it cannot)."""
+    network: bool = True
+    """``false``: commands have no network (only their own loopback)."""
+    deny_read: list[str] = Field(default_factory=list)
+    """More files or folders hidden from commands and refused by the file tools (``~`` allowed)."""
+    writable: list[str] = Field(default_factory=list)
+    """More folders commands may write besides the project and the temp folder (a cache …)."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -113,6 +126,9 @@ class Config(_Strict):
     headless_session: Literal["new", "continue"] = "new"
     """What the first prompt of a kernel without a live front end goes to: a fresh session
     (reproducible runs) or the notebook's latest one."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    protected: list[str] = Field(default_factory=list)
+    """More paths (relative to the project, or absolute) that every write to asks about."""
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
 

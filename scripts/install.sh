@@ -3,7 +3,8 @@
 #   scripts/install.sh --run   what running needs: the package, JupyterLab and the quickstart
 #                              notebook's libraries (the `examples` extra). Used by start.sh.
 #   scripts/install.sh         everything the tests need as well (`test`, `dev` extras) and,
-#                              when we are root, Chromium from apt for the browser tests; set
+#                              when we are root, Chromium (browser tests) and bubblewrap (the bash
+#                              sandbox) from apt; set
 #                              JUPYTER_AGENT_SKIP_APT=1 to skip apt. Used by test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,13 +20,23 @@ command -v "$PY" >/dev/null 2>&1 || fail "$PY not found; install Python 3.10 or 
 "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
   fail "$("$PY" --version 2>&1) is too old; jupyter-agent needs Python 3.10 or newer (set PYTHON=/path/to/python3)"
 
-if [ "$mode" = "test" ] && [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && ! command -v chromium >/dev/null 2>&1; then
+# chromium for the browser tests; bubblewrap (bwrap) for the bash sandbox and its tests
+apt_wanted=""
+command -v chromium >/dev/null 2>&1 || apt_wanted="$apt_wanted chromium"
+command -v bwrap >/dev/null 2>&1 || apt_wanted="$apt_wanted bubblewrap"
+if [ "$mode" = "test" ] && [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && [ -n "$apt_wanted" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing chromium (apt) for the browser tests…"
+    say "installing$apt_wanted (apt) for the browser and sandbox tests…"
     apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    # shellcheck disable=SC2086  # one word per package
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $apt_wanted >/dev/null
   else
-    echo "note: chromium is not installed; browser tests will be skipped (as root, this script installs it with apt)" >&2
+    case "$apt_wanted" in *chromium*)
+      echo "note: chromium is not installed; browser tests will be skipped (as root, this script installs it with apt)" >&2;;
+    esac
+    case "$apt_wanted" in *bubblewrap*)
+      echo "note: bubblewrap is not installed; bash runs without its sandbox and the sandbox tests are skipped (apt install bubblewrap)" >&2;;
+    esac
   fi
 fi
 

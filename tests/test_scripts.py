@@ -110,7 +110,7 @@ def test_the_test_install_adds_the_rest_and_chromium_as_root(sandbox: Sandbox) -
     assert sandbox.install("--run").returncode == 0
     done = sandbox.install()  # after start.sh: the test tools are still missing
     assert done.returncode == 0, done.stderr
-    assert "apt-get install -y -qq chromium" in sandbox.calls
+    assert "apt-get install -y -qq chromium bubblewrap" in sandbox.calls  # the bash sandbox too
     assert _pip(sandbox).endswith(".[examples,test,dev]")
     assert sandbox.install("--run").stdout == ""  # a test install holds what running needs
 

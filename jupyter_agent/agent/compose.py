@@ -7,6 +7,7 @@ permissions the session service and the runner share.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from jupyter_agent.agent.permissions import PermissionManager
@@ -23,7 +24,9 @@ from jupyter_agent.core.redaction import register, register_secret
 from jupyter_agent.mcp.tools import sync_tools
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
+from jupyter_agent.tools.sandbox import SandboxPolicy
 from jupyter_agent.tools.services import Services
 
 
@@ -81,6 +84,7 @@ def build_runtime(
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
     shared = workspace.services
+    shared.guard, shared.sandbox = security(config, project_root)
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action
     if shared.run_child is None:
@@ -100,6 +104,7 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     workspace = runtime.workspace
     workspace.config = config
     workspace.permissions.config = config
+    workspace.services.guard, workspace.services.sandbox = security(config, runtime.sessions.project_root)
     if hasattr(workspace.client, "max_retries"):
         workspace.client.max_retries = config.retries
     manager = workspace.services.mcp
@@ -109,3 +114,11 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
         if not config.mcp:
             manager.close()
             workspace.services.mcp = None
+
+
+def security(config: Config, project_root: Path) -> tuple[Guard, SandboxPolicy]:
+    """The protected and hidden paths and the bash sandbox, from ``protected`` and ``sandbox``."""
+    box = config.sandbox
+    guard = Guard.build(os.environ, config.protected, box.deny_read)
+    writable = tuple(project_root / Path(p).expanduser() for p in box.writable)  # absolute stays
+    return guard, SandboxPolicy(enabled=box.enabled, network=box.network, writable=writable)

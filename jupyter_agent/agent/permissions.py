@@ -58,15 +58,19 @@ def _match_map(rules: dict[str, Action], value: str) -> Action | None:
 
 
 def evaluate(
-    rules: dict[str, Rule], permission: str, patterns: list[str], default: Action | None = None
+    rules: dict[str, Rule],
+    permission: str,
+    patterns: list[str],
+    default: Action | None = None,
+    exact: bool = False,
 ) -> Action:
     """deny if any pattern is denied, ask if any asks, else allow.
 
-    The rule is the exact key, else the most specific wildcard key (``docs_*``), else
-    ``default`` when given (MCP tools: "ask"), else ``"*"``.
+    The rule is the exact key, else the most specific wildcard key (``docs_*``; not when
+    ``exact``), else ``default`` when given (MCP tools: "ask"), else ``"*"``.
     """
     wild = {k: k for k in rules if k != "*" and any(c in k for c in "*?")}
-    key = permission if permission in rules else _match_map(wild, permission)  # type: ignore[arg-type]
+    key = permission if permission in rules else None if exact else _match_map(wild, permission)  # type: ignore[arg-type]
     rule = rules[key] if key is not None else (default or rules.get("*", "allow"))
     if isinstance(rule, str):
         return rule
@@ -78,7 +82,7 @@ def evaluate(
     return "allow"
 
 
-GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "task"})
+GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "mcp_write", "task"})
 """What keeps a read-only agent (plan, explore) read-only: a global rule written for the
 build agent (``"write": "allow"``) must not loosen it; ``agent.<name>.permission`` may."""
 
@@ -123,11 +127,18 @@ class PermissionManager:
         """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
         return build_ruleset(self.config, get_agent(agent).permission, agent)
 
-    def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
+    def action(
+        self, agent: str, permission: str, value: str, session_id: str | None = None, specific: bool = False
+    ) -> Action:
         """What the rules written for ``permission`` say about one value, without asking
         (answers of "always" count). The catch-all ``"*"`` is not used: with ``"*": "ask"``
-        a search the user allowed must not withhold every file it finds."""
-        found = evaluate(self.rules_for(agent), permission, [value], default="allow")
+        a search the user allowed must not withhold every file it finds. ``specific``: a
+        pattern that is only wildcards (``{"*": "deny"}``) does not count either."""
+        rules = self.rules_for(agent)
+        if specific and isinstance(rules.get(permission), dict):
+            named = {p: a for p, a in rules[permission].items() if _specificity(p)}  # type: ignore[union-attr]
+            rules = {**rules, permission: named}
+        found = evaluate(rules, permission, [value], default="allow")
         remembered = self._always.get(session_id or "", [])
         if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):
             return "allow"
@@ -138,10 +149,12 @@ class PermissionManager:
         permission, patterns, title = question.permission, question.patterns, question.title
         metadata, session_id = question.metadata, who.session_id
         rules = self.rules_for(who.agent)
-        action = evaluate(rules, permission, patterns, question.default)
+        action = evaluate(rules, permission, patterns, question.default, question.exact)
         unsure = question.unsure
         if unsure and action == "allow" and rules.get(permission) != "allow":
             action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through
+        if question.always_ask and action == "allow":
+            action = "ask"  # a protected path: no rule the agent could have written lets it through
         if action == "allow":
             return
         shown = ", ".join(patterns) or permission
@@ -159,8 +172,14 @@ class PermissionManager:
         ):
             return
         if not who.interactive:
-            if self.headless_reply == "once":
+            if self.headless_reply == "once" and not question.always_ask:
                 return
+            if question.always_ask:
+                raise PermissionDenied(
+                    f"Permission '{permission}' for {shown} needs the user's approval every time, "
+                    "and this run is not interactive: protected paths always ask, no rule allows "
+                    "them (docs/security.md). Ask the user to make this change."
+                )
             example = json.dumps({"permission": {permission: "allow"}})
             raise PermissionDenied(
                 f"Permission '{permission}' for {shown} needs approval, and this run is not "

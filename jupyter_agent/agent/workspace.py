@@ -31,6 +31,7 @@ from jupyter_agent.providers.models import (
 )
 from jupyter_agent.storage.spill import new_output_path, save_output
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools import sandbox
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
 
@@ -75,6 +76,7 @@ class Workspace:
     _window_notices: dict[str, str] = field(default_factory=dict)
     """Per model: its context window is unknown (told once per session, ``take_notices``)."""
     _window_told: set[tuple[str, str]] = field(default_factory=set)
+    _sandbox_told: set[str] = field(default_factory=set)
 
     def model_for(self, model: str | None = None, agent: str = "build") -> str:
         overrides = self.config.agent.get(agent)
@@ -163,6 +165,10 @@ class Workspace:
         if window and (session_id, model) not in told:
             told.add((session_id, model))
             taken.append(window)
+        unconfined = sandbox.start_problem(self.services.sandbox) if "bash" in self.registry else None
+        if unconfined and session_id not in self._sandbox_told:  # once per session, like the window
+            self._sandbox_told.add(session_id)
+            taken.append(sandbox.notice(unconfined))
         return taken
 
     def system_prompt(self, agent: AgentInfo, model: str) -> str:
