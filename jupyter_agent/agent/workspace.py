@@ -75,10 +75,14 @@ class Workspace:
     _window_notices: dict[str, str] = field(default_factory=dict)
     """Per model: its context window is unknown (told once per session, ``take_notices``)."""
     _window_told: set[tuple[str, str]] = field(default_factory=set)
+    _config_told: set[str] = field(default_factory=set)
 
     def model_for(self, model: str | None = None, agent: str = "build") -> str:
         overrides = self.config.agent.get(agent)
-        chosen = model or (overrides.model if overrides else None) or self.config.model
+        default = (overrides.model if overrides else None) or self.config.model
+        if model and model != default and self.config.ignore_locked_flag("model", f"--model {model}"):
+            model = None  # the admin's model, whatever a flag or the panel's picker says
+        chosen = model or default
         if not chosen:
             raise ConfigurationError(NO_MODEL, NO_MODEL_CLI)
         return chosen
@@ -100,7 +104,7 @@ class Workspace:
         if notice:  # told once per session that uses the model (take_notices)
             self._window_notices[model] = notice
 
-        env_max = output_token_max_from_env(os.environ)
+        env_max = None if cfg.is_locked("output_token_max") else output_token_max_from_env(os.environ)
         return LoopSettings(
             model=model,
             system=lambda agent: self.system_prompt(agent, model),
@@ -152,6 +156,11 @@ class Workspace:
 
     @property
     def notices(self) -> list[str]:
+        # the config's own (locked settings that were ignored) join them when they first arise
+        for line in self.config.notices:
+            if line not in self._config_told:
+                self._config_told.add(line)
+                self.services.notices.append(line)
         return self.services.notices
 
     def take_notices(self, session_id: str, model: str) -> list[str]:
