@@ -24,7 +24,7 @@ ADMIN: dict[str, Any] = {
     "model": "litellm_proxy/team-coder",
     "api_base": GATEWAY,
     "budget": {"session_usd": 5},
-    "permission": {"bash": {"*": "ask", "git status*": "allow", "rm *": "deny"}, "write": "deny"},
+    "permission": {"bash": {"*": "ask", "git status*": "allow", "rm *": "deny"}, "edit": "deny"},
     "locked": ["model", "api_base", "budget", "permission.bash"],
 }
 
@@ -209,18 +209,18 @@ def _who(agent: str = "build", interactive: bool = False) -> PermissionContext:
 @pytest.mark.parametrize(
     "user",
     [
-        {"permission": {"write": "allow"}},
+        {"permission": {"edit": "allow"}},
         {"permission": {"*": "allow"}},
-        {"permission": {"write": {"*": "allow", "notes/*": "allow"}}},
-        {"agent": {"build": {"permission": {"write": "allow"}}}},
-        {"permission": {"wr*": "allow"}},
+        {"permission": {"edit": {"*": "allow", "notes/*": "allow"}}},
+        {"agent": {"build": {"permission": {"edit": "allow"}}}},
+        {"permission": {"ed*": "allow"}},
     ],
 )
 async def test_a_user_rule_cannot_loosen_an_admin_deny(tmp_path: Path, user: dict[str, Any]) -> None:
     manager = PermissionManager(Bus(), _load(tmp_path, project=user))
-    assert evaluate(manager.rules_for("build"), "write", ["notes/a.md"]) == "deny"
-    with pytest.raises(PermissionDenied) as info:
-        await manager.ask(_who(interactive=True), PermissionQuestion("write", ["notes/a.md"], "Write"))
+    assert evaluate(manager.rules_for("build"), "edit", ["notes/a.md"]) == "deny"
+    with pytest.raises(PermissionDenied) as info:  # what the write and edit tools ask
+        await manager.ask(_who(interactive=True), PermissionQuestion("edit", ["notes/a.md"], "Write"))
     assert "administrator's settings" in str(info.value) and str(tmp_path / "etc") in str(info.value)
 
 
@@ -236,10 +236,10 @@ async def test_more_specific_user_patterns_cannot_loosen_admin_patterns(tmp_path
 
 
 async def test_the_floor_holds_for_every_agent(tmp_path: Path) -> None:
-    user = {"agent": {name: {"permission": {"write": "allow"}} for name in ("plan", "general", "explore")}}
+    user = {"agent": {name: {"permission": {"edit": "allow"}} for name in ("plan", "general", "explore")}}
     manager = PermissionManager(Bus(), _load(tmp_path, project=user))
     for agent in ("build", "plan", "general", "explore"):
-        assert evaluate(manager.rules_for(agent), "write", ["a.txt"]) == "deny", agent
+        assert evaluate(manager.rules_for(agent), "edit", ["a.txt"]) == "deny", agent
 
 
 async def test_an_admin_ask_is_not_answered_by_a_headless_run(tmp_path: Path) -> None:

@@ -114,9 +114,7 @@ GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "t
 build agent (``"write": "allow"``) must not loosen it; ``agent.<name>.permission`` may."""
 
 
-def build_ruleset(
-    config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build"
-) -> Ruleset:
+def build_ruleset(config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build") -> Ruleset:
     agent_cfg = config.agent.get(agent) if config is not None else None
     guards: dict[str, Rule] = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
     merged = merge(
