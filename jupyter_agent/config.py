@@ -109,6 +109,7 @@ class Config(_Strict):
     _admin_file: str | None = PrivateAttr(default=None)
     _locked: tuple[str, ...] = PrivateAttr(default=())
     _notices: list[str] = PrivateAttr(default_factory=list)
+    _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
 
     @field_validator("api_base")
     @classmethod
@@ -140,6 +141,8 @@ class Config(_Strict):
         ignored."""
         if not self.is_locked(key):
             return False
+        if (key, "flags") in self._ignored:
+            return True  # the same flag, told already (the command passes it to both)
         line = system_config.notice(str(self._admin_file), [(key, shown)])
         if line not in self._notices:
             self._notices.append(line)
@@ -403,6 +406,7 @@ def load_config(
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
     if ignored:
+        config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))
     return config
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run_cli
+from scripted_server import Reply, ScriptedServer
 
 from jupyter_agent.agent.permissions import PermissionManager, evaluate
 from jupyter_agent.agent.ports import PermissionContext
@@ -286,3 +288,29 @@ def test_the_workspace_ignores_a_model_flag_when_the_model_is_locked(tmp_path: P
         assert str(tmp_path / "etc" / "config.json") in notices[0]
     finally:
         store.close()
+
+
+def test_the_command_line_cannot_change_locked_keys(tmp_path: Path, scripted_server: ScriptedServer) -> None:
+    """`jupyter-agent run` with every flag and variable pointing elsewhere still calls the
+    admin's model at the admin's gateway, and says once what it ignored."""
+    admin = {**ADMIN, "model": "openai/test", "api_base": scripted_server.base_url}
+    system = _write(tmp_path / "etc" / "config.json", admin)
+    scripted_server.queue(Reply(text="From the team model."))
+    elsewhere = "http://127.0.0.1:9/v1"
+    flags = ["--model", "openai/gpt-5", "--api-base", elsewhere, "--budget", "100"]
+    done = run_cli(
+        ["run", *flags, "hello"],
+        tmp_path,
+        JUPYTER_AGENT_SYSTEM_CONFIG=str(system),
+        JUPYTER_AGENT_MODEL="openai/gpt-4.1",
+        JUPYTER_AGENT_API_BASE=elsewhere,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "From the team model." in done.stdout
+    assert [r["body"]["model"] for r in scripted_server.requests] == ["test"]
+    notices = [line for line in done.stderr.splitlines() if "administrator locked" in line]
+    assert len(notices) == 1, done.stderr
+    notice = notices[0]
+    assert notice.startswith(f"note: Ignored settings that the administrator locked in {system}")
+    for ignored in ("model (from environment)", "api_base (from flags)", "budget (from flags)"):
+        assert ignored in notice

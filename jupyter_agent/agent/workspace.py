@@ -127,6 +127,7 @@ class Workspace:
             compaction_model=cfg.compaction.model,
             options=cfg.options_for,
             budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
+            model_locked=cfg.is_locked("model"),
         )
 
     def preflight(self, model: str, *, cli: bool = False) -> str | None:
