@@ -110,6 +110,9 @@ def test_the_description_has_no_links_a_package_page_would_break(dist: Path) -> 
     assert targets, "expected at least one link"
     relative = [t for t in targets if not re.match(r"https://", t)]
     assert relative == []  # docs/…, images or anchors resolve against the index, not the repo
+    readme = (ROOT / "README.md").read_text()
+    for shape in ("pip install jupyter-agent ", 'pip install "jupyter-agent[lab]"'):
+        assert shape in body and shape in readme  # the two install shapes, said alike
 
 
 def test_the_kernel_package_needs_no_jupyter_server(dist: Path) -> None:
