@@ -13,9 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+# the tests' scripted server is stdlib only; jupyter_client comes with ipykernel
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from jupyter_client.manager import KernelManager  # noqa: E402  (installed by ipykernel)
-from scripted_server import Reply, ScriptedServer  # noqa: E402  (stdlib only)
+from jupyter_client.manager import KernelManager
+from scripted_server import Reply, ScriptedServer
 
 SERVER_SIDE = ("jupyterlab", "jupyter_server", "notebook", "jupyterlab_server")
 
@@ -65,7 +66,9 @@ def main() -> None:
         answer = run(kc, "%%agent --wait\nSay something.")
         if "The light kernel answers." not in answer:
             sys.exit(f"%%agent --wait did not show the answer:\n{answer}")
-        loaded = run(kc, f"import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in {SERVER_SIDE}))")
+        loaded = run(
+            kc, f"import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in {SERVER_SIDE}))"
+        )
         if loaded.strip() != "[]":
             sys.exit(f"the kernel imported server-side modules: {loaded}")
         if not (folder / ".jupyter-agent" / "sessions.db").is_file():
