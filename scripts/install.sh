@@ -62,7 +62,7 @@ rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
 .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
 if [ "$mode" = "test" ]; then
-  # JupyterHub's proxy for tests/hub/, inside .venv (nothing installed globally)
+  # JupyterHub's proxy for tests/test_jupyterhub.py, inside .venv (nothing installed globally)
   npm install --prefix .venv/node --no-audit --no-fund --loglevel=error "configurable-http-proxy@^5" >/dev/null
 fi
 echo "$want $mode" > "$stamp"

@@ -124,6 +124,15 @@ def test_the_kernel_package_needs_no_jupyter_server(dist: Path) -> None:
     assert not _closure(sorted(base)) & SERVER_SIDE
 
 
+def test_the_test_extra_holds_no_proxy_server(dist: Path) -> None:
+    """A LiteLLM proxy's server packages are the `proxy` extra, not in every test install."""
+    requires = _metadata(dist).get_all("Requires-Dist") or []
+    test = {_name(r) for r in requires if re.search(r"extra == ['\"]test['\"]", r)}
+    proxy = {_name(r) for r in requires if re.search(r"extra == ['\"]proxy['\"]", r)}
+    assert {"fastapi", "apscheduler", "rq", "fastapi-sso"} <= proxy
+    assert "pytest" in test and not test & proxy
+
+
 def _name(requirement: str) -> str:
     return re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0]).lower()
 
