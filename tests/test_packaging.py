@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+# the module builds the sdist and the wheel (a minute): not the fast tier
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 SHARE = "jupyter_agent-0.1.0.data/data/share/jupyter/labextensions/jupyter-agent"
 SERVER_SIDE = {"jupyterlab", "jupyter-server", "notebook", "jupyterlab-server", "jupyter-lsp", "nbclassic"}
