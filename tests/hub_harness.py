@@ -188,17 +188,22 @@ class Hub:
         except ValueError:
             return status, raw.decode(errors="replace")
 
-    def spawn(self, user: str, timeout: float = 180) -> None:
-        status, body = self.request("POST", f"/hub/api/users/{user}/server")
-        assert status in (201, 202), (status, body)
+    def spawn(self, *users: str, timeout: float = 180) -> None:
+        """Start these users' servers together (each starts a process: the slow part), and
+        wait until all are ready."""
+        for user in users:
+            status, body = self.request("POST", f"/hub/api/users/{user}/server")
+            assert status in (201, 202), (status, body)
+        waiting = set(users)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            _, info = self.request("GET", f"/hub/api/users/{user}")
-            server = (info.get("servers") or {}).get("", {})
-            if server.get("ready"):
-                return
+        while waiting and time.monotonic() < deadline:
+            for user in sorted(waiting):
+                _, info = self.request("GET", f"/hub/api/users/{user}")
+                if ((info.get("servers") or {}).get("", {})).get("ready"):
+                    waiting.discard(user)
             time.sleep(0.5)
-        raise RuntimeError(f"{user}'s server did not start:\n{self.tail()}")
+        if waiting:
+            raise RuntimeError(f"{sorted(waiting)} servers did not start:\n{self.tail()}")
 
     def token_for(self, user: str) -> str:
         status, body = self.request("POST", f"/hub/api/users/{user}/tokens", body={"note": "test"})

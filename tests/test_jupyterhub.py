@@ -64,8 +64,8 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
     try:
         hub.start()
         team = Team(hub, gateway, admin_file)
+        hub.spawn(*KEYS)
         for user in KEYS:
-            hub.spawn(user)
             team.tokens[user] = hub.token_for(user)
             team.kernels[user] = hub.new_kernel(user, team.tokens[user])
         yield team
