@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Install jupyter-agent into ./.venv (idempotent).
-#   scripts/install.sh --run   what running needs: the package, JupyterLab and the quickstart
-#                              notebook's libraries (the `examples` extra). Used by start.sh.
-#   scripts/install.sh         everything the tests need as well (`test`, `dev` extras) and,
-#                              when we are root, Chromium (browser tests) and bubblewrap (the bash
-#                              sandbox) from apt; set
+#   scripts/install.sh --run   what running needs: the package, JupyterLab (the `lab` extra)
+#                              and the quickstart notebook's libraries (`examples`). Used by
+#                              start.sh.
+#   scripts/install.sh         everything the tests need as well (the `test`, `proxy`, `hub`
+#                              and `dev` extras, JupyterHub's configurable-http-proxy from npm
+#                              into .venv/node) and, when we are root, Chromium (browser tests)
+#                              and bubblewrap (the bash sandbox) from apt; set
 #                              JUPYTER_AGENT_SKIP_APT=1 to skip apt. Used by test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,11 +59,11 @@ if ! command -v npm >/dev/null 2>&1; then
   fail "npm not found: installing from a clone builds the side panel with Node.js; install Node.js 18+ with npm (https://nodejs.org) and run this again"
 fi
 if [ "$mode" = "run" ]; then
-  extras=examples
+  extras=lab,examples
   say "installing jupyter-agent, JupyterLab and the quickstart's libraries into .venv
   (this also builds the side panel with npm; a few minutes the first time)…"
 else
-  extras=examples,test,dev
+  extras=lab,examples,test,proxy,hub,dev
   say "installing jupyter-agent with its test and dev tools into .venv
   (this also builds the side panel with npm; a few minutes the first time)…"
 fi
@@ -69,5 +71,9 @@ rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 # pip's notes about local index folders are noise here; real errors still show
 .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
 .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
+if [ "$mode" = "test" ]; then
+  # JupyterHub's proxy for tests/test_jupyterhub.py, inside .venv (nothing installed globally)
+  npm install --prefix .venv/node --no-audit --no-fund --loglevel=error "configurable-http-proxy@^5" >/dev/null
+fi
 echo "$want $mode" > "$stamp"
 say "installed into .venv"

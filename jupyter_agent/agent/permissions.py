@@ -1,6 +1,8 @@
 """Permissions: ``allow | ask | deny`` per tool and pattern, and waiting for the user's answer.
 
 Rules merge defaults → agent rules → config ``permission`` → config ``agent.<name>``.
+The admin's rules (``/etc/jupyter-agent/config.json``) are also a floor: an action is
+never looser than what they alone say, whatever the merged rules say.
 For a pattern map the most specific matching pattern wins (most literal characters;
 ties go to the later rule). "ask" publishes ``permission.asked`` and waits for
 ``reply()``; headless runs cannot ask, so they refuse with a note saying how to allow.
@@ -57,6 +59,27 @@ def _match_map(rules: dict[str, Action], value: str) -> Action | None:
     return best[2] if best else None
 
 
+class Ruleset(dict[str, Rule]):
+    """Merged rules with the admin's floor beside them (``floor_file`` says whose)."""
+
+    def __init__(
+        self, rules: dict[str, Rule], floor: dict[str, Rule] | None = None, floor_file: str | None = None
+    ) -> None:
+        super().__init__(rules)
+        self.floor: dict[str, Rule] = dict(floor or {})
+        self.floor_file = floor_file
+
+    def floor_action(self, permission: str, patterns: list[str], default: Action | None = None) -> Action:
+        """What the floor alone says ("allow" when it says nothing). Its ``"*"`` counts except
+        where the caller asks what rules written for a permission say (``default="allow"``)."""
+        if not self.floor:
+            return "allow"
+        return _evaluate(self.floor, permission, patterns, "allow" if default == "allow" else None)
+
+
+_STRICTNESS: dict[Action, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
 def evaluate(
     rules: dict[str, Rule],
     permission: str,
@@ -64,11 +87,24 @@ def evaluate(
     default: Action | None = None,
     exact: bool = False,
 ) -> Action:
-    """deny if any pattern is denied, ask if any asks, else allow.
+    """deny if any pattern is denied, ask if any asks, else allow; never looser than the
+    admin's floor when ``rules`` carries one (a ``Ruleset``)."""
+    found = _evaluate(rules, permission, patterns, default, exact)
+    if isinstance(rules, Ruleset) and rules.floor:
+        return max(found, rules.floor_action(permission, patterns, default), key=_STRICTNESS.__getitem__)
+    return found
 
-    The rule is the exact key, else the most specific wildcard key (``docs_*``; not when
-    ``exact``), else ``default`` when given (MCP tools: "ask"), else ``"*"``.
-    """
+
+
+def _evaluate(
+    rules: dict[str, Rule],
+    permission: str,
+    patterns: list[str],
+    default: Action | None = None,
+    exact: bool = False,
+) -> Action:
+    """The rule is the exact key, else the most specific wildcard key (``docs_*``; not when
+    ``exact``), else ``default`` when given (MCP tools: "ask"), else ``"*"``."""
     wild = {k: k for k in rules if k != "*" and any(c in k for c in "*?")}
     key = permission if permission in rules else None if exact else _match_map(wild, permission)  # type: ignore[arg-type]
     rule = rules[key] if key is not None else (default or rules.get("*", "allow"))
@@ -87,18 +123,18 @@ GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "m
 build agent (``"write": "allow"``) must not loosen it; ``agent.<name>.permission`` may."""
 
 
-def build_ruleset(
-    config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build"
-) -> dict[str, Rule]:
+def build_ruleset(config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build") -> Ruleset:
     agent_cfg = config.agent.get(agent) if config is not None else None
     guards: dict[str, Rule] = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
-    return merge(
+    merged = merge(
         DEFAULTS,
         agent_rules,
         config.permission if config is not None else None,
         guards,
         agent_cfg.permission if agent_cfg and agent_cfg.permission else None,
     )
+    floor = getattr(config, "permission_floor", None)
+    return Ruleset(merged, floor(agent) if floor else None, getattr(config, "admin_file", None))
 
 
 @dataclass
@@ -123,7 +159,7 @@ class PermissionManager:
     _pending: dict[str, _Pending] = field(default_factory=dict)
     _always: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
-    def rules_for(self, agent: str) -> dict[str, Rule]:
+    def rules_for(self, agent: str) -> Ruleset:
         """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
         return build_ruleset(self.config, get_agent(agent).permission, agent)
 
@@ -161,6 +197,13 @@ class PermissionManager:
         why = unsure or metadata.get("reason")
         if why:
             shown = f"{shown} ({why})"
+        floor = rules.floor_action(permission, patterns, question.default)
+        admin = rules.floor_file if floor == action else None  # the admin's rule decides
+        if action == "deny" and admin:
+            raise PermissionDenied(
+                f"Permission '{permission}' for {shown} is denied by the administrator's settings "
+                f"({admin}); it cannot be allowed here. Do not retry it; tell the user."
+            )
         if action == "deny":
             raise PermissionDenied(
                 f"Permission '{permission}' for {shown} is denied by the configuration. "
@@ -172,6 +215,12 @@ class PermissionManager:
         ):
             return
         if not who.interactive:
+            if admin:  # not even a run that approves everything by itself
+                raise PermissionDenied(
+                    f"Permission '{permission}' for {shown} needs approval (the administrator's "
+                    f"settings in {admin} require it), and this run is not interactive. Run it "
+                    "where you can approve it (a notebook with the widget or the side panel)."
+                )
             if self.headless_reply == "once" and not question.always_ask:
                 return
             if question.always_ask:

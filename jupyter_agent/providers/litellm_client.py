@@ -21,6 +21,7 @@ from jupyter_agent.core.messages import Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
+from jupyter_agent.providers.gateway import error_type, gateway_refusal
 from jupyter_agent.providers.local_server import unreachable
 from jupyter_agent.providers.retry import (
     MAX_RETRIES,
@@ -160,6 +161,9 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
         except Exception:
             headers = {}
     text = provider_text(str(getattr(exc, "message", None) or exc))
+    refusal = gateway_refusal(status, text, error_type(exc), model, api_base)  # a team's LiteLLM proxy
+    if refusal is not None:
+        return refusal
     if isinstance(exc, lm.ContextWindowExceededError) or E.is_overflow_text(text):
         return E.ContextOverflowError(text, status=status)
     if isinstance(exc, lm.AuthenticationError):
