@@ -104,6 +104,15 @@ def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
     return text[:cap] + f"\n… ({len(text) - cap:,} more chars)"
 
 
+def without_attachment_notes(output: str, attachments: Iterable[Any]) -> str:
+    """The output without the ``[image/png attached]`` lines that stand for its attachments:
+    the model reads them, the user sees the image itself right below."""
+    notes = {f"[{a.mime} attached]" for a in attachments}
+    if not notes:
+        return output
+    return "\n".join(line for line in output.split("\n") if line.strip() not in notes)
+
+
 def gauge_message(tokens: int, percent: int | None, cost: str = "") -> GaugeMsg:
     """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``, then what the
     prompt and the session cost so far (``cost``, see ``CostTracker.text``)."""
@@ -129,7 +138,8 @@ def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
         view.output = cap_output(live) if isinstance(live, str) and live else None
     elif isinstance(state, ToolStateCompleted):
         view.title = state.title or None
-        view.output = cap_output(state.output)
+        shown = without_attachment_notes(state.output, state.attachments)
+        view.output = cap_output(shown) if shown or not state.attachments else None
         view.attachments = [
             AttachmentView(mime=a.mime, url=a.url, filename=a.filename) for a in state.attachments
         ]
