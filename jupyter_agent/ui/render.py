@@ -7,10 +7,13 @@ message per part every ~50 ms, so UI traffic grows with the text, not with its s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from pydantic import ValidationError
 
 from jupyter_agent.context.overflow import gauge_text
 from jupyter_agent.core.events import (
@@ -57,6 +60,7 @@ from jupyter_agent.ui.widget_protocol import (
     PermissionDoneMsg,
     PermissionMsg,
     PermissionView,
+    ProgressView,
     RemovedMsg,
     StatusMsg,
     UIMessage,
@@ -136,6 +140,10 @@ def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
         live = state.metadata.get("output")
         view.title = state.title or None
         view.output = cap_output(live) if isinstance(live, str) and live else None
+        progress = state.metadata.get("progress")
+        if isinstance(progress, dict):
+            with contextlib.suppress(ValidationError):  # whatever a server sent: no bar, not a broken view
+                view.progress = ProgressView.model_validate(progress)
     elif isinstance(state, ToolStateCompleted):
         view.title = state.title or None
         shown = without_attachment_notes(state.output, state.attachments)

@@ -354,6 +354,18 @@ def test_a_plot_card_shows_the_image_not_its_note() -> None:
     )
     view = Renderer().render(PartUpdated(part=plot))[0].part  # type: ignore[union-attr]
     assert view.output == "<Axes: >" and view.attachments
-    alone = plot.model_copy(update={"state": plot.state.model_copy(update={"output": "[image/png attached]"})})
+    alone = plot.model_copy(
+        update={"state": plot.state.model_copy(update={"output": "[image/png attached]"})}
+    )
     view = Renderer().render(PartUpdated(part=alone))[0].part  # type: ignore[union-attr]
     assert view.output is None and view.attachments  # no empty "Output" above the image
+
+
+def test_a_running_tool_shows_its_reported_progress() -> None:
+    report = {"progress": 2, "total": 5, "fraction": 0.4, "message": "indexing"}
+    running = tool(ToolStateRunning(input={"q": "x"}, metadata={"progress": report}))
+    view = Renderer().render(PartUpdated(part=running))[0].part  # type: ignore[union-attr]
+    assert view.progress is not None and (view.progress.fraction, view.progress.message) == (0.4, "indexing")
+    # whatever a misbehaving server sent: a card without a bar, not a broken stream
+    odd = tool(ToolStateRunning(input={"q": "x"}, metadata={"progress": {"progress": "lots", "x": 1}}))
+    assert Renderer().render(PartUpdated(part=odd))[0].part.progress is None  # type: ignore[union-attr]
