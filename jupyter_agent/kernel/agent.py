@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_agent.kernel import warmup
+from jupyter_agent.kernel.cell_errors import CellErrors
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
 
@@ -64,6 +65,9 @@ class KernelAgent:
         """Open side-panel connections (``ui/panel.py``)."""
         self.running: set[str] = set()
         """Sessions a ``%agent`` cell or a panel is running now (shown as busy by every panel)."""
+        self.errors = CellErrors(shell)
+        """The cells that raised since ``%load_ext`` (``%agent fix``, Fix with agent)."""
+        self.errors.install()
 
     # ------------------------------------------------------------ where we are
 

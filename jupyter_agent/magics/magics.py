@@ -60,6 +60,9 @@ class AgentMagics(Magics):
         except UsageError as exc:
             print(str(exc))
             return
+        if isinstance(command, SubCommand) and command.name == "fix":
+            self._guard(lambda: self._fix(command.args[0] if command.args else None))
+            return
         if isinstance(command, SubCommand):
             self._guard(lambda: run_subcommand(self.agent, command))
             return
@@ -83,7 +86,23 @@ class AgentMagics(Magics):
                 raise
             print(explained.message)
 
-    def _prompt(self, cmd: PromptCommand) -> None:
+    def _fix(self, cell: str | None) -> None:
+        """``%agent fix [CELL]``: the cell that raised, its traceback and variables to the
+        ``fix`` agent, which replaces the cell (and runs it) once the user approves."""
+        # %load_ext imports this module: the fix prompt and the parser load on the first %agent fix
+        from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt
+        from jupyter_agent.magics.parser import PromptCommand
+
+        try:
+            error = find_error(self.agent.errors, cell)
+        except NothingToFix as exc:
+            print(str(exc))
+            return
+        save = self.agent.runtime.workspace.tool_env().save_output
+        words, prompt = fix_prompt(error, self.shell, save)
+        self._prompt(PromptCommand(prompt=words, agent="fix"), expanded=prompt)
+
+    def _prompt(self, cmd: PromptCommand, expanded: str | None = None) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids
@@ -101,7 +120,7 @@ class AgentMagics(Magics):
             print(problem)
             return
         session_id = agent.current_session(new=cmd.new, session_id=cmd.session)
-        text = expand_mentions(cmd.prompt, agent)
+        text = expand_mentions(cmd.prompt, agent) if expanded is None else expanded
         headless = cmd.wait or agent.headless()
         # notebook edits of a cell's run go through the side panel that greeted last
         bridge = agent.panels[-1].bridge if agent.panels else None

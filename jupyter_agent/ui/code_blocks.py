@@ -13,22 +13,21 @@ import html
 from functools import lru_cache
 from typing import Any
 
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
 MAX_HIGHLIGHT = 200_000
 """Characters highlighted at most: a longer block is shown escaped, not tokenised."""
 
 
 @lru_cache(maxsize=1)
 def _formatter() -> Any:
-    # Pygments (an IPython dependency) loads when a finished run writes its transcript
-    from pygments.formatters import HtmlFormatter
-
     return HtmlFormatter(nowrap=True)
 
 
 def _lexer(lang: str) -> Any:
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
     if not lang:
         return None
     try:
@@ -43,9 +42,6 @@ def highlighted(code: str, lang: str) -> str:
     lexer = _lexer(lang) if len(code) <= MAX_HIGHLIGHT else None
     if lexer is None:
         return html.escape(code, quote=False)
-    # pygments loads with the lexer above
-    from pygments import highlight
-
     return str(highlight(code, lexer, _formatter())).rstrip("\n")
 
 
