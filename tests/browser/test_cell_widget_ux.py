@@ -118,3 +118,25 @@ def tokens(text: str) -> int:
     match = re.search(r"([\d,]+) tokens", text)
     assert match, text
     return int(match.group(1).replace(",", ""))
+
+
+def test_escape_on_the_running_agent_cell_stops_it(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    """Escape stopped an answer only from inside the side panel: on the agent cell itself
+    (selected, command mode) it now stops the cell's run as the cell's Stop button does."""
+    server.queue(Reply(text="word " * 3000, chunk_size=2, delay_per_chunk=0.01))
+    write_notebook(lab.root / "escape-cell.ipynb", "%load_ext jupyter_agent", "%agent write a lot")
+    open_notebook(page, lab.url("escape-cell.ipynb"))
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        "(sel) => (document.querySelector(sel)?.innerText || '').includes('word word')",
+        arg=f"{CELL} .ja-root",
+        timeout=60_000,
+    )
+    # back on the agent cell, from the keyboard's point of view: selected, not editing
+    page.locator(".jp-NotebookPanel .jp-Cell").nth(1).locator(".jp-InputPrompt").click()
+    assert page.evaluate("() => window.jupyterapp.shell.currentWidget.content.mode") == "command"
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{CELL} .jp-agent-transcript[data-status=stopped]", timeout=20_000)

@@ -2,12 +2,13 @@
 
 User sees: "MCP servers: 2" right below the session picker as soon as the panel opens
 (nothing started yet); after the first prompt each server's state, its tools, and for a
-server that failed its error with the stderr lines it printed.
+server that failed its error with the stderr lines it printed; a long tool's progress, live.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,4 +88,39 @@ def test_panel_lists_mcp_servers_under_the_session_picker(
         assert tool.get_attribute("data-status") == "completed"
     finally:
         page.screenshot(path=str(ARTIFACTS / "panel-mcp.png"))
+        page.close()
+
+
+def test_a_long_mcp_tool_shows_its_progress_live(chromium: Any, lab: Lab, server: ScriptedServer) -> None:
+    """A long MCP tool showed nothing between `running` and `completed`: the server's progress
+    (its message and the fraction done) now moves in the tool card while it runs."""
+    config = {
+        "mcp": {"demo": {"type": "local", "command": [sys.executable, str(DEMO), "stdio"]}},
+        "permission": {"demo_*": "allow"},
+    }
+    folder = lab.root / "progress"
+    folder.mkdir(exist_ok=True)
+    (folder / "jupyter-agent.json").write_text(json.dumps(config))
+    page = chromium.new_page(viewport={"width": 1500, "height": 1000})
+    try:
+        panel = open_panel(page, lab, "progress/crunch.ipynb")
+        server.queue(
+            Reply(tool_calls=[ToolCall("demo_crunch", json.dumps({"steps": 6, "delay": 0.8}))]),
+            Reply(text="Crunched all six."),
+        )
+        ask(panel, "crunch the chunks")
+        progress = panel.locator('[data-testid=ja-tool][data-tool="demo_crunch"] [data-testid=ja-progress]')
+        progress.wait_for(timeout=60_000)
+        first = int(progress.get_attribute("aria-valuenow") or 0)
+        assert re.search(r"crunched \d of 6 chunks · \d+ %", progress.inner_text()), progress.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "panel-mcp-progress.png"))
+        page.wait_for_function(  # it moves: a later report replaces the first
+            "([sel, first]) => Number(document.querySelector(sel)?.getAttribute('aria-valuenow')) > first",
+            arg=[f'{PANEL} [data-tool="demo_crunch"] [data-testid=ja-progress]', first],
+            timeout=30_000,
+        )
+        wait_text(page, "Crunched all six.")
+        card = panel.locator('[data-testid=ja-tool][data-tool="demo_crunch"]')
+        assert card.get_attribute("data-status") == "completed" and progress.count() == 0
+    finally:
         page.close()
