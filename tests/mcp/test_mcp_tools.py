@@ -16,6 +16,7 @@ from mcp_support import stdio_server
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import ToolPart
+from jupyter_agent.mcp.tools import progress_view
 
 ALLOW = {"permission": {"demo_*": "allow"}}
 
@@ -253,3 +254,12 @@ async def test_progress_shows_live_in_the_running_tool(mcp_runtime: Any, scripte
     fractions = [r["fraction"] for r in seen]
     assert fractions == sorted(set(fractions)) and fractions[0] < 1.0
     assert "progress" not in part.state.metadata  # the finished tool keeps its result, not the bar
+
+
+def test_progress_that_makes_no_sense_shows_no_fraction() -> None:
+    """A misbehaving server: no total, a zero or infinite total, more done than the total."""
+    assert progress_view(3, None, "working") == {"progress": 3, "message": "working"}
+    assert progress_view(3, 0, None) == {"progress": 3}
+    assert progress_view(3, float("inf"), None) == {"progress": 3}
+    assert progress_view(12, 10, "x" * 500)["fraction"] == 1.0
+    assert len(progress_view(1, 2, "x" * 500)["message"]) == 200
