@@ -374,9 +374,13 @@ export class AgentPanel extends Widget {
       this.request(request);
       return true;
     }
-    this.pendingFix = request;
-    if (this.state === 'missing') void this.loadExtension();
-    return true;
+    if (this.state === 'missing' || this.state === 'connecting' || this.state === 'busy') {
+      this.pendingFix = request; // sent once the kernel says hello (loading jupyter-agent first)
+      if (this.state === 'missing') void this.loadExtension();
+      return true;
+    }
+    this.setState(this.state, 'Fix with agent needs the notebook\'s kernel: start or restart it, then try again.');
+    return false;
   }
 
   /** Put the cursor in the prompt box (the focus-prompt command and its shortcut). */
