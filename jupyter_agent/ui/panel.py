@@ -19,6 +19,7 @@ from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.config import ConfigError
+from jupyter_agent.core import unicode
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
 from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.completions import complete
@@ -227,6 +228,12 @@ class PanelConnection:
     ) -> None:
         """Run a prompt in the current session; ``expanded``: the whole prompt, already built
         (a fix), else ``text`` with its mentions and the attached context."""
+        bad = unicode.problem(text)
+        if bad is not None:  # refused before a session or a message is written
+            self.stream.notice(f"{bad}.", "error")
+            if done is not None:
+                done()
+            return
         runtime = self.agent.runtime
         model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
