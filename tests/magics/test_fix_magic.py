@@ -49,3 +49,25 @@ def test_agent_fix_sends_the_failed_cell_to_the_fix_agent(
         assert [u.agent for u in users if isinstance(u, UserMessage)] == ["fix"]
     finally:
         store.close()
+
+
+def test_clumsy_fix_requests_are_one_line_and_odd_errors_still_reach_the_agent(
+    start_kernel: Any, scripted_server: Any
+) -> None:
+    """A cell number that never ran, a cell id that does not exist: one line each, nothing sent.
+    A file name that is not UTF-8 in the error: the fix request still reaches the agent."""
+    kernel = start_kernel()
+    failed = kernel.execute("open(b'/nonexistent/sales-\\xff.csv'.decode('utf-8', 'surrogateescape'))")
+    assert failed.status == "error"
+    for cell in ("99", "[7]", "0f3c-not-a-cell"):
+        out = kernel.execute(f"%agent fix {cell}")
+        assert out.status == "ok" and out.error is None, (cell, out.error)
+        assert out.stdout.strip().startswith(f"Cell {cell} has no error to fix"), (cell, out.stdout)
+        assert "Traceback" not in out.stdout + out.stderr and not scripted_server.requests
+    scripted_server.queue(Reply(text="The file name is not UTF-8."))
+    done = kernel.execute("%agent fix [2]")
+    assert done.status == "ok", done.error
+    assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert len(scripted_server.requests) == 1, (done.stdout, done.stderr, done.outputs)
+    asked = json.dumps(scripted_server.requests[0]["body"]["messages"][-1])
+    assert "Fix cell [2]" in asked and "FileNotFoundError" in asked and "sales-" in asked
