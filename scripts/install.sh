@@ -49,7 +49,7 @@ fi
 stamp=.venv/.jupyter-agent-installed
 # the side panel is rebuilt (npm, from the registry) when its sources change
 want=$(cat pyproject.toml labextension/package.json labextension/src/* labextension/style/* \
-  labextension/widget/* jupyter_agent/ui/static/*.css | sha1sum | cut -d' ' -f1)
+  labextension/widget/* labextension/schema/* jupyter_agent/ui/static/*.css | sha1sum | cut -d' ' -f1)
 have=$(cat "$stamp" 2>/dev/null || true)
 # a test install holds everything a run install does
 if [ "$have" = "$want test" ] || { [ "$mode" = "run" ] && [ "$have" = "$want run" ]; }; then

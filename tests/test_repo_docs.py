@@ -33,3 +33,16 @@ def test_no_notes_about_a_particular_machine() -> None:
 def test_the_readme_shows_a_saved_notebook() -> None:
     assert "](docs/saved-notebook.png)" in (ROOT / "README.md").read_text()
     assert (ROOT / "docs" / "saved-notebook.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_readme_shows_the_panel_narrow_and_wide_light_and_dark() -> None:
+    """Screenshots of the panel at 250 and 400 px, light and dark (test_panel_ux.py takes them),
+    and the README says how to fix a cell with the agent and what the shortcut is."""
+    readme = (ROOT / "README.md").read_text()
+    for width in (250, 400):
+        for theme in ("light", "dark"):
+            name = f"docs/panel-{width}-{theme}.png"
+            assert f"]({name})" in readme, name
+            assert (ROOT / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    assert "### Fix with agent" in readme and "%agent fix [CELL]" in readme and "/fix" in readme
+    assert "**Alt+I**" in readme and "jupyter-agent:focus-prompt" in readme

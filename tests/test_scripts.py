@@ -34,6 +34,7 @@ CLONE_FILES = (
     "labextension/src/*",
     "labextension/style/*",
     "labextension/widget/*",
+    "labextension/schema/*",
     "jupyter_agent/ui/static/*.css",
 )
 RECORDER = '#!/bin/sh\necho "$(basename "$0") $*" >> "$CALLS"\n'
@@ -232,3 +233,16 @@ def _closure(requirements: list[str]) -> set[str]:
             continue
         todo += [re.split(r"[\s<>=!~;\[(]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r]
     return seen
+
+
+def test_start_installs_notebook_7() -> None:
+    """README says the panel works in Notebook 7, but start.sh did not install `notebook`."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    script = (ROOT / "scripts" / "install.sh").read_text()
+    extras = re.search(r"extras=([\w,]+)", script)  # the first one: the run install's
+    assert extras, script
+    wanted = [*project["dependencies"]]
+    for extra in extras.group(1).split(","):
+        wanted += project["optional-dependencies"][extra]
+    assert [d for d in wanted if re.match(r"notebook\s*(>|=|$)", d)], wanted

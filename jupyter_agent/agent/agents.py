@@ -1,6 +1,7 @@
 """The agents: who answers, with which prompt, tools and permissions.
 
-``build`` does the work; ``plan`` may only read; ``explore`` and ``general`` are run by
+``build`` does the work; ``fix`` mends a cell that raised and asks before replacing it;
+``plan`` may only read; ``explore`` and ``general`` are run by
 the ``task`` tool in a child session; ``compaction`` and ``title`` are hidden helpers
 that never see tools. Config ``agent.<name>`` may override model, prompt, steps and
 permissions.
@@ -81,6 +82,14 @@ BUILTIN: dict[str, AgentInfo] = {
             # a sub-agent that may write (general) would be a way around read-only
             "task": {"*": "ask", "explore": "allow"},
         },
+    ),
+    "fix": AgentInfo(
+        name="fix",
+        mode="primary",
+        description="Fixes a cell that raised (Fix with agent): replacing the cell asks first.",
+        prompt="build",
+        # the user approves the new cell before it replaces theirs and runs
+        permission={"notebook_edit": "ask"},
     ),
     "explore": AgentInfo(
         name="explore",

@@ -95,7 +95,6 @@ def evaluate(
     return found
 
 
-
 def _evaluate(
     rules: dict[str, Rule],
     permission: str,
@@ -173,7 +172,7 @@ class PermissionManager:
         rules = self.rules_for(agent)
         if specific and isinstance(rules.get(permission), dict):
             named = {p: a for p, a in rules[permission].items() if _specificity(p)}  # type: ignore[union-attr]
-            rules = {**rules, permission: named}
+            rules = Ruleset({**rules, permission: named}, rules.floor, rules.floor_file)  # the floor holds
         found = evaluate(rules, permission, [value], default="allow")
         remembered = self._always.get(session_id or "", [])
         if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):

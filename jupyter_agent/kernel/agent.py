@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_agent.kernel import warmup
+from jupyter_agent.kernel.cell_errors import CellErrors
 from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached, runner_notebook
@@ -72,6 +73,9 @@ class KernelAgent:
         """The notebook a headless runner executes, once looked up (it does not change)."""
         self.settings_version = 0
         """Counts configuration re-reads that changed something (panels refresh on a change)."""
+        self.errors = CellErrors(shell)
+        """The cells that raised since ``%load_ext`` (``%agent fix``, Fix with agent)."""
+        self.errors.install()
 
     # ------------------------------------------------------------ where we are
 

@@ -7,7 +7,7 @@ agents and options listed here are the ones the parser accepts.
 
 from __future__ import annotations
 
-AGENTS = ("build", "plan", "explore", "general")
+AGENTS = ("build", "plan", "fix", "explore", "general")
 """The agents a prompt may go to (``agent/agents.py`` PROMPTABLE, in its order)."""
 
 SUBCOMMANDS = {
@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "unrevert": ("", "undo the last revert"),
     "export": ("[--format F]", "export the session as json, md or ipynb"),
     "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
+    "fix": ("[CELL]", "fix the latest cell that raised (or In [CELL], a cell id) with the agent"),
 }
 
 OPTIONS = (

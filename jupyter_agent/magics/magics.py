@@ -97,6 +97,9 @@ class AgentMagics(Magics):
         except UsageError as exc:
             self._problem(str(exc), headless)
             return
+        if isinstance(command, SubCommand) and command.name == "fix":
+            self._guard(lambda: self._fix(command.args[0] if command.args else None), headless)
+            return
         if isinstance(command, SubCommand):
             self._guard(lambda: run_subcommand(self.agent, command), headless)
             return
@@ -141,7 +144,23 @@ class AgentMagics(Magics):
             print(message)  # the full guidance (how to set a model, the usage) above the error
         raise AgentRunError(first)
 
-    def _prompt(self, cmd: PromptCommand, whole_cell: bool = False) -> None:
+    def _fix(self, cell: str | None) -> None:
+        """``%agent fix [CELL]``: the cell that raised, its traceback and variables to the
+        ``fix`` agent, which replaces the cell (and runs it) once the user approves."""
+        # %load_ext imports this module: the fix prompt and the parser load on the first %agent fix
+        from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt
+        from jupyter_agent.magics.parser import PromptCommand
+
+        try:
+            error = find_error(self.agent.errors, cell)
+        except NothingToFix as exc:
+            print(str(exc))
+            return
+        save = self.agent.runtime.workspace.tool_env().save_output
+        words, prompt = fix_prompt(error, self.shell, save)
+        self._prompt(PromptCommand(prompt=words, agent="fix"), expanded=prompt)
+
+    def _prompt(self, cmd: PromptCommand, whole_cell: bool = False, expanded: str | None = None) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids, unicode
@@ -165,7 +184,7 @@ class AgentMagics(Magics):
             self._problem(problem, headless, cmd.no_raise)
             return
         session_id = agent.current_session(new=cmd.new, session_id=cmd.session, cont=cmd.cont)
-        text = expand_mentions(cmd.prompt, agent)
+        text = expand_mentions(cmd.prompt, agent) if expanded is None else expanded
         # notebook edits of a cell's run go through the side panel that greeted last
         bridge = agent.panels[-1].bridge if agent.panels else None
         handle = RunHandle(interactive=not headless, bridge=bridge)

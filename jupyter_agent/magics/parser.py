@@ -24,6 +24,8 @@ _FLAGS = {"--new": "new", "--wait": "wait", "--continue": "cont", "--no-raise": 
 _VALUED = ("--model", "--agent", "--session")
 _NO_ARGS = ("sessions", "new", "config", "stop", "unrevert")
 _MESSAGE_ID = re.compile(r"^msg_[A-Za-z0-9]+$")
+_CELL_REF = re.compile(r"^(?:\[?\d+\]?|(?=[\w-]*[\d-])[\w-]{4,64})$")
+"""An execution count (``3``, ``[3]``) or a notebook cell id (has a digit or a dash)."""
 
 
 class UsageError(ValueError):
@@ -148,6 +150,10 @@ def _subcommand(rest: str) -> SubCommand | None:
             return SubCommand(name=name)
         ok = len(words) == 1 and _MESSAGE_ID.match(words[0])
         return SubCommand(name=name, args=words) if ok else None
+    if name == "fix":  # `%agent fix 3` / `fix [3]` / `fix <cell id>`; `%agent fix it please` is a prompt
+        if not words:
+            return SubCommand(name=name)
+        return SubCommand(name=name, args=words) if len(words) == 1 and _CELL_REF.match(words[0]) else None
     if name == "mcp":
         listing = not words or (words[0] == "restart" and len(words) <= 2)
         return SubCommand(name=name, args=words) if listing else None

@@ -14,12 +14,13 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import logging
 import os
 import shlex
 import tempfile
 import threading
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,25 @@ CLOSE_TIMEOUT = 8.0
 CHECK_AFTER = 2.0
 """Seconds of silence after which a prompt checks a server is alive before offering its tools."""
 PING_TIMEOUT = 3.0
+log = logging.getLogger(__name__)
+
+
+OnProgress = Callable[[float, float | None, str | None], None]
+"""A tool call's progress: (progress, total, message) as the server reports them."""
+
+
+def _progress(on_progress: OnProgress | None) -> Any:
+    """The SDK's async progress callback around ``on_progress`` (None: no progress token)."""
+    if on_progress is None:
+        return None
+
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            on_progress(progress, total, message)
+        except Exception:  # a display problem must not fail the call
+            log.debug("MCP progress callback failed", exc_info=True)
+
+    return report
 
 
 class McpCallError(Exception):
@@ -258,15 +278,22 @@ class McpManager:
 
     # ------------------------------------------------------------ calls
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
-        """Call a tool; a dead connection marks the server failed and raises McpCallError."""
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], on_progress: OnProgress | None = None
+    ) -> Any:
+        """Call a tool; a dead connection marks the server failed and raises McpCallError.
+
+        ``on_progress(progress, total, message)`` gets the server's progress notifications (a
+        progress token is sent with the call); it is called on the servers' thread."""
         if self._loop is None or server not in self._clients:
             status = self.servers.get(server)
             why = f": {status.error}" if status and status.error else ""
             raise McpCallError(f"MCP server '{server}' is not running{why}")
-        return await self._on_loop(self._call(server, tool, arguments))
+        return await self._on_loop(self._call(server, tool, arguments, on_progress))
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+    async def _call(
+        self, server: str, tool: str, arguments: dict[str, Any], on_progress: OnProgress | None = None
+    ) -> Any:
         # the MCP SDK loads when a server starts, not with this module
         from mcp.shared.exceptions import MCPError
 
@@ -275,7 +302,7 @@ class McpManager:
             raise McpCallError(f"MCP server '{server}' stopped")
         status = self.servers[server]
         try:
-            result = await client.call_tool(tool, arguments)
+            result = await client.call_tool(tool, arguments, progress_callback=_progress(on_progress))
         except MCPError as exc:
             if not closed(exc):
                 raise McpCallError(f"MCP server '{server}' answered with an error: {exc.message}") from None

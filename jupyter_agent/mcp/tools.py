@@ -7,8 +7,11 @@ and dead connections as tool errors the model can read.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import re
+import threading
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -21,6 +24,8 @@ from jupyter_agent.tools.registry import ToolRegistry
 
 MAX_NAME = 64
 MEDIA = ("image/", "application/pdf")
+PROGRESS_INTERVAL = 0.1
+"""Seconds between two progress updates of a tool card (a server may report thousands)."""
 
 
 class McpArgs(BaseModel):
@@ -73,7 +78,7 @@ class McpTool(Tool[McpArgs]):
             reason=destructive,
         )
         try:
-            result = await self.manager.call(self.server, self.remote_name, arguments)
+            result = await self.manager.call(self.server, self.remote_name, arguments, _Progress(ctx))
         except McpCallError as exc:
             raise ToolError(str(exc)) from None
         return to_result(result, self.server, self.remote_name, title)
@@ -116,6 +121,43 @@ async def guard_paths(ctx: ToolContext, arguments: dict[str, Any], writes: bool)
             await ctx.permit(
                 "protected", [str(path)], f"MCP write to {path} ({why})", always_ask=True, reason=why
             )
+
+
+class _Progress:
+    """The server's progress into the running tool card: handed over from the servers' thread
+    to the run's loop, at most one update per :data:`PROGRESS_INTERVAL` (the latest wins)."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+        self.loop = asyncio.get_running_loop()
+        self.latest: dict[str, Any] | None = None
+        self.lock = threading.Lock()
+
+    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        if not isinstance(progress, (int, float)) or not math.isfinite(progress):
+            return  # a misbehaving server: nothing sensible to show
+        with self.lock:
+            pending = self.latest is not None
+            self.latest = progress_view(progress, total, message)
+        if not pending:
+            self.loop.call_soon_threadsafe(self.loop.call_later, PROGRESS_INTERVAL, self.show)
+
+    def show(self) -> None:
+        with self.lock:
+            shown, self.latest = self.latest, None
+        if shown is not None:
+            self.ctx.progress(None, progress=shown)
+
+
+def progress_view(progress: float, total: float | None, message: str | None) -> dict[str, Any]:
+    """What the tool card shows: the fraction done when the server says a total, the message."""
+    view: dict[str, Any] = {"progress": progress}
+    if isinstance(total, (int, float)) and math.isfinite(total) and total > 0:
+        view["total"] = total
+        view["fraction"] = max(0.0, min(1.0, progress / total))
+    if message:
+        view["message"] = message[:200]
+    return view
 
 
 def exposed_name(server: str, tool: str) -> str:

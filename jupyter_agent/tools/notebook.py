@@ -175,7 +175,9 @@ class NotebookEditTool(Tool[NotebookEditArgs]):
         backend, path = choose_backend(ctx)
         if isinstance(backend, FileBackend) and path is not None:
             await ctx.check_write(ctx.resolve(str(path)), "Edit")  # protected, hard links
-        await ctx.permit("notebook_edit", [str(path)], f"{args.action} a cell in {path}")
+        which = f"cell {args.cell_id}" if args.cell_id else "a cell"
+        then = " and run it" if args.run and args.action != "delete" else ""
+        await ctx.permit("notebook_edit", [str(path)], f"{args.action} {which} in {path}{then}")
         cells = await backend.read_cells()
         cell_id = args.cell_id
         if cell_id is None and args.index is not None and args.action != "insert":

@@ -47,9 +47,12 @@ class CellRun:
         self.handle = None if isinstance(widget, NoView) else display(widget, display_id=True)
 
     def notice(self, text: str, level: str = "info") -> None:
-        """A notice in the live view that also stays in the transcript."""
+        """A notice in the live view. The saved transcript keeps only what the run produced
+        (an error that ended it), not remarks about the setup (an unknown context window);
+        without a live view (nbclient, papermill) the transcript is the only place to say it."""
         self.widget.notice(text, level)
-        self.notices.append(text)
+        if level == "error" or isinstance(self.widget, NoView):
+            self.notices.append(text)
 
     def finish(self, status: RunStatus, history: Callable[[], Iterable[MessageWithParts]]) -> None:
         """Flush the live view, then replace it with the static transcript of this run."""

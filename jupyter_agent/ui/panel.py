@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.config import ConfigError
 from jupyter_agent.core import unicode
-from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
+from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
+from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
+from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.storage.sqlite_store import StoreError
@@ -49,6 +52,10 @@ class PanelConnection:
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
+        self._titles: dict[str, str] = {}
+        self._fixing: set[str] = set()
+        """Cells a fix runs for now (by id or label): a second Fix for one is refused."""
+        """The titles last listed, by session id: a new one (the generated title) is sent."""
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
         agent.panels.append(self)
@@ -153,6 +160,10 @@ class PanelConnection:
 
     def _follow(self, event: AnyEvent) -> None:
         """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
+        if isinstance(event, SessionUpdated) and event.session.id in self._titles:
+            if self._titles[event.session.id] != event.session.title:  # a title arrived (or a rename)
+                self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+            return
         current = self.agent.session_id
         if current is None or current == self.stream.session_id:
             return
@@ -227,17 +238,33 @@ class PanelConnection:
             self._complete(request)
         elif isinstance(request, wire.McpRequest):
             self._mcp(request)
+        elif isinstance(request, wire.FixRequest):
+            self.fix(request)
 
-    def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
+    def prompt(
+        self,
+        text: str,
+        context: list[wire.ContextItem] | None = None,
+        *,
+        agent: str = "build",
+        expanded: str | None = None,
+        done: Callable[[], None] | None = None,
+    ) -> None:
+        """Run a prompt in the current session; ``expanded``: the whole prompt, already built
+        (a fix), else ``text`` with its mentions and the attached context."""
         bad = unicode.problem(text)
         if bad is not None:  # refused before a session or a message is written
             self.stream.notice(f"{bad}.", "error")
+            if done is not None:
+                done()
             return
         runtime = self.agent.refresh()  # settings changed since the last prompt apply from this one
         model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
         if problem is not None:
             self.stream.notice(problem, "error")
+            if done is not None:
+                done()
             return
         sid = self.agent.current_session()
         if sid != self.stream.session_id:
@@ -245,17 +272,46 @@ class PanelConnection:
         runtime.settings(model)  # learns whether the model's window is known
         for notice in runtime.take_notices(sid, model):
             self.stream.notice(notice)
-        prompt = expand_mentions(text, self.agent) + "".join(
-            f'\n\n<context ref="{item.label}">\n{item.text}\n</context>' for item in context or []
-        )
+        if expanded is not None:
+            prompt = expanded
+        else:  # attached context is fenced like a mention: its text cannot close the block
+            blocks = [fence("context", item.text, ref=item.label) for item in context or []]
+            prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
 
         async def work() -> None:
             await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
             self._flush_notices()
             self.send_mcp()
-            await runtime.prompt(prompt, session_id=sid, model=model, handle=self._handle())
+            await runtime.prompt(prompt, session_id=sid, model=model, agent=agent, handle=self._handle())
 
-        self._start(work(), sid)
+        self._start(work(), sid, done)
+
+    def fix(self, request: wire.FixRequest) -> None:
+        """Fix with agent: the cell, its traceback and the variables it names go to the ``fix``
+        agent, which proposes the change and replaces the cell (and runs it) once approved."""
+        try:
+            if request.source is not None:
+                error = from_frontend(
+                    request.source,
+                    request.ename,
+                    request.evalue,
+                    request.traceback,
+                    request.execution_count,
+                    request.cell_id,
+                )
+            else:
+                error = find_error(self.agent.errors, request.cell)
+        except NothingToFix as exc:
+            self.stream.notice(str(exc), "error")
+            return
+        key = error.cell_id or error.label
+        if key in self._fixing:  # a double click, or the button and /fix
+            self.stream.notice(f"Already fixing cell {error.label}.")
+            return
+        runtime = self.agent.runtime
+        words, prompt = fix_prompt(error, self.agent.shell, runtime.workspace.tool_env().save_output)
+        self._fixing.add(key)
+        self.prompt(words, agent="fix", expanded=prompt, done=lambda: self._fixing.discard(key))
 
     def _handle(self) -> RunHandle:
         """A run started here: the user answers approvals here, notebook edits go through here."""
@@ -267,7 +323,7 @@ class PanelConnection:
             self.stream.notice(notice, level)
         runtime.notices.clear()
 
-    def _start(self, work: Any, session_id: str) -> None:
+    def _start(self, work: Any, session_id: str, done: Callable[[], None] | None = None) -> None:
         """Run ``work`` on the kernel's loop in the background; every view of the session shows
         busy until it ends (also a panel that reconnected meanwhile: its Stop must end in idle)."""
         self.stream.status("busy")
@@ -282,6 +338,8 @@ class PanelConnection:
                 log.exception("agent run from the side panel failed")
                 self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
             finally:
+                if done is not None:
+                    done()
                 self.agent.notify_panels(session_id, False)
                 self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
                 self.send_mcp()
@@ -289,6 +347,8 @@ class PanelConnection:
         loop = self.loop or running_loop()
         if loop is None:  # no kernel loop (plain IPython): nothing could answer the panel anyway
             work.close()
+            if done is not None:
+                done()
             self.stream.notice("This kernel has no running event loop; use %agent in a cell.", "error")
             self.stream.status("idle")
             return
@@ -356,10 +416,19 @@ class PanelConnection:
     def _sessions(self) -> list[wire.SessionInfo]:
         runtime = self.agent.runtime
         ordered = sorted(runtime.sessions.list(), key=lambda s: s.time.updated, reverse=True)
-        return [
-            wire.SessionInfo(id=s.id, title=s.title, updated=s.time.updated, busy=runtime.busy(s.id))
+        shown = [
+            wire.SessionInfo(
+                id=s.id,
+                title=s.title,
+                updated=s.time.updated,
+                busy=runtime.busy(s.id),
+                created=s.time.created,
+                untitled=needs_title(s.title),
+            )
             for s in ordered
         ]
+        self._titles = {s.id: s.title for s in shown}
+        return shown
 
     def _send(self, message: wire.PanelMessage) -> None:
         self._send_dict(to_wire(message))

@@ -125,6 +125,21 @@ class McpRequest(_Wire):
     action: Literal["list", "restart"] = "list"
 
 
+class FixRequest(_Wire):
+    """Fix with agent: the front end's cell and error output, or (``/fix [CELL]``) only which
+    cell, from what the kernel saw fail (``cell``: ``3``, ``[3]`` or a cell id; none: the latest)."""
+
+    type: Literal["fix"] = "fix"
+    cell: str | None = None
+    cell_id: str | None = None
+    source: str | None = None
+    """The cell's source as it is now; None: use the kernel's record."""
+    ename: str = ""
+    evalue: str = ""
+    traceback: list[str] = Field(default_factory=list)
+    execution_count: int | None = None
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -156,6 +171,7 @@ PanelRequest = (
     | DeleteSessionRequest
     | CompleteRequest
     | McpRequest
+    | FixRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -172,6 +188,10 @@ class SessionInfo(_Wire):
     updated: int
     """ms since epoch."""
     busy: bool = False
+    created: int = 0
+    """ms since epoch."""
+    untitled: bool = False
+    """No title yet (the stored placeholder): the panel says "New session · 13:43", local time."""
 
 
 class HelloMsg(_Wire):

@@ -7,10 +7,13 @@ message per part every ~50 ms, so UI traffic grows with the text, not with its s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from pydantic import ValidationError
 
 from jupyter_agent.context.overflow import gauge_text
 from jupyter_agent.core.events import (
@@ -57,6 +60,7 @@ from jupyter_agent.ui.widget_protocol import (
     PermissionDoneMsg,
     PermissionMsg,
     PermissionView,
+    ProgressView,
     RemovedMsg,
     StatusMsg,
     UIMessage,
@@ -104,6 +108,15 @@ def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
     return text[:cap] + f"\n… ({len(text) - cap:,} more chars)"
 
 
+def without_attachment_notes(output: str, attachments: Iterable[Any]) -> str:
+    """The output without the ``[image/png attached]`` lines that stand for its attachments:
+    the model reads them, the user sees the image itself right below."""
+    notes = {f"[{a.mime} attached]" for a in attachments}
+    if not notes:
+        return output
+    return "\n".join(line for line in output.split("\n") if line.strip() not in notes)
+
+
 def gauge_message(tokens: int, percent: int | None, cost: str = "") -> GaugeMsg:
     """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``, then what the
     prompt and the session cost so far (``cost``, see ``CostTracker.text``)."""
@@ -127,9 +140,14 @@ def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
         live = state.metadata.get("output")
         view.title = state.title or None
         view.output = cap_output(live) if isinstance(live, str) and live else None
+        progress = state.metadata.get("progress")
+        if isinstance(progress, dict):
+            with contextlib.suppress(ValidationError):  # whatever a server sent: no bar, not a broken view
+                view.progress = ProgressView.model_validate(progress)
     elif isinstance(state, ToolStateCompleted):
         view.title = state.title or None
-        view.output = cap_output(state.output)
+        shown = without_attachment_notes(state.output, state.attachments)
+        view.output = cap_output(shown) if shown or not state.attachments else None
         view.attachments = [
             AttachmentView(mime=a.mime, url=a.url, filename=a.filename) for a in state.attachments
         ]

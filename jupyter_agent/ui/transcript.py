@@ -8,7 +8,9 @@ trusted notebook would otherwise run whatever HTML the model wrote).
 
 Front-end contract (the labextension styles and highlights it): the root is
 ``<div class="jp-agent-transcript" data-session-id=… data-status=…>``; code blocks are
-``<pre><code class="language-xxx">``.
+``<div class="highlight"><pre><code class="language-xxx">`` with Pygments' token classes
+(``code_blocks.py``: nbconvert styles those). Notices (an unknown context window, an MCP
+server that failed) belong to the live view: the transcript keeps what the run produced.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from jupyter_agent.core.messages import (
     ToolStateCompleted,
     ToolStateError,
 )
-from jupyter_agent.ui.render import cap_output, input_summary
+from jupyter_agent.ui.code_blocks import code_block
+from jupyter_agent.ui.render import cap_output, input_summary, without_attachment_notes
 
 RunStatus = Literal["done", "stopped", "failed"]
 OUTPUT_CAP = 2_000
@@ -98,7 +101,12 @@ def _markdown() -> Any:
     # mistune loads when a finished run writes its transcript
     import mistune
 
-    return mistune.create_markdown(escape=True, plugins=["strikethrough", "table", "url", "task_lists"])
+    class Renderer(mistune.HTMLRenderer):
+        def block_code(self, code: str, info: str | None = None) -> str:
+            return code_block(code, (info or "").strip().split(" ")[0]) + "\n"
+
+    plugins = ["strikethrough", "table", "url", "task_lists"]
+    return mistune.create_markdown(escape=True, renderer=Renderer(escape=True), plugins=plugins)
 
 
 _MATH = re.compile(
@@ -159,10 +167,11 @@ class _Builder:
         code_key, lang = CODE_INPUTS.get(part.tool, ("", ""))
         code = state.input.get(code_key) if code_key else None
         if isinstance(code, str) and "\n" in code.strip():
-            body.append(f'<pre><code class="language-{lang}">{html.escape(code)}</code></pre>')
+            body.append(code_block(code, lang))
         output = ""
         if isinstance(state, ToolStateCompleted):
-            output = "[output cleared from the context]" if state.time.compacted else state.output
+            shown = without_attachment_notes(state.output, state.attachments)
+            output = "[output cleared from the context]" if state.time.compacted else shown
         elif isinstance(state, ToolStateError):
             output = state.error
         if output.strip():

@@ -24,6 +24,16 @@ class AttachmentView(_View):
     filename: str | None = None
 
 
+class ProgressView(_View):
+    """A running tool's progress as its server reports it (MCP progress notifications)."""
+
+    progress: float
+    total: float | None = None
+    fraction: float | None = None
+    """0–1 when the server gave a total."""
+    message: str | None = None
+
+
 class PartView(_View):
     """A part as shown: big fields capped, bookkeeping fields dropped."""
 
@@ -47,6 +57,8 @@ class PartView(_View):
     error: str | None = None
     """Tool error, or the retry reason."""
     interrupted: bool | None = None
+    progress: ProgressView | None = None
+    """A running tool's reported progress (message, fraction)."""
     pruned: bool | None = None
     """The model no longer sees this output (SPEC "Prune")."""
     attachments: list[AttachmentView] | None = None

@@ -7,6 +7,7 @@ export const COMMANDS: SlashCommand[] = [
   { name: 'compact', args: '', detail: 'summarise the history now' },
   { name: 'stop', args: '', detail: 'stop the running agent (Escape)' },
   { name: 'model', args: ' [name]', detail: 'show or choose the model' },
+  { name: 'fix', args: ' [cell]', detail: "fix the active cell's error (or In [cell], the latest) with the agent" },
   { name: 'help', args: '', detail: 'what the panel can do' }
 ];
 
@@ -15,7 +16,8 @@ export const HELP_TEXT =
   '@ mentions a variable (@df), a cell (@cell:3) or a file (@file:data.csv); ' +
   '"+ Cell" attaches the active cell or its selected text. ' +
   'Commands: /new starts a session, /compact summarises the history, /stop (or Escape) stops the agent, ' +
-  '/model shows or picks the model, /help shows this.';
+  '/model shows or picks the model, /fix sends the active cell\'s error to the agent (it asks before replacing the cell), ' +
+  '/help shows this. Alt+I puts the cursor here from anywhere.';
 
 /** The command being typed (`/mo` → `mo`), or null when the box holds something else. */
 export function commandQuery(text: string): string | null {

@@ -25,7 +25,7 @@ export class EmptyState {
     const help = el('p', { class: 'ja-empty-help' });
     help.append(
       'Type ', el('kbd', {}, '@'), ' to mention a variable, a cell (@cell:3) or a file (@file:data.csv); ',
-      el('kbd', {}, '/'), ' for commands (/new, /compact, /stop, /model, /help). ',
+      el('kbd', {}, '/'), ' for commands (/new, /compact, /stop, /model, /fix, /help). ',
       '“+ Cell” attaches the active cell or the text selected in it.'
     );
     this.node.append(el('h3', { class: 'ja-empty-title' }, 'Ask the agent about this notebook'), model,

@@ -1,32 +1,96 @@
-import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ILabShell, ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { cellSession, tagCellSessions } from './cellSessions';
+import { FixButtons, errorOf } from './fix';
+import { agentIcon } from './icon';
 import { AgentPanel } from './panel';
 
 const COMMAND = 'jupyter-agent:open-panel';
 const CELL_SESSION = 'jupyter-agent:show-cell-session';
+/** Documented in README (default shortcut Alt+I, in schema/panel.json). */
+const FOCUS_PROMPT = 'jupyter-agent:focus-prompt';
+const FIX_CELL = 'jupyter-agent:fix-cell';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agent:panel',
   description: 'A side panel to chat with the jupyter-agent running in the notebook kernel.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette],
+  optional: [ICommandPalette, ILayoutRestorer, ILabShell],
   // app.shell, not ILabShell: Notebook 7 has no ILabShell, and its shell has a right area too
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null) => {
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null,
+    restorer: ILayoutRestorer | null,
+    labShell: ILabShell | null
+  ) => {
     const shell = app.shell;
     const panel = new AgentPanel();
     shell.add(panel, 'right', { rank: 200 });
+    // reopened after a reload when it was open (JupyterLab, and Notebook 7's layout)
+    restorer?.add(panel, panel.id);
     tracker.currentChanged.connect((_, notebook) => panel.setNotebook(notebook));
     panel.setNotebook(tracker.currentWidget);
+    const show = () => {
+      shell.activateById(panel.id);
+      if (!labShell) rememberOpen(true);
+    };
     app.commands.addCommand(COMMAND, {
       label: 'Open the Agent panel',
-      execute: () => shell.activateById(panel.id)
+      icon: agentIcon,
+      execute: show
+    });
+    app.commands.addCommand(FOCUS_PROMPT, {
+      label: 'Ask the Agent (focus the prompt)',
+      caption: 'Open the Agent panel and put the cursor in its prompt box',
+      execute: () => {
+        show();
+        requestAnimationFrame(() => panel.focusPrompt());
+      }
     });
     palette?.addItem({ command: COMMAND, category: 'Agent' });
+    palette?.addItem({ command: FOCUS_PROMPT, category: 'Agent' });
     tracker.widgetAdded.connect((_, notebook) => tagCellSessions(notebook));
     tracker.forEach(notebook => tagCellSessions(notebook));
+
+    // "Fix with agent" on error outputs, in the cell's context menu and as /fix in the panel
+    const fixButtons = new FixButtons((cell, notebook) => {
+      show();
+      return panel.fix(cell, notebook);
+    });
+    panel.onIdle = () => fixButtons.release();
+    tracker.widgetAdded.connect((_, notebook) => fixButtons.watch(notebook));
+    tracker.forEach(notebook => fixButtons.watch(notebook));
+    app.commands.addCommand(FIX_CELL, {
+      label: 'Fix with Agent',
+      caption: "Send the cell's error to the agent; it proposes a fix and asks before replacing the cell",
+      icon: agentIcon,
+      isVisible: () => errorOf(tracker.activeCell) !== null,
+      execute: () => {
+        show();
+        panel.fix(tracker.activeCell, tracker.currentWidget);
+      }
+    });
+    app.contextMenu.addItem({ command: FIX_CELL, selector: '.jp-Notebook .jp-CodeCell', rank: 19 });
+
+    // Escape stops a running answer from the agent cell the user is on (command mode), as it
+    // does from the panel and from inside the cell's output
+    document.addEventListener('keydown', event => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      const notebook = tracker.currentWidget?.content;
+      const target = event.target as Node | null;
+      if (!notebook || notebook.mode !== 'command' || !target || !notebook.node.contains(target)) return;
+      const stop = notebook.activeCell?.node.querySelector('.ja-root[data-state="busy"] [data-testid=ja-stop]') as HTMLButtonElement | null;
+      if (stop && !stop.hidden && !stop.disabled) {
+        event.preventDefault();
+        stop.click();
+      }
+    });
+
+    if (!labShell) notebookSeven(app, tracker, panel, show);
+
     // a saved cell remembers its session: open that session in the panel
     app.commands.addCommand(CELL_SESSION, {
       label: "Show This Cell's Agent Session",
@@ -35,11 +99,61 @@ const plugin: JupyterFrontEndPlugin<void> = {
         const sessionId = cellSession(tracker.activeCell?.model);
         if (!sessionId) return;
         panel.showSession(sessionId);
-        shell.activateById(panel.id);
+        show();
       }
     });
     app.contextMenu.addItem({ command: CELL_SESSION, selector: '.jp-Notebook .jp-CodeCell', rank: 20 });
   }
 };
+
+const OPEN_KEY = 'jupyter-agent:notebook7-panel-open';
+
+function rememberOpen(open: boolean): void {
+  try {
+    window.localStorage.setItem(OPEN_KEY, open ? '1' : '0');
+  } catch {
+    // no storage: the panel just does not reopen by itself
+  }
+}
+
+/** Notebook 7's right sidebar has no tabs: an Agent button (with the panel's icon) in each
+ * notebook's toolbar opens and closes it, and the panel reopens after a reload when it was open. */
+function notebookSeven(app: JupyterFrontEnd, tracker: INotebookTracker, panel: AgentPanel, show: () => void): void {
+  const toggle = () => {
+    if (panel.isVisible) {
+      const notebookShell = app.shell as unknown as { collapseRight?: () => void };
+      if (typeof notebookShell.collapseRight === 'function') notebookShell.collapseRight();
+      else panel.hide();
+      rememberOpen(false);
+    } else {
+      show();
+    }
+  };
+  const addButton = (notebook: { toolbar: { insertItem: (i: number, n: string, w: any) => boolean } }) => {
+    const button = new ToolbarButton({
+      icon: agentIcon,
+      label: 'Agent',
+      tooltip: 'Open or close the Agent panel',
+      onClick: toggle
+    });
+    button.addClass('ja-toolbar-agent');
+    button.node.dataset.testid = 'ja-toolbar-agent';
+    notebook.toolbar.insertItem(10, 'jupyter-agent', button);
+  };
+  tracker.widgetAdded.connect((_, notebook) => addButton(notebook));
+  tracker.forEach(notebook => addButton(notebook));
+  // the sidebar's own close button (×) hides the panel: remember that too
+  const observer = new MutationObserver(() => {
+    if (!panel.isVisible && panel.isAttached) rememberOpen(false);
+  });
+  observer.observe(panel.node, { attributes: true, attributeFilter: ['class'] });
+  let open = false;
+  try {
+    open = window.localStorage.getItem(OPEN_KEY) === '1';
+  } catch {
+    open = false;
+  }
+  if (open) void app.restored.then(() => show());
+}
 
 export default plugin;

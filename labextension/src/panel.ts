@@ -2,13 +2,15 @@
 // The message stream is the cell widget's own renderer (labextension/widget/widget.js)
 // fed by the comm, so the panel and the widget show exactly the same parts.
 import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
+import { Cell } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
+import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 // @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
 import widgetModule from '../widget/widget.js';
 // @ts-expect-error: the same plain module's code-block actions
-import { addTranscriptActions } from '../widget/markdown.js';
+import { addTranscriptActions, iconLabel } from '../widget/markdown.js';
 import { CodeActions } from './codeActions';
 import { AgentComm, TARGET } from './comm';
 import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
@@ -16,16 +18,18 @@ import { ContextChips, activeCellContext } from './context';
 import { el } from './dom';
 import { EmptyState } from './empty';
 import { agentIcon } from './icon';
+import { cellRunning, errorOf } from './fix';
+import { keepWidth } from './layout';
 import { runOp } from './notebook';
-import { Completion, CompletionsMsg, KernelMessage, McpMsg, SessionInfo } from './protocol';
+import { Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
 
-/** "Nov 25, 11:42" (today: "11:42"): tells sessions with equal titles apart. */
-function when(ms: number): string {
+/** "Nov 25, 11:42" (today: "11:42", local time): tells sessions with equal titles apart. */
+export function when(ms: number): string {
   const date = new Date(ms);
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
   if (date.toDateString() === new Date().toDateString()) return time;
   return `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
 }
@@ -70,6 +74,15 @@ export class AgentPanel extends Widget {
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
   private jumpButton = el('button', { class: 'ja-button ja-panel-jump', 'data-testid': 'ja-jump-latest', type: 'button', hidden: '', title: 'Scroll to the newest message' }, '↓ Jump to latest');
+  /** Pins the newest message in view while the stream's size changes (images load, the
+   * panel is shown): a scroll at render time happens before images have their height. */
+  private resizes = new ResizeObserver(() => this.pin());
+  /** Gives the sidebar the panel's width when shown (the first one, then the user's). */
+  private applyWidth = keepWidth(this);
+  /** A fix asked for before the kernel connection was open (sent once it is). */
+  private pendingFix: FixRequest | null = null;
+  /** Called when the session shown stops running: the Fix buttons are usable again. */
+  onIdle: () => void = () => undefined;
   /** Keep the newest text in view while the user is at the bottom; not after they scroll up. */
   private following = true;
   private lastScrollTop = 0;
@@ -105,9 +118,9 @@ export class AgentPanel extends Widget {
     this.node.setAttribute('aria-label', 'Agent');
     this.input.setAttribute('aria-label', 'Message to the agent');
     this.sessionSelect.setAttribute('aria-label', 'Session');
-    const newButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-new', type: 'button', title: 'Start a new session' }, 'New');
-    const renameButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-rename', type: 'button', title: 'Rename this session' }, 'Rename');
-    const deleteButton = el('button', { class: 'ja-button', 'data-testid': 'ja-session-delete', type: 'button', title: 'Delete this session', 'aria-label': 'Delete this session' }, 'Delete');
+    const newButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-new', type: 'button', title: 'Start a new session', 'aria-label': 'New session' }), 'new', 'New');
+    const renameButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-rename', type: 'button', title: 'Rename this session', 'aria-label': 'Rename this session' }), 'rename', 'Rename');
+    const deleteButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-delete', type: 'button', title: 'Delete this session', 'aria-label': 'Delete this session' }), 'delete', 'Delete');
     const top = el('div', { class: 'ja-panel-top' });
     top.append(this.sessionSelect, newButton, renameButton, deleteButton);
     const composer = el('div', { class: 'ja-panel-composer' });
@@ -119,8 +132,14 @@ export class AgentPanel extends Widget {
     const streamWrap = el('div', { class: 'ja-panel-stream-wrap' });
     streamWrap.append(this.streamHost, this.jumpButton);
     this.node.append(top, this.mcp, this.banner, streamWrap, composer);
+    this.streamHost.setAttribute('tabindex', '-1'); // where focus goes after Jump to latest
     this.streamHost.addEventListener('scroll', () => this.onScroll());
     this.jumpButton.addEventListener('click', () => this.scrollToEnd());
+    this.resizes.observe(this.streamHost);
+    // "Show earlier messages": the user reads back, the view must not jump to the end
+    this.streamHost.addEventListener('click', event => {
+      if ((event.target as HTMLElement | null)?.closest?.('[data-testid=ja-older]')) this.following = false;
+    }, true);
     new MutationObserver(() => this.onGrow()).observe(this.streamHost, { childList: true, subtree: true, characterData: true });
     // Escape stops the agent from anywhere in the panel (the prompt box too)
     this.node.addEventListener('keydown', event => {
@@ -245,6 +264,9 @@ export class AgentPanel extends Widget {
       const wanted = this.wantedSession;
       this.wantedSession = '';
       if (wanted && wanted !== result.hello.session_id) this.request({ type: 'switch_session', session_id: wanted });
+      const fix = this.pendingFix;
+      this.pendingFix = null;
+      if (fix) this.request(fix);
     } else if (result.state === 'missing') {
       this.setState('missing');
     } else {
@@ -334,8 +356,49 @@ export class AgentPanel extends Widget {
         return;
       }
       default:
+        if (msg.kind === 'status' && msg.state !== 'busy') this.onIdle();
         this.model.emit(msg);
     }
+  }
+
+  // ------------------------------------------------------------------ Fix with agent
+
+  /** Fix with agent for `cell` (the button, or /fix on the active cell): false when refused,
+   * with the reason said in the stream. Never while a cell runs: the agent would edit and
+   * re-run cells behind the one the user is waiting for. */
+  fix(cell: Cell | null, notebook: NotebookPanel | null = this.notebook, arg = ''): boolean {
+    if (notebook && notebook !== this.notebook) this.setNotebook(notebook); // a button in another notebook
+    if (cellRunning(this.notebook)) {
+      this.say('A cell is running: Fix with agent waits until the kernel is free. Try again when it has finished.', 'error');
+      return false;
+    }
+    // the cell's own error output; else (`/fix 3`, or an active cell that did not raise) the
+    // kernel's record of the cell that raised (it says so when there is none)
+    const target = arg ? null : errorOf(cell);
+    const request: FixRequest = target ?? { type: 'fix', cell: arg || undefined };
+    if (this.state === 'open' && this.comm?.isOpen) {
+      this.request(request);
+      return true;
+    }
+    if (this.state === 'missing' || this.state === 'connecting' || this.state === 'busy') {
+      this.pendingFix = request; // sent once the kernel says hello (loading jupyter-agent first)
+      if (this.state === 'missing') void this.loadExtension();
+      return true;
+    }
+    this.setState(this.state, 'Fix with agent needs the notebook\'s kernel: start or restart it, then try again.');
+    return false;
+  }
+
+  /** Put the cursor in the prompt box (the focus-prompt command and its shortcut). */
+  focusPrompt(): void {
+    const target = this.input.disabled ? this.node : this.input;
+    if (target === this.node && !this.node.hasAttribute('tabindex')) this.node.setAttribute('tabindex', '-1');
+    target.focus();
+  }
+
+  protected onActivateRequest(msg: Message): void {
+    super.onActivateRequest(msg);
+    if (!this.node.contains(document.activeElement)) this.focusPrompt();
   }
 
   private onScroll(): void {
@@ -358,8 +421,23 @@ export class AgentPanel extends Widget {
 
   private scrollToEnd(): void {
     this.following = true;
+    const hadFocus = this.jumpButton.contains(document.activeElement);
     this.jumpButton.hidden = true;
     this.streamHost.scrollTop = this.streamHost.scrollHeight;
+    // the button hides: keep the keyboard user in the panel (Escape still stops from here)
+    if (hadFocus || document.activeElement === document.body) this.streamHost.focus({ preventScroll: true });
+  }
+
+  /** Keep the newest message in view while following (not while a page of older ones settles). */
+  private pin(): void {
+    if (!this.following || this.streamHost.querySelector('.ja-stream[data-paging]')) return;
+    this.streamHost.scrollTop = this.streamHost.scrollHeight;
+  }
+
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    this.pin();
+    this.applyWidth();
   }
 
   private newView(): void {
@@ -370,18 +448,20 @@ export class AgentPanel extends Widget {
     const root = el('div', { class: 'ja-panel-view', 'data-testid': 'ja-panel-view' });
     this.streamHost.append(root);
     this.disposeView = widgetModule.render({ model: this.model, el: root }) ?? null;
+    this.resizes.observe(root); // its height changes without a mutation (an image decodes)
     this.empty.node.hidden = false;
     this.streamHost.append(this.empty.node);
   }
 
   private showSessions(current: string, sessions: SessionInfo[]): void {
     this.sessionSelect.replaceChildren();
-    const labels = sessions.map(s => `${s.title || s.id} · ${when(s.updated)}`);
+    // no title yet: "New session · 13:43" (when it began, local time) until the title arrives
+    const labels = sessions.map(s => (s.untitled ? `New session · ${when(s.created || s.updated)}` : `${s.title || s.id} · ${when(s.updated)}`));
     sessions.forEach((s, i) => {
       const twin = labels.indexOf(labels[i]) !== labels.lastIndexOf(labels[i]);
       const label = (s.busy ? '● ' : '') + labels[i] + (twin ? ` · …${s.id.slice(-5)}` : '');
-      const option = el('option', { value: s.id, title: `${s.title} (${s.id})` }, label);
-      option.dataset.title = s.title;
+      const option = el('option', { value: s.id, title: `${s.untitled ? 'New session' : s.title} (${s.id})` }, label);
+      option.dataset.title = s.untitled ? '' : s.title;
       option.selected = s.id === current;
       this.sessionSelect.append(option);
     });
@@ -469,6 +549,9 @@ export class AgentPanel extends Widget {
         return;
       case 'help':
         this.say(HELP_TEXT);
+        return;
+      case 'fix':
+        this.fix(this.notebook?.content.activeCell ?? null, this.notebook, arg);
         return;
       default:
         this.say(`Unknown command /${name}. Commands: ${COMMANDS.map(c => '/' + c.name).join(', ')}.`, 'error');

@@ -62,6 +62,20 @@ export interface ErrorView {
   message: string;
 }
 
+/** Fix with agent: the front end's cell and error output, or (`/fix [CELL]`) only which
+ * cell, from what the kernel saw fail (`cell`: `3`, `[3]` or a cell id; none: the latest).
+ */
+export interface FixRequest {
+  type: "fix";
+  cell?: string;
+  cell_id?: string;
+  source?: string;
+  ename?: string;
+  evalue?: string;
+  traceback?: string[];
+  execution_count?: number;
+}
+
 export interface GaugeMsg {
   kind: "gauge";
   tokens: number;
@@ -197,6 +211,7 @@ export interface PartView {
   output?: string;
   error?: string;
   interrupted?: boolean;
+  progress?: ProgressView;
   pruned?: boolean;
   attachments?: AttachmentView[];
   mime?: string;
@@ -225,6 +240,14 @@ export interface PermissionView {
   permission: string;
   patterns?: string[];
   title?: string;
+}
+
+/** A running tool's progress as its server reports it (MCP progress notifications). */
+export interface ProgressView {
+  progress: number;
+  total?: number;
+  fraction?: number;
+  message?: string;
 }
 
 export interface PromptRequest {
@@ -268,6 +291,8 @@ export interface SessionInfo {
   title: string;
   updated: number;
   busy?: boolean;
+  created?: number;
+  untitled?: boolean;
 }
 
 export interface SessionsMsg {
@@ -295,5 +320,5 @@ export interface SwitchSessionRequest {
   session_id: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | NotebookReply;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | NotebookReply;
 export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;

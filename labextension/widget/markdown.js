@@ -79,6 +79,36 @@ export function markdown(src) {
   return DOMPurify.isSupported ? DOMPurify.sanitize(html, PURIFY) : escapeHtml(src);
 }
 
+// ------------------------------------------------------------------ icons
+
+// 16 px line icons in the text colour: a narrow side panel shows buttons as icons alone
+// (their names stay in aria-label and title), a wide one as icon and name.
+const PATHS = {
+  copy: '<rect x="5.5" y="5.5" width="8" height="8" rx="1.5"/><path d="M10.5 5.5v-2a1.5 1.5 0 0 0-1.5-1.5H4A1.5 1.5 0 0 0 2.5 3.5V9A1.5 1.5 0 0 0 4 10.5h1.5"/>',
+  insert: '<path d="M2.5 3h11M8 6v7M4.5 9.5 8 13l3.5-3.5"/>',
+  replace: '<path d="M2.5 6h9l-2.5-2.5M13.5 10h-9l2.5 2.5"/>',
+  stop: '<rect x="3.5" y="3.5" width="9" height="9" rx="1" fill="currentColor"/>',
+  compact: '<path d="M3 2.5 8 6.5l5-4M3 13.5l5-4 5 4"/>',
+  new: '<path d="M8 3v10M3 8h10"/>',
+  rename: '<path d="M10.5 2.5l3 3-8 8H2.5v-3z"/>',
+  delete: '<path d="M2.5 4.5h11M6 4.5V3h4v1.5M4 4.5l.8 9h6.4l.8-9"/>',
+};
+
+/** An icon (aria-hidden) and the button's name as a label that hides in a narrow panel. */
+export function iconLabel(button, icon, label) {
+  const svg = `<svg class="ja-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round">${PATHS[icon] || ""}</svg>`;
+  button.innerHTML = `${svg}<span class="ja-label"></span>`;
+  setLabel(button, label);
+  return button;
+}
+
+/** Change what an icon button says ("Copied", "Stopping…"): the label, the icon stays. */
+export function setLabel(button, label) {
+  const span = button.querySelector(".ja-label");
+  if (span) span.textContent = label;
+  else button.textContent = label;
+}
+
 // ------------------------------------------------------------------ code actions
 
 const ACTIONS = [
@@ -149,7 +179,7 @@ function wrapCode(pre, cellActions) {
     button.type = "button";
     button.className = `ja-code-action ja-code-${action}`;
     button.dataset.testid = `ja-code-${action}`;
-    button.textContent = label;
+    iconLabel(button, action, label);
     button.title = title;
     button.setAttribute("aria-label", title);
     button.addEventListener("click", async (event) => {
@@ -157,8 +187,9 @@ function wrapCode(pre, cellActions) {
       const text = code.textContent ?? "";
       if (action === "copy") {
         const ok = await copyText(text);
-        button.textContent = ok ? "Copied" : "Copy failed";
-        setTimeout(() => { button.textContent = label; }, 1500);
+        setLabel(button, ok ? "Copied" : "Copy failed");
+        button.setAttribute("aria-label", ok ? "Copied" : "Copy failed");
+        setTimeout(() => { setLabel(button, label); button.setAttribute("aria-label", title); }, 1500);
         return;
       }
       button.dispatchEvent(new CustomEvent("jupyter-agent:code", { bubbles: true, detail: { action, code: text } }));

@@ -10,7 +10,7 @@
 //   {type: compact}, and in the side panel {type: older, session_id, before} for the page of
 //   messages before the oldest shown (they arrive as usual and take their place by id).
 
-import { addCodeActions, escapeHtml, highlight, markdown } from "./markdown.js";
+import { addCodeActions, escapeHtml, highlight, iconLabel, markdown, setLabel } from "./markdown.js";
 
 export { escapeHtml, markdown };
 
@@ -72,14 +72,15 @@ class AgentView {
     this.gaugeFill = h("span", { class: "ja-gauge-fill" });
     this.gauge = h("span", { class: "ja-gauge", "data-testid": "ja-gauge", hidden: true },
       this.gaugeText, h("span", { class: "ja-gauge-bar" }, this.gaugeFill));
-    this.compactButton = h("button", { class: "ja-button ja-compact", type: "button", text: "Compact",
-      title: "Summarise the history now", hidden: !this.model.get("can_compact") });
+    this.compactButton = iconLabel(h("button", { class: "ja-button ja-compact", type: "button",
+      title: "Summarise the history now", "aria-label": "Compact: summarise the history now",
+      hidden: !this.model.get("can_compact") }), "compact", "Compact");
     this.compactButton.addEventListener("click", () => {
       this.compactButton.disabled = true;
       this.model.send({ type: "compact" });
     });
-    this.stopButton = h("button", { class: "ja-button ja-stop", type: "button", "data-testid": "ja-stop",
-      text: "■ Stop", title: "Stop the agent (Escape)", "aria-keyshortcuts": "Escape" });
+    this.stopButton = iconLabel(h("button", { class: "ja-button ja-stop", type: "button", "data-testid": "ja-stop",
+      title: "Stop the agent (Escape)", "aria-label": "Stop the agent", "aria-keyshortcuts": "Escape" }), "stop", "Stop");
     this.stopButton.addEventListener("click", () => this.requestStop());
     const header = h("div", { class: "ja-header" }, this.status, h("span", { class: "ja-spacer" }), this.gauge, this.compactButton, this.stopButton);
     this.stream = h("div", { class: "ja-stream", role: "log", "aria-live": "polite", "aria-label": "Agent messages" });
@@ -91,7 +92,7 @@ class AgentView {
     if (this.stopButton.hidden || this.stopButton.disabled) return false;
     this.stopping = true;
     this.stopButton.disabled = true;
-    this.stopButton.textContent = "Stopping…";
+    setLabel(this.stopButton, "Stopping…");
     this.model.send({ type: "stop" });
     return true;
   }
@@ -300,7 +301,10 @@ class AgentView {
       for (const pid of this.dirty) {
         const part = this.parts.get(pid);
         if (part && part.body) {
-          part.body.innerHTML = markdown(part.text);
+          const user = part.type === "text" && this.messages.get(part.messageId)?.role === "user";
+          const { words, blocks } = user ? splitFenced(part.text) : { words: part.text, blocks: [] };
+          part.body.innerHTML = markdown(words);
+          if (blocks.length) part.body.append(mentionChips(blocks));
           // each paragraph takes its own direction (Hebrew, Arabic next to English)
           part.body.querySelectorAll(BLOCKS).forEach((b) => b.setAttribute("dir", "auto"));
           addCodeActions(part.body);
@@ -338,6 +342,7 @@ class AgentView {
     const card = h("div", { class: `ja-tool ja-status-${p.status}`, "data-testid": "ja-tool",
       "data-tool": p.tool, "data-status": p.status }, head);
     if (title && !p.code) card.append(h("div", { class: "ja-tool-title", text: title }));
+    if (p.progress && p.status === "running") card.append(progressLine(p.progress));
     if (p.code) {
       const code = h("code", { class: `hljs language-${p.lang || "plaintext"}` });
       code.innerHTML = highlight(p.code, p.lang);
@@ -453,7 +458,8 @@ class AgentView {
     this.gauge.dataset.level = g.level;
     this.gaugeText.textContent = g.text;
     this.gaugeFill.style.width = `${Math.min(100, Math.max(0, g.percent ?? 0))}%`;
-    this.gauge.title = g.percent == null ? "Context used (the model's limit is unknown)" : "Context window used";
+    // the whole line in the tooltip: a narrow panel cuts the text with an ellipsis
+    this.gauge.title = `${g.text} — ${g.percent == null ? "context used (the model's limit is unknown)" : "context window used"}`;
   }
 
   setStatus(s) {
@@ -470,7 +476,7 @@ class AgentView {
     this.statusText.textContent = s.text || (busy ? "Working…" : "");
     this.stopButton.hidden = !busy;
     this.stopButton.disabled = false;
-    this.stopButton.textContent = "■ Stop";
+    setLabel(this.stopButton, "Stop");
     this.compactButton.hidden = busy || !this.model.get("can_compact");
     this.compactButton.disabled = false;
   }
@@ -526,6 +532,71 @@ class AgentView {
     box.querySelector(".ja-permission-answer")?.remove();
     box.append(h("div", { class: "ja-permission-answer", text: REPLY_LABELS[msg.reply] || msg.reply }));
   }
+}
+
+// A prompt is the user's words, then one fenced block per mention / cell / traceback
+// (`<mention_1a2b3c4d ref="@df">…</mention_1a2b3c4d>`, see core/fence.py): shown as chips.
+const OPEN_TAG = /<([a-z]+_[0-9a-f]{8})((?:\s+[\w-]+="[^"]*")*)>\n/g;
+const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'", "&#39;": "'" };
+
+function unescapeAttr(value) {
+  return value.replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (e) => ENTITIES[e]);
+}
+
+/** Fenced blocks from `at` to the end of `text` (each after whitespace), or null. */
+function blocksFrom(text, at) {
+  const blocks = [];
+  let pos = at;
+  while (pos < text.length) {
+    const rest = text.slice(pos);
+    const open = rest.match(/^\s*<([a-z]+_[0-9a-f]{8})((?:\s+[\w-]+="[^"]*")*)>\n/);
+    if (!open) return /^\s*$/.test(rest) ? blocks : null;
+    const tag = open[1];
+    const close = rest.indexOf(`\n</${tag}>`, open[0].length - 1);
+    if (close < 0) return null;
+    const ref = (open[2].match(/\sref="([^"]*)"/) || [])[1];
+    blocks.push({ kind: tag.split("_")[0], ref: ref === undefined ? tag.split("_")[0] : unescapeAttr(ref),
+      body: rest.slice(open[0].length, close) });
+    pos += close + tag.length + 4;
+  }
+  return blocks;
+}
+
+/** {words, blocks}: what the user typed and the context blocks appended to it. */
+export function splitFenced(text) {
+  for (const match of text.matchAll(OPEN_TAG)) {
+    const blocks = blocksFrom(text, match.index);
+    if (blocks && blocks.length) return { words: text.slice(0, match.index).trimEnd(), blocks };
+  }
+  return { words: text, blocks: [] };
+}
+
+function mentionChips(blocks) {
+  const row = h("div", { class: "ja-mentions" });
+  for (const block of blocks) {
+    const chip = h("details", { class: `ja-mention ja-mention-${block.kind}`, "data-testid": "ja-mention",
+      "data-kind": block.kind },
+    h("summary", { text: block.ref, title: `What the agent got for ${block.ref}` }),
+    h("pre", { class: "ja-mention-body", text: block.body }));
+    row.append(chip);
+  }
+  return row;
+}
+
+/** "Crunching 3 of 5 · 60 %" with a bar: a running tool's reported progress. */
+function progressLine(progress) {
+  const fraction = typeof progress.fraction === "number" ? progress.fraction : null;
+  const percent = fraction === null ? null : Math.round(fraction * 100);
+  const text = [progress.message, percent === null ? null : `${percent} %`].filter(Boolean).join(" · ")
+    || `${progress.progress}`;
+  const line = h("div", { class: "ja-progress", "data-testid": "ja-progress", role: "progressbar",
+    "aria-label": progress.message || "Progress", "aria-valuemin": 0, "aria-valuemax": 100,
+    "aria-valuenow": percent === null ? undefined : percent, "aria-valuetext": text });
+  const bar = h("span", { class: "ja-progress-bar" + (percent === null ? " ja-indeterminate" : "") },
+    h("span", { class: "ja-progress-fill" }));
+  if (percent !== null) bar.firstChild.style.width = `${percent}%`;
+  line.append(bar, h("span", { class: "ja-progress-text", text }));
+  return line;
 }
 
 /** The element that scrolls ``node`` (the side panel's stream, or the page). */

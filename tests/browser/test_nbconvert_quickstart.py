@@ -87,6 +87,21 @@ def test_the_saved_quickstart_reads_well_in_nbconvert_html(
         assert "done ·" in first.inner_text() and "openai/test" in first.inner_text()
         body = page.locator("body").inner_text()
         assert "object at 0x" not in body and "Error displaying widget" not in body
+        # the answer's code block: a box and Pygments colours from nbconvert's own CSS
+        block = transcripts.nth(1).locator(".jp-agent-transcript-text div.highlight").first
+        assert "rolling(3)" in block.inner_text()
+        box, page_bg = block.evaluate(
+            "e => [getComputedStyle(e).backgroundColor, getComputedStyle(document.body).backgroundColor]"
+        )
+        assert box != page_bg and block.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
+        pre = block.locator("pre").evaluate(
+            "e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).paddingLeft]"
+        )
+        assert pre[0] in ("rgba(0, 0, 0, 0)", box) and pre[1] != "0px", pre  # the box shows through
+        colours = block.evaluate(
+            "e => new Set([...e.querySelectorAll('span')].map(s => getComputedStyle(s).color)).size"
+        )
+        assert colours >= 3, colours  # highlighted, not one colour
         # from the first %agent cell to the end of the second: the README's picture
         top, bottom = page.evaluate(
             """() => {

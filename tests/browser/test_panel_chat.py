@@ -2,11 +2,13 @@
 scripted model: @cell shows what was typed, sessions (New reuses an empty one, Delete, equal
 titles told apart), Stop said once, a rejection's reason reaches the model, slash commands,
 one-click context chips, and the empty state with its model picker (light and dark).
+Issue 31: a new session's name until its title comes, mentions as chips, Fix with agent.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -137,7 +139,7 @@ def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedSe
     items = panel.locator("[data-testid=ja-completions] li")
     items.first.wait_for(timeout=10_000)
     labels = [items.nth(i).get_attribute("data-label") for i in range(items.count())]
-    assert labels == ["/new", "/compact", "/stop", "/model [name]", "/help"], labels
+    assert labels == ["/new", "/compact", "/stop", "/model [name]", "/fix [cell]", "/help"], labels
     page.screenshot(path=str(ARTIFACTS / f"panel-slash-{theme}.png"))
     box.type("he")
     box.press("Tab")
@@ -227,3 +229,121 @@ def test_the_empty_state_teaches_and_picks_the_model(
     wait_text(page, "A folder.")
     assert server.requests[-1]["body"]["model"] == "second"
     assert empty.is_hidden()
+
+
+def test_fix_with_agent_the_new_session_name_and_mention_chips(
+    chromium: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    """Issue 31 in one page load (browser tests are slow):
+    - A cell that raised gets Fix with agent; the agent gets the source, the traceback and the
+      variables, proposes the change, and (approved) replaces the cell and runs it. Clumsy
+      user: Fix while another cell runs, a double click, /fix where nothing failed.
+    - A new session was listed as `New session - 2026-11-26T13:43:29+00:00` (UTC) until the
+      title came: now "New session · HH:MM" in the browser's time zone (+05:30 here, so UTC
+      cannot pass), replaced by the title when it arrives.
+    - An @sales mention's summary was one unbroken paragraph inside the user's message: now
+      the user's words, the mention a chip that expands.
+    """
+    write_notebook(
+        lab.root / "fix-me.ipynb",
+        "sales = {'jan': 10, 'feb': 12}",
+        "total = sales['jan'] + sales['mar']\ntotal",
+        "import time\ntime.sleep(6)",
+    )
+    context = chromium.new_context(viewport={"width": 1500, "height": 1000}, timezone_id="Asia/Kolkata")
+    page = context.new_page()
+    try:
+        _fix_name_and_mentions(page, lab, server)
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "panel-fix-name-mentions.png"))
+        context.close()
+
+
+def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    panel = open_panel(page, lab, "fix-me.ipynb")
+    (label,) = options(page)
+    match = re.fullmatch(r"New session · (\d\d):(\d\d)", label)
+    assert match, label
+    now = page.evaluate("() => { const d = new Date(); return d.getHours() * 60 + d.getMinutes(); }")
+    shown = int(match.group(1)) * 60 + int(match.group(2))
+    assert (now - shown) % (24 * 60) <= 2, (label, now)  # local time, minutes ago at most
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    for _ in range(2):
+        page.keyboard.press("Shift+Enter")
+    fix = page.locator(".jp-NotebookPanel [data-testid=ja-fix]")
+    fix.wait_for(timeout=60_000)
+    assert fix.count() == 1 and "Fix with agent" in fix.inner_text()
+    page.keyboard.press("Shift+Enter")  # the sleeping cell
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.content.model.cells.get(2).executionState === 'running'"
+    )
+    requests = len(server.requests)
+    fix.click()
+    wait_text(page, "A cell is running: Fix with agent waits")
+    assert len(server.requests) == requests
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.content.model.cells.get(2).executionState === 'idle'",
+        timeout=30_000,
+    )
+    cell_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.cells.get(1).id")
+    fixed = {
+        "action": "replace",
+        "cell_id": cell_id,
+        "source": "total = sales['jan'] + sales.get('mar', 0)\ntotal",
+        "run": True,
+    }
+    server.queue(
+        Reply(
+            text="There is no 'mar' in sales yet.", tool_calls=[ToolCall("notebook_edit", json.dumps(fixed))]
+        ),
+        Reply(text="Fixed: a missing month counts as 0."),
+    )
+    fix.dblclick()
+    box = panel.locator("[data-testid=ja-permission]")
+    box.wait_for(timeout=60_000)
+    assert f"replace cell {cell_id}" in box.inner_text() and "run it" in box.inner_text()
+    asked = json.dumps(server.requests[-1]["body"]["messages"][-1])
+    assert "KeyError" in asked and "sales['mar']" in asked and "@sales" in asked and "<traceback_" in asked
+    shown = panel.locator(".ja-msg.ja-user").last
+    assert shown.inner_text().startswith("Fix cell [2]")
+    assert [c.inner_text() for c in shown.locator("[data-testid=ja-mention] summary").all()] == [
+        "cell [2]",
+        "traceback",
+        "@sales",
+    ]
+    page.screenshot(path=str(ARTIFACTS / "panel-fix-approval.png"))
+    box.locator("[data-testid=ja-approve-once]").click()
+    wait_text(page, "Fixed: a missing month counts as 0.")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[1].innerText.includes('sales.get')"
+        " && document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[1].querySelector('.jp-OutputArea')"
+        ".innerText.trim().endsWith('10')",
+        timeout=30_000,
+    )
+    assert fix.count() == 0  # the cell runs now: nothing left to fix
+    assert panel_text(panel).count("Fix cell [2]") == 1  # the double click asked once
+    assert len([r for r in server.requests if "Fix cell" in json.dumps(r["body"]["messages"][-1])]) == 1
+    ask(panel, "/fix")  # nothing failed any more
+    wait_text(page, "No cell has raised an error")
+    # the run's title replaced the session's first name
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).options[0]?.textContent.startsWith('Scripted session')",
+        arg=f"{PANEL} [data-testid=ja-session-select]",
+        timeout=60_000,
+    )
+    # a mention: the user's words, the summary in a chip that expands
+    server.queue(Reply(text="February is the best month."))
+    ask(panel, "which month of @sales is best?")
+    wait_text(page, "February is the best month.")
+    prompt = panel.locator(".ja-msg.ja-user .ja-prompt").last
+    chip = prompt.locator("[data-testid=ja-mention]")
+    assert chip.count() == 1 and chip.locator("summary").inner_text() == "@sales"
+    assert prompt.locator("p").first.inner_text() == "which month of @sales is best?"
+    body = chip.locator(".ja-mention-body")
+    assert body.is_hidden() and "mention_" not in prompt.inner_text()  # the user's words only
+    chip.locator("summary").click()
+    assert body.is_visible() and "12" in body.inner_text() and "feb" in body.inner_text()
+    asked = [json.dumps(r["body"]["messages"][-1]) for r in server.requests]
+    (mention,) = [m for m in asked if "which month of @sales" in m]
+    assert "feb" in mention and "12" in mention  # the model still gets the summary

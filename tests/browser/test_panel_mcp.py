@@ -2,12 +2,13 @@
 
 User sees: "MCP servers: 2" right below the session picker as soon as the panel opens
 (nothing started yet); after the first prompt each server's state, its tools, and for a
-server that failed its error with the stderr lines it printed.
+server that failed its error with the stderr lines it printed; a long tool's progress, live.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,6 +86,26 @@ def test_panel_lists_mcp_servers_under_the_session_picker(
         tool = panel.locator("[data-testid=ja-tool]").first
         assert tool.get_attribute("data-tool") == "demo_echo"
         assert tool.get_attribute("data-status") == "completed"
-    finally:
         page.screenshot(path=str(ARTIFACTS / "panel-mcp.png"))
+        # a long MCP tool showed nothing between `running` and `completed`: the server's
+        # progress (its message and the fraction done) now moves in the tool card while it runs
+        server.queue(
+            Reply(tool_calls=[ToolCall("demo_crunch", json.dumps({"steps": 6, "delay": 0.8}))]),
+            Reply(text="Crunched all six."),
+        )
+        ask(panel, "crunch the chunks")
+        progress = panel.locator('[data-testid=ja-tool][data-tool="demo_crunch"] [data-testid=ja-progress]')
+        progress.wait_for(timeout=60_000)
+        first = int(progress.get_attribute("aria-valuenow") or 0)
+        assert re.search(r"crunched \d of 6 chunks · \d+ %", progress.inner_text()), progress.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "panel-mcp-progress.png"))
+        page.wait_for_function(  # it moves: a later report replaces the first
+            "([sel, first]) => Number(document.querySelector(sel)?.getAttribute('aria-valuenow')) > first",
+            arg=[f'{PANEL} [data-tool="demo_crunch"] [data-testid=ja-progress]', first],
+            timeout=30_000,
+        )
+        wait_text(page, "Crunched all six.")
+        card = panel.locator('[data-testid=ja-tool][data-tool="demo_crunch"]')
+        assert card.get_attribute("data-status") == "completed" and progress.count() == 0
+    finally:
         page.close()

@@ -1,12 +1,18 @@
 """Issue 20 in the side panel, in real Chromium against `jupyter lab` and the scripted model:
 approvals after a reload, Stop back to idle, following the stream, real Markdown, code
-actions, tool cards, the Thinking label, Escape, focus and labels.
+actions, tool cards, the Thinking label, Escape, focus and labels. Issue 31: the first width
+and 250 px (screenshots: panel-{250,400}-{light,dark}.png), a session with plots reopened on
+its newest message, the keyboard (Jump, Tab order, Escape, the focus-prompt shortcut).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import struct
+import zlib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +20,14 @@ from lab_harness import ARTIFACTS, Lab, write_notebook
 from scripted_server import Reply, ScriptedServer, ToolCall
 from test_side_panel import PANEL, ask, lab, open_panel, page, panel_text, server, wait_idle, wait_text
 
-from jupyter_agent.core.messages import TextPart, UserMessage
+from jupyter_agent.core.messages import (
+    Attachment,
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolTimeCompleted,
+    UserMessage,
+)
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
 pytestmark = pytest.mark.browser
@@ -279,3 +292,209 @@ def test_a_long_session_opens_on_its_newest_messages_and_pages_back(
     assert ids == sorted(ids) and ids[:2] == ["msg_0000", "msg_0001"]
     assert earlier.count() == 0  # nothing older is left
     assert "old line 0" in panel_text(panel)
+
+
+# ---------------------------------------------------------------- issue 31: first impressions
+
+
+def panel_width(page: Any) -> float:
+    return float(page.locator(PANEL).bounding_box()["width"])
+
+
+def set_panel_width(page: Any, width: int) -> None:
+    """Drag the sidebar's edge, as a user does, until the panel is ``width`` px wide."""
+    box = page.locator(PANEL).bounding_box()
+    x, y = box["x"] - 1, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + box["width"] - width, y, steps=4)
+    page.mouse.up()
+    page.wait_for_function(
+        "([sel, w]) => Math.abs(document.querySelector(sel).getBoundingClientRect().width - w) < 6",
+        arg=[PANEL, width],
+        timeout=5_000,
+    )
+
+
+PARTS = (".ja-panel-top", ".ja-header", ".ja-code-actions", ".ja-panel-composer-row")
+
+
+def overflowing(page: Any) -> list[str]:
+    """Panel parts wider than their box (cut off or pushing the panel sideways)."""
+    return list(
+        page.evaluate(
+            "(sels) => sels.flatMap(s => [...document.querySelectorAll(s)])"
+            ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.className)",
+            [PANEL, *(f"{PANEL} {part}" for part in PARTS)],
+        )
+    )
+
+
+def one_line(page: Any, selector: str) -> list[float]:
+    """Heights of the matches that take more than one line."""
+    return list(
+        page.evaluate(
+            "(sel) => [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect().height)"
+            ".filter(h => h > 34)",
+            selector,
+        )
+    )
+
+
+WIDTH_ANSWER = "Sum it up:\n\n```python\ntotal = sum(sales.values())\nprint(f'{total:,.1f}')\n```\n"
+
+
+def _png(width: int, height: int) -> str:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + b"\x20\x60\xc0" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    raw = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    return "data:image/png;base64," + base64.b64encode(raw).decode()
+
+
+def add_plots(root: Path, sid: str, count: int) -> None:
+    """``count`` stored plot cards older than every message of session ``sid`` (store in ``root``)."""
+    store = SqliteStore.for_directory(root)
+    url = _png(800, 600)
+    for n in range(count):  # older than the answers (ids sort by time)
+        mid = f"msg_{n:04d}"
+        store.update_message(UserMessage(id=mid, session_id=sid))
+        state = ToolStateCompleted(
+            input={"code": "sales.plot()"},
+            output="[image/png attached]",
+            time=ToolTimeCompleted(start=1),
+            attachments=[Attachment(mime="image/png", url=url)],
+        )
+        store.update_part(
+            ToolPart(
+                id=f"prt_{n:04d}", session_id=sid, message_id=mid, call_id=f"c{n}", tool="python", state=state
+            )
+        )
+    store.close()
+
+
+def check_widths(page: Any, panel: Any) -> None:
+    """At 400 and 250 px, light and dark: nothing cut or wrapped, icons (named) at 250 px."""
+    bar = panel.locator(".ja-text .ja-code-actions").first
+    assert bar.locator(".ja-label").all_inner_texts() == ["Copy", "Insert below", "Replace cell"]
+    assert not one_line(page, f"{PANEL} .ja-code-actions, {PANEL} .ja-header, {PANEL} .ja-panel-top")
+    for theme in ("light", "dark"):
+        if theme == "dark":
+            set_theme(page, "JupyterLab Dark")
+        for width in (400, 250):
+            set_panel_width(page, width)
+            assert not overflowing(page), (theme, width, overflowing(page))
+            assert not one_line(page, f"{PANEL} .ja-code-actions, {PANEL} .ja-header, {PANEL} .ja-panel-top")
+            labels = panel.locator(".ja-code-action .ja-label, .ja-panel-top .ja-label")
+            assert all(label.is_visible() == (width == 400) for label in labels.all()), (theme, width)
+            for button in panel.locator(".ja-code-action, .ja-panel-top .ja-button").all():
+                assert button.get_attribute("aria-label") and button.locator("svg.ja-icon").is_visible()
+            copy = bar.locator("[data-testid=ja-code-copy]")
+            fg, bg = copy.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+            assert contrast(fg, bg) >= 4.5, (theme, fg, bg)
+            panel.screenshot(path=str(ARTIFACTS / f"panel-{width}-{theme}.png"))
+
+
+def check_keyboard(page: Any, panel: Any, server: ScriptedServer) -> None:
+    """Tab order, Escape after ↓ Jump to latest, and the focus-prompt shortcut."""
+    long = "".join(f"Line {i}: still going.\n\n" for i in range(800))
+    server.queue(Reply(text=long, chunk_size=30, delay_per_chunk=0.03))
+    ask(panel, "write a lot")
+    wait_text(page, "Line 120:")
+    # from the first control of the panel, Tab meets the picker and Stop before any message
+    panel.locator("[data-testid=ja-session-select]").focus()
+    order: list[str] = []
+    for _ in range(12):
+        order.append(
+            page.evaluate(
+                "(sel) => { const e = document.activeElement; if (!document.querySelector(sel).contains(e))"
+                " return 'outside'; if (e.closest('.ja-stream')) return 'transcript';"
+                " return e.dataset.testid || e.className; }",
+                PANEL,
+            )
+        )
+        page.keyboard.press("Tab")
+    assert order[0] == "ja-session-select" and "ja-stop" in order, order
+    first_message = order.index("transcript") if "transcript" in order else len(order)
+    assert order.index("ja-stop") < first_message, order
+    # scrolled up, back with ↓ Jump to latest from the keyboard: the focus stays in the panel
+    page.evaluate(f"document.querySelector('{PANEL} .ja-panel-stream').scrollTop = 0")
+    jump = panel.locator("[data-testid=ja-jump-latest]")
+    jump.wait_for(state="visible", timeout=5_000)
+    jump.focus()
+    page.keyboard.press("Enter")
+    assert jump.is_hidden()
+    assert page.evaluate(f"document.querySelector('{PANEL}').contains(document.activeElement)")
+    page.keyboard.press("Escape")  # and Escape stops the answer from there
+    wait_idle(page)
+    assert 0 < panel_text(panel).count("still going") < 800
+    # the shortcut from the notebook
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Alt+i")
+    page.wait_for_function("() => document.activeElement?.dataset?.testid === 'ja-prompt'", timeout=5_000)
+    commands = page.evaluate("() => window.jupyterapp.commands.listCommands()")
+    assert "jupyter-agent:focus-prompt" in commands
+
+
+def test_first_impressions_width_keyboard_and_a_session_with_plots(
+    page: Any, lab: Lab, server: ScriptedServer
+) -> None:
+    """Issue 31 in one page load (browser tests are slow):
+    - It opened about 250 px wide: code blocks cut, Copy / Insert below / Replace cell and the
+      header wrapped. Now it opens where a code block and its buttons fit; dragged to 250 px the
+      buttons become icons (named for screen readers) and nothing wraps. Screenshots for docs/.
+    - Escape stops after ↓ Jump to latest (focus stayed in the panel, not on the page); Stop,
+      Compact and the session picker come before the transcript in Tab order; Alt+I (the
+      jupyter-agent:focus-prompt command) puts the cursor in the prompt from the notebook.
+    - Reopened, a session holding plots showed its top, 2,300 px above the newest message (the
+      scroll happened before the images had their height). Now the panel comes back by itself
+      after a reload, at the user's width, on the newest message, and stays there while the
+      images load.
+    """
+    page.set_viewport_size({"width": 1500, "height": 720})  # screenshots without a tall empty stretch
+    folder = lab.root / "widths"
+    folder.mkdir(exist_ok=True)  # a model whose window is known: the screenshots show the gauge, no notice
+    limits = {"models": {server.model: {"limit": {"context": 128_000, "output": 8_192}}}}
+    (folder / "jupyter-agent.json").write_text(json.dumps(limits))
+    write_notebook(folder / "widths.ipynb", "sales = {'jan': 119.6, 'feb': 101.2}")
+    server.queue(Reply(text=WIDTH_ANSWER))
+    panel = open_panel(page, lab, "widths/widths.ipynb")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Shift+Enter")
+    assert 400 <= panel_width(page) <= 0.4 * 1500, panel_width(page)
+    ask(panel, "add up @sales")
+    wait_text(page, "print(f'{total:,.1f}')")
+    wait_idle(page)
+    check_widths(page, panel)  # ends dragged to 250 px, dark
+    check_keyboard(page, panel, server)
+    server.queue(Reply(text="The newest answer."))
+    ask(panel, "the newest question")
+    wait_text(page, "The newest answer.")
+    wait_idle(page)
+    add_plots(folder, panel.locator("[data-testid=ja-session-select]").input_value(), 8)
+    page.reload()  # no click on the tab: the panel is restored with the layout
+    page.wait_for_selector(f'{PANEL}[data-state="open"]', state="visible", timeout=90_000)
+    page.wait_for_function(f"() => document.querySelector('{PANEL}').getBoundingClientRect().width > 0")
+    assert abs(panel_width(page) - 250) < 8, panel_width(page)  # the last width it was dragged to
+    wait_text(page, "The newest answer.")
+    page.wait_for_function(
+        "(sel) => { const imgs = [...document.querySelectorAll(sel + ' img.ja-image')];"
+        " return imgs.length === 8 && imgs.every(i => i.complete && i.naturalHeight > 0); }",
+        arg=PANEL,
+        timeout=30_000,
+    )
+    page.wait_for_timeout(500)  # the last decode's layout
+    box = stream_box(page)
+    assert box["height"] > box["client"] * 3, box  # the plots are really there, far above
+    assert box["height"] - box["top"] - box["client"] < 30, box  # on the newest message
+    assert visible_in_panel(page, f"{PANEL} .ja-msg:last-child .ja-text")
+    assert "attached]" not in panel_text(panel)  # the plot, not a line about it

@@ -167,13 +167,18 @@ def test_saved_notebook_shows_the_transcript_after_a_restart(
 def test_notebook7_shows_the_transcript_and_the_side_panel(
     tmp_path: Path, scripted_server: ScriptedServer, chromium: Any
 ) -> None:
-    write_notebook(tmp_path / "demo.ipynb", "%load_ext jupyter_agent", "%agent what files are here?")
+    """Notebook 7: the transcript after a restart; the panel from the Agent button (with its
+    icon) in the notebook's toolbar, back by itself after a reload; Fix with agent there too."""
+    write_notebook(
+        tmp_path / "demo.ipynb", "%load_ext jupyter_agent", "%agent what files are here?", "ratio = 1 / 0"
+    )
     _queue(scripted_server)
     scripted_server.queue(Reply(text="Answer in the Notebook 7 panel."))
     with running_lab(tmp_path, scripted_server, app="notebook") as nb7:
         page = chromium.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        panel = page.locator("#jupyter-agent-panel")
         try:
             open_notebook(page, nb7.url("demo.ipynb"))
             _run_all(page)
@@ -185,9 +190,10 @@ def test_notebook7_shows_the_transcript_and_the_side_panel(
             open_notebook(page, nb7.url("demo.ipynb"))
             _check_transcript(page)
             assert not [e for e in errors if "ILabShell" in e], errors
-            # the side panel lives in Notebook 7's right area
-            page.evaluate("() => window.jupyterapp.commands.execute('jupyter-agent:open-panel')")
-            panel = page.locator("#jupyter-agent-panel")
+            # the side panel lives in Notebook 7's right area, opened from the toolbar
+            button = page.locator(".jp-NotebookPanel-toolbar [data-testid=ja-toolbar-agent]")
+            assert button.locator("svg").count() == 1 and "Agent" in button.inner_text()
+            button.click()
             panel.wait_for(state="visible", timeout=30_000)
             page.wait_for_selector(
                 '#jupyter-agent-panel[data-state="missing"], #jupyter-agent-panel[data-state="open"]',
@@ -196,14 +202,43 @@ def test_notebook7_shows_the_transcript_and_the_side_panel(
             if panel.get_attribute("data-state") == "missing":
                 panel.locator("[data-testid=ja-load-extension]").click()
             page.wait_for_selector('#jupyter-agent-panel[data-state="open"]', timeout=60_000)
+            assert panel.bounding_box()["width"] >= 400  # not the cramped default
             box = panel.locator("[data-testid=ja-prompt]")
             box.fill("hello from notebook 7")
             box.press("Enter")
-            page.wait_for_function(
-                "() => (document.querySelector('#jupyter-agent-panel')?.innerText || '')"
-                ".includes('Answer in the Notebook 7 panel.')",
-                timeout=60_000,
+            _panel_says(page, "Answer in the Notebook 7 panel.")
+            # Fix with agent on a cell that raised, as in JupyterLab
+            page.locator(".jp-NotebookPanel .jp-Cell").nth(2).locator(".jp-InputPrompt").click()
+            page.keyboard.press("Shift+Enter")
+            fix = page.locator(".jp-NotebookPanel [data-testid=ja-fix]")
+            fix.wait_for(timeout=60_000)
+            cell_id = page.evaluate(
+                "() => window.jupyterapp.shell.currentWidget.content.model.cells.get(2).id"
             )
+            edit = {"action": "replace", "cell_id": cell_id, "source": "ratio = 1 / 2\nratio", "run": True}
+            scripted_server.queue(
+                Reply(text="Division by zero.", tool_calls=[ToolCall("notebook_edit", json.dumps(edit))]),
+                Reply(text="Fixed in Notebook 7."),
+            )
+            fix.click()
+            panel.locator("[data-testid=ja-approve-once]").click(timeout=60_000)
+            _panel_says(page, "Fixed in Notebook 7.")
+            page.wait_for_function(
+                "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[2].innerText.includes('0.5')",
+                timeout=30_000,
+            )
+            # reloaded, the panel comes back by itself
+            page.reload()
+            page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+            panel.wait_for(state="visible", timeout=30_000)
         finally:
             page.screenshot(path=str(ARTIFACTS / "saved-notebook7.png"), full_page=True)
             page.close()
+
+
+def _panel_says(page: Any, text: str) -> None:
+    page.wait_for_function(
+        "(text) => (document.querySelector('#jupyter-agent-panel')?.innerText || '').includes(text)",
+        arg=text,
+        timeout=60_000,
+    )

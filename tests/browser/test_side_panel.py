@@ -46,8 +46,11 @@ def open_panel(page: Any, lab: Lab, notebook: str) -> Any:
     if not (lab.root / notebook).exists():
         write_notebook(lab.root / notebook, "x = 1")
     open_notebook(page, lab.url(notebook))
-    page.click('.jp-SideBar .lm-TabBar-tab[data-id="jupyter-agent-panel"]')
     panel = page.locator(PANEL)
+    # after a reload the panel comes back with the layout: a click on its tab would close it
+    page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+    if not panel.is_visible():
+        page.click('.jp-SideBar .lm-TabBar-tab[data-id="jupyter-agent-panel"]')
     panel.wait_for(state="visible")
     page.wait_for_selector(f'{PANEL}[data-state="missing"], {PANEL}[data-state="open"]', timeout=60_000)
     if panel.get_attribute("data-state") == "missing":

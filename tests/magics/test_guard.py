@@ -43,7 +43,7 @@ def test_names_the_user_typed_print_one_line(exc: KeyError, capsys: pytest.Captu
 def test_an_unknown_agent_prints_the_agents(capsys: pytest.CaptureFixture[str]) -> None:
     guard(lambda: get_agent("wizard") and None)
     out = capsys.readouterr().out
-    assert out == "Unknown agent 'wizard'. Available agents: build, plan, explore, general\n"
+    assert out == "Unknown agent 'wizard'. Available agents: build, plan, fix, explore, general\n"
 
 
 def test_another_key_error_is_a_bug_and_keeps_its_traceback(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,7 @@ from mcp_support import stdio_server
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import ToolPart
+from jupyter_agent.mcp.tools import progress_view
 
 ALLOW = {"permission": {"demo_*": "allow"}}
 
@@ -218,3 +219,47 @@ async def test_output_is_truncated(mcp_runtime: Any, scripted_server: Any, tmp_p
     assert part.state.status == "completed" and part.state.metadata["truncated"] is True
     assert "line 51" not in part.state.output and "...450 lines truncated..." in part.state.output
     assert Path(part.state.metadata["output_path"]).read_text().endswith("line 500")
+
+
+async def test_progress_shows_live_in_the_running_tool(mcp_runtime: Any, scripted_server: Any) -> None:
+    """A long MCP tool showed nothing between `running` and `completed`: the call now carries a
+    progress token and the server's reports (message, fraction) reach the running tool part."""
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("demo_crunch", json.dumps({"steps": 4, "delay": 0.3}))]),
+        Reply(text="done"),
+    )
+    runtime = mcp_runtime(mcp={"demo": stdio_server()}, model="openai/gpt-4o", **ALLOW)
+    seen: list[dict[str, Any]] = []
+
+    def watch(event: Any) -> None:
+        part = getattr(event, "part", None)
+        if isinstance(part, ToolPart) and part.state.status == "running":
+            progress = part.state.metadata.get("progress")
+            if progress and (not seen or seen[-1] != progress):
+                seen.append(progress)
+
+    runtime.bus.subscribe(watch)
+    sid = await runtime.prompt("crunch")
+    (part,) = tool_parts(runtime, sid)
+    assert part.state.status == "completed" and part.state.output == "crunched 4 chunks"
+    assert len(seen) >= 2, seen  # live, one report after another (not only the last)
+    for report in seen:
+        step = int(report["progress"])
+        assert report == {
+            "progress": step,
+            "total": 4,
+            "fraction": step / 4,
+            "message": f"crunched {step} of 4 chunks",
+        }
+    fractions = [r["fraction"] for r in seen]
+    assert fractions == sorted(set(fractions)) and fractions[0] < 1.0
+    assert "progress" not in part.state.metadata  # the finished tool keeps its result, not the bar
+
+
+def test_progress_that_makes_no_sense_shows_no_fraction() -> None:
+    """A misbehaving server: no total, a zero or infinite total, more done than the total."""
+    assert progress_view(3, None, "working") == {"progress": 3, "message": "working"}
+    assert progress_view(3, 0, None) == {"progress": 3}
+    assert progress_view(3, float("inf"), None) == {"progress": 3}
+    assert progress_view(12, 10, "x" * 500)["fraction"] == 1.0
+    assert len(progress_view(1, 2, "x" * 500)["message"]) == 200

@@ -340,3 +340,32 @@ def test_code_tools_carry_their_whole_code_for_highlighting() -> None:
     bash = part_view(tool(ToolStatePending(input={"command": "ls -la"})))
     assert bash is not None and (bash.code, bash.lang) == ("ls -la", "bash")
     assert part_view(tool(ToolStatePending(input={"path": "a.py"}), name="read")).code is None  # type: ignore[union-attr]
+
+
+def test_a_plot_card_shows_the_image_not_its_note() -> None:
+    """`[image/png attached]` (what the model reads) stood as a line above the plot itself."""
+    plot = tool(
+        ToolStateCompleted(
+            input={"code": "df.plot()"},
+            output="<Axes: >\n[image/png attached]",
+            time=ToolTimeCompleted(start=1),
+            attachments=[Attachment(mime="image/png", url="data:image/png;base64,AAA")],
+        )
+    )
+    view = Renderer().render(PartUpdated(part=plot))[0].part  # type: ignore[union-attr]
+    assert view.output == "<Axes: >" and view.attachments
+    alone = plot.model_copy(
+        update={"state": plot.state.model_copy(update={"output": "[image/png attached]"})}
+    )
+    view = Renderer().render(PartUpdated(part=alone))[0].part  # type: ignore[union-attr]
+    assert view.output is None and view.attachments  # no empty "Output" above the image
+
+
+def test_a_running_tool_shows_its_reported_progress() -> None:
+    report = {"progress": 2, "total": 5, "fraction": 0.4, "message": "indexing"}
+    running = tool(ToolStateRunning(input={"q": "x"}, metadata={"progress": report}))
+    view = Renderer().render(PartUpdated(part=running))[0].part  # type: ignore[union-attr]
+    assert view.progress is not None and (view.progress.fraction, view.progress.message) == (0.4, "indexing")
+    # whatever a misbehaving server sent: a card without a bar, not a broken stream
+    odd = tool(ToolStateRunning(input={"q": "x"}, metadata={"progress": {"progress": "lots", "x": 1}}))
+    assert Renderer().render(PartUpdated(part=odd))[0].part.progress is None  # type: ignore[union-attr]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from jupyter_agent.core.messages import (
     AssistantMessage,
     Attachment,
@@ -78,8 +80,12 @@ def test_bundle_has_html_markdown_and_readable_text() -> None:
     page = data["text/html"]
     assert page.startswith('<div class="jp-agent-transcript" data-session-id="ses_1" data-status="done">')
     assert "<strong>total</strong>" in page
-    assert '<pre><code class="language-python">print(x)' in page  # the front-end contract
-    assert '<pre><code class="language-python">x = 6 * 7\nx</code></pre>' in page  # tool input as code
+    # the front-end contract: pre > code.language-xxx, inside Pygments' .highlight
+    assert re.search(r'<div class="highlight[^"]*"[^>]*><pre[^>]*><code class="language-python"', page)
+    assert '<span class="nb">print</span>' in page
+    assert '<span class="n">x</span> <span class="o">=</span>' in page.replace(
+        '<span class="w"> </span>', " "
+    )
     assert "<script>" not in page and "&lt;script&gt;" in page  # model HTML is never run
     assert "expanded prompt" not in page and "what is 6*7?" in page
     assert "<details" in page and "denied by config" in page
@@ -137,3 +143,46 @@ def test_a_pasted_file_is_not_echoed_whole() -> None:
         assert "x" * 2_000 in shown and "x" * 2_001 not in shown
         assert "… (198,000 more chars)" in shown
         assert len(shown) < 20_000
+
+
+def test_code_blocks_are_pygments_html_that_nbconvert_styles() -> None:
+    """In `nbconvert --to html` a bare <pre><code> had no box and no colours: code blocks are
+    what nbconvert writes for a Markdown cell (`.highlight`, Pygments token classes), with a box
+    that its `pre { background: page }` rule does not paint over."""
+    shown = markdown_html("Run:\n\n```python\nimport math  # why\nprint('<b>')\n```\n\n```\nplain <i>\n```")
+    python, plain = shown.split('<div class="highlight')[1:]
+    assert python.startswith(' hl-python"') and 'code class="language-python"' in python
+    assert '<span class="kn">import</span>' in python and '<span class="c1"># why</span>' in python
+    assert "&lt;b&gt;" in python and "<b>" not in python  # still escaped
+    assert "background: var(--jp-cell-editor-background" in python and "background: transparent" in python
+    assert "plain &lt;i&gt;" in plain and "<span" not in plain and "language-" not in plain
+    # an unknown language is escaped text in the same box
+    odd = markdown_html("```no-such-language\n<x>\n```")
+    assert 'class="language-no-such-language"' in odd and "&lt;x&gt;" in odd and "<span" not in odd
+
+
+def test_image_notes_stay_out_of_the_tool_output() -> None:
+    """A plot's tool card showed a literal `[image/png attached]` line above the image."""
+    plot = ToolPart(
+        id="prt_plot",
+        session_id=SID,
+        message_id="msg_1",
+        call_id="c1",
+        tool="python",
+        state=ToolStateCompleted(
+            input={"code": "df.plot()\nplt.show()"},
+            output="<Axes: >\n[image/png attached]",
+            time=ToolTimeCompleted(start=1),
+            attachments=[Attachment(mime="image/png", url="data:image/png;base64,iVBORw0KGgo=")],
+        ),
+    )
+    only = plot.model_copy(
+        update={"id": "prt_only", "state": plot.state.model_copy(update={"output": "[image/png attached]"})}
+    )
+    history = [_assistant("msg_1", plot, only)]
+    data, _ = transcript_bundle(
+        session_id=SID, prompt="plot", messages=history, summary=summarize(history, "done", 1)
+    )
+    page = data["text/html"]
+    assert "attached]" not in page and "&lt;Axes: &gt;" in page
+    assert page.count('src="data:image/png;base64,iVBORw0KGgo="') == 2

@@ -3,7 +3,8 @@
 ``python demo_server.py stdio``, ``python demo_server.py http PORT`` (streamable HTTP at
 ``/mcp``) or ``python demo_server.py sse PORT`` (the older SSE transport at ``/sse``). Tools: a text tool,
 an image tool, a tool that raises, a big output, a slow call (writes its pid first, so a
-test can kill the server mid-call) and one that shows an environment variable.
+test can kill the server mid-call), one that reports progress as it goes and one that shows
+an environment variable.
 With ``DEMO_STARTED_FILE`` set, each start appends the process id to that file.
 With ``DEMO_REQUIRE_TOKEN`` set, the HTTP server refuses requests whose
 ``Authorization`` is not ``Bearer <DEMO_REQUIRE_TOKEN>``.
@@ -18,7 +19,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("demo")
@@ -71,6 +72,15 @@ async def slow(seconds: float) -> str:
         Path(pid_file).write_text(str(os.getpid()))
     await asyncio.sleep(seconds)
     return "slept"
+
+
+@server.tool()
+async def crunch(steps: int, delay: float, ctx: Context) -> str:
+    """Work in ``steps`` steps of ``delay`` seconds, reporting progress after each."""
+    for i in range(1, steps + 1):
+        await asyncio.sleep(delay)
+        await ctx.report_progress(i, steps, f"crunched {i} of {steps} chunks")
+    return f"crunched {steps} chunks"
 
 
 @server.tool()
