@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from jupyter_agent.failures import explain
+from jupyter_agent.kernel import warmup
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.logs import debug_enabled
 
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 # %load_ext stays well under 150 ms.
 
 log = logging.getLogger(__name__)
+LOADING = "Loading the model client…"
 
 
 @magics_class
@@ -32,6 +35,8 @@ class AgentMagics(Magics):
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
         self.agent = KernelAgent(shell)
+        self._loading: asyncio.Future[None] | None = None
+        """The wait for the model client (Run All), which Stop cancels."""
 
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
@@ -96,7 +101,8 @@ class AgentMagics(Magics):
         agent = self.agent
         runtime = agent.runtime
         model = runtime.model_for(cmd.model, cmd.agent)
-        problem = runtime.preflight(model)
+        loading = not warmup.client_ready()  # Run All: the warm-up is still importing litellm
+        problem = None if loading else runtime.preflight(model)  # the check may need litellm
         if problem is not None:
             print(problem)
             return
@@ -114,21 +120,25 @@ class AgentMagics(Magics):
                 runtime.bus,
                 session_id,
                 since_id=since,
-                on_stop=lambda: runtime.stop(session_id),
+                on_stop=lambda: self._stop(runtime, session_id),
                 on_approve=runtime.permissions.reply,
             )
         )
-        limits = runtime.settings(model)
-        gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
-        unsubscribe = runtime.bus.subscribe(gauge)
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
-        for notice in runtime.take_notices(session_id, model):
-            run.notice(notice)
+        unsubscribe: Callable[[], None] = lambda: None  # noqa: E731 (replaced once the gauge listens)
 
         async def go() -> None:
+            nonlocal unsubscribe
             agent.notify_panels(session_id, True)
             status: RunStatus = "done"
             try:
+                if loading:
+                    await self._load_client(run, runtime, model)
+                limits = runtime.settings(model)
+                gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
+                unsubscribe = runtime.bus.subscribe(gauge)
+                for notice in runtime.take_notices(session_id, model):
+                    run.notice(notice)
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
                 for notice in runtime.take_notices(session_id, model):
                     run.notice(notice, "warn")
@@ -136,6 +146,9 @@ class AgentMagics(Magics):
             except asyncio.CancelledError:
                 status = "stopped"
                 agent.stopped(run, session_id)
+            except _NotRunnable as exc:
+                status = "failed"
+                run.notice(str(exc), "error")
             except Exception as exc:
                 status = "failed"
                 log.exception("agent run failed")
@@ -153,3 +166,28 @@ class AgentMagics(Magics):
         task = asyncio.get_running_loop().create_task(go())
         agent.tasks.add(task)
         task.add_done_callback(agent.tasks.discard)
+
+    async def _load_client(self, run: Any, runtime: Any, model: str) -> None:
+        """Run All: the prompt came while the warm-up still imports litellm. Say so, do the
+        request's own work meanwhile, and wait off the event loop (cells and Stop still work)."""
+        run.status(LOADING)
+        runtime.registry.specs()  # the request's tool schemas (cached) while the import runs
+        self._loading = asyncio.ensure_future(warmup.model_client())
+        try:
+            await self._loading
+        finally:
+            self._loading = None
+        run.status("")
+        problem = runtime.preflight(model)  # deferred: it may need litellm
+        if problem is not None:
+            raise _NotRunnable(problem)
+
+    def _stop(self, runtime: Any, session_id: str) -> None:
+        """The widget's Stop: the run, or the wait for the model client before it."""
+        runtime.stop(session_id)
+        if self._loading is not None:
+            self._loading.cancel()
+
+
+class _NotRunnable(Exception):
+    """The prompt cannot start (no API key for the model): its message says what to do."""

@@ -8,9 +8,12 @@ from the raw chunks: a stream cut mid-way has no finish reason and is retried.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
 import os
 import re
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -55,6 +58,14 @@ def prepare_environment() -> None:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
+_imported = threading.Event()
+
+
+def imported() -> bool:
+    """litellm is loaded: calling it cannot wait on its (seconds-long) import."""
+    return _imported.is_set()
+
+
 def litellm() -> Any:
     prepare_environment()
     # litellm takes about 2 s to import: it loads on the first model call
@@ -68,12 +79,24 @@ def litellm() -> Any:
     setattr(module, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010 (Final in stubs)
 
     route_library_logs()  # litellm adds its own stderr handler at import: reroute it
+    _imported.set()
     return module
 
 
+FIRST_CALL_MODULES = (
+    "litellm.litellm_core_utils.default_encoding",  # its cost estimate loads a tokenizer (~0.3 s)
+    "anyio._backends._asyncio",
+)
+"""What litellm's first request imports (internal names: a litellm upgrade may move them)."""
+
+
 def warm_up() -> None:
-    """Import litellm ahead of the first prompt (called from a background thread)."""
+    """Import litellm and what its first request loads, ahead of the first prompt (called
+    from a background thread)."""
     litellm()
+    for name in FIRST_CALL_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _usage(model: str, usage: Any) -> tuple[Tokens, float | None]:
