@@ -35,8 +35,6 @@ class AgentMagics(Magics):
     def __init__(self, shell: Any) -> None:
         super().__init__(shell)
         self.agent = KernelAgent(shell)
-        self._loading: asyncio.Future[None] | None = None
-        """The wait for the model client (Run All), which Stop cancels."""
 
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
@@ -113,6 +111,7 @@ class AgentMagics(Magics):
         bridge = agent.panels[-1].bridge if agent.panels else None
         handle = RunHandle(interactive=not headless, bridge=bridge)
         since = ids.ascending("msg")
+        waiting: list[asyncio.Future[None]] = []  # the wait for the model client, which Stop ends
         widget = (
             NoView()
             if agent.headless()
@@ -120,23 +119,22 @@ class AgentMagics(Magics):
                 runtime.bus,
                 session_id,
                 since_id=since,
-                on_stop=lambda: self._stop(runtime, session_id),
+                on_stop=lambda: _stop(runtime, session_id, waiting),
                 on_approve=runtime.permissions.reply,
             )
         )
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
-        unsubscribe: Callable[[], None] = lambda: None  # noqa: E731 (replaced once the gauge listens)
+        listening: list[Callable[[], None]] = []
 
         async def go() -> None:
-            nonlocal unsubscribe
             agent.notify_panels(session_id, True)
             status: RunStatus = "done"
             try:
                 if loading:
-                    await self._load_client(run, runtime, model)
+                    await _load_client(run, runtime, model, waiting)
                 limits = runtime.settings(model)
                 gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
-                unsubscribe = runtime.bus.subscribe(gauge)
+                listening.append(runtime.bus.subscribe(gauge))
                 for notice in runtime.take_notices(session_id, model):
                     run.notice(notice)
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
@@ -155,7 +153,8 @@ class AgentMagics(Magics):
                 explained = explain(exc)  # a full disk is a sentence, a bug keeps its class name
                 run.notice(explained.message if explained else f"Error: {type(exc).__name__}: {exc}", "error")
             finally:
-                unsubscribe()
+                for unsubscribe in listening:
+                    unsubscribe()
                 agent.notify_panels(session_id, False)
                 # the saved notebook keeps a static transcript, not a widget it cannot restore
                 run.finish(status, lambda: runtime.store.messages(session_id, since))
@@ -167,26 +166,28 @@ class AgentMagics(Magics):
         agent.tasks.add(task)
         task.add_done_callback(agent.tasks.discard)
 
-    async def _load_client(self, run: Any, runtime: Any, model: str) -> None:
-        """Run All: the prompt came while the warm-up still imports litellm. Say so, do the
-        request's own work meanwhile, and wait off the event loop (cells and Stop still work)."""
-        run.status(LOADING)
-        runtime.registry.specs()  # the request's tool schemas (cached) while the import runs
-        self._loading = asyncio.ensure_future(warmup.model_client())
-        try:
-            await self._loading
-        finally:
-            self._loading = None
-        run.status("")
-        problem = runtime.preflight(model)  # deferred: it may need litellm
-        if problem is not None:
-            raise _NotRunnable(problem)
 
-    def _stop(self, runtime: Any, session_id: str) -> None:
-        """The widget's Stop: the run, or the wait for the model client before it."""
-        runtime.stop(session_id)
-        if self._loading is not None:
-            self._loading.cancel()
+async def _load_client(run: Any, runtime: Any, model: str, waiting: list[asyncio.Future[None]]) -> None:
+    """Run All: the prompt came while the warm-up still imports litellm. Say so, do the
+    request's own work meanwhile, and wait off the event loop (cells and Stop still work)."""
+    run.status(LOADING)
+    runtime.registry.specs()  # the request's tool schemas (cached) while the import runs
+    waiting.append(asyncio.ensure_future(warmup.model_client()))
+    try:
+        await waiting[0]
+    finally:
+        waiting.clear()
+    run.status("")
+    problem = runtime.preflight(model)  # deferred: it may need litellm
+    if problem is not None:
+        raise _NotRunnable(problem)
+
+
+def _stop(runtime: Any, session_id: str, waiting: list[asyncio.Future[None]]) -> None:
+    """The widget's Stop: the run, or the wait for the model client before it."""
+    runtime.stop(session_id)
+    for future in waiting:
+        future.cancel()
 
 
 class _NotRunnable(Exception):

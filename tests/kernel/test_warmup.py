@@ -73,15 +73,17 @@ sys.meta_path.insert(0, _SlowLitellm())
 """
 
 
-def _gated_kernel(tmp_path: Any, server: Any, gate: Any) -> Kernel:
-    """A kernel with a front end whose warm-up import of litellm waits for ``gate``."""
-    env = {
+def _gated_kernel(tmp_path: Any, server: Any, gate: Any, **env: str | None) -> Kernel:
+    """A kernel with a front end whose warm-up import of litellm waits for ``gate``
+    (``env``: settings to change, None to leave one out)."""
+    defaults = {
         "JUPYTER_AGENT_MODEL": "openai/test",
         "JUPYTER_AGENT_API_BASE": server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-test",
         "JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb"),
     }
-    kernel = Kernel(tmp_path, env)
+    merged = {**defaults, **env}
+    kernel = Kernel(tmp_path, {k: v for k, v in merged.items() if v is not None})
     assert kernel.execute(GATE.format(gate=str(gate))).status == "ok"
     return kernel
 
@@ -142,6 +144,27 @@ def test_stop_while_the_model_client_loads_ends_the_run(tmp_path: Any, scripted_
         notices = [c.get("text") for c in widget_traffic(kernel) if c.get("kind") == "notice"]
         assert "Stopped." in notices
         assert scripted_server.requests == []  # nothing was sent
+    finally:
+        gate.touch()
+        kernel.shutdown()
+
+
+def test_a_missing_key_found_after_the_load_is_one_clear_line(tmp_path: Any, scripted_server: Any) -> None:
+    """Whether a hosted model's key is set is litellm's to say: a Run All prompt asks once
+    litellm has loaded, and says what to do in the widget and the transcript."""
+    gate = tmp_path / "gate"
+    hosted = "anthropic/claude-sonnet-4-5"
+    kernel = _gated_kernel(
+        tmp_path, scripted_server, gate, JUPYTER_AGENT_MODEL=hosted, JUPYTER_AGENT_API_BASE=None,
+        JUPYTER_AGENT_API_KEY=None,
+    )  # fmt: skip
+    try:
+        _run_all(kernel)
+        gate.touch()
+        wait_widget_idle(kernel)
+        errors = [c.get("text", "") for c in widget_traffic(kernel) if c.get("kind") == "notice"]
+        assert any(f"No API key for {hosted}" in e and "ANTHROPIC_API_KEY" in e for e in errors), errors
+        assert scripted_server.requests == []
     finally:
         gate.touch()
         kernel.shutdown()
