@@ -209,12 +209,7 @@ class LiteLLMClient:
             response = await lm.acompletion(**kwargs)
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
-        async for event in self._events(response, model, abort):
-            yield event
-
-    async def _events(
-        self, response: Any, model: str, abort: asyncio.Event | None
-    ) -> AsyncIterator[StreamEvent]:
+        # the chunk loop is inline, not a generator of its own: every layer costs each chunk
         open_kind: str | None = None
         calls: dict[str, dict[str, Any]] = {}
         thinking = _ThinkingBlocks()
@@ -232,13 +227,13 @@ class LiteLLMClient:
                 break
             except Exception as exc:
                 raise _broken_stream(exc, model, finish) from exc
-            if getattr(chunk, "usage", None):
-                usage = chunk.usage
-            for choice in getattr(chunk, "choices", None) or []:
-                delta = getattr(choice, "delta", None)
-                reasoning = getattr(delta, "reasoning_content", None) if delta else None
-                text = getattr(delta, "content", None) if delta else None
-                signed = thinking.add(getattr(delta, "thinking_blocks", None) if delta else None)
+            if found := _read(chunk, "usage"):
+                usage = found
+            for choice in _read(chunk, "choices") or []:
+                delta = _read(choice, "delta")
+                reasoning = _read(delta, "reasoning_content") if delta else None
+                text = _read(delta, "content") if delta else None
+                signed = thinking.add(_read(delta, "thinking_blocks") if delta else None)
                 if reasoning:
                     if open_kind != "reasoning":
                         if open_kind == "text":
@@ -257,7 +252,7 @@ class LiteLLMClient:
                         open_kind = "text"
                         yield TextStart()
                     yield TextDelta(delta=text)
-                for call in (getattr(delta, "tool_calls", None) or []) if delta else []:
+                for call in (_read(delta, "tool_calls") or []) if delta else []:
                     fn = getattr(call, "function", None)
                     entry, new = _call_entry(calls, at_index, call)
                     if new:
@@ -270,8 +265,8 @@ class LiteLLMClient:
                     if args:
                         entry["args"] += args
                         yield ToolInputDelta(call_id=entry["id"], delta=args)
-                if getattr(choice, "finish_reason", None):
-                    finish = choice.finish_reason
+                if found := _read(choice, "finish_reason"):
+                    finish = found
         if open_kind == "text":
             yield TextEnd()
         elif open_kind == "reasoning":
@@ -341,6 +336,33 @@ class LiteLLMClient:
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
         return str(response.choices[0].message.content or "")
+
+
+def _read(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` for litellm's pydantic chunks without pydantic's slow path:
+    litellm deletes unset fields and keeps most in ``__pydantic_extra__``, so a plain getattr
+    raises (and catches) an AttributeError several times per chunk."""
+    if getattr(type(obj), "__pydantic_fields__", None) is None:
+        return getattr(obj, name, None)  # not a pydantic model (another SDK's objects, a stub)
+    values = obj.__dict__
+    if name in values:
+        return values[name]
+    extra = obj.__pydantic_extra__
+    if extra and name in extra:
+        return extra[name]
+    return getattr(obj, name, None) if _on_class(type(obj), name) else None
+
+
+_class_attrs: dict[tuple[type, str], bool] = {}
+
+
+def _on_class(cls: type, name: str) -> bool:
+    """``name`` is a class attribute (a property, a method) rather than a field; cached."""
+    key = (cls, name)
+    found = _class_attrs.get(key)
+    if found is None:
+        found = _class_attrs[key] = any(name in vars(base) for base in cls.__mro__)
+    return found
 
 
 def _request(
