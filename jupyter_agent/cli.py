@@ -154,10 +154,19 @@ class _StopOnSignals:
         self.task = asyncio.current_task()
 
     def install(self) -> None:
+        # a plain handler, not the loop's: it runs even while a write waits, blocking the loop,
+        # for another process's lock on the store (that wait then gives up: lock_wait)
+        from jupyter_agent.storage import lock_wait  # the store loads per command
+
         loop = asyncio.get_running_loop()
+
+        def handler(sig: int, frame: Any) -> None:
+            lock_wait.waits.stop(sticky=True)
+            loop.call_soon_threadsafe(self.fire, sig)
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, self.fire, sig)
+            with contextlib.suppress(ValueError):
+                signal.signal(sig, handler)
 
     def fire(self, sig: int) -> None:
         if self.hit and sig == signal.SIGINT:  # the second Ctrl-C: no more waiting
@@ -175,7 +184,7 @@ async def _run(args: argparse.Namespace) -> int:
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.lease import SessionBusyError
-    from jupyter_agent.storage.sqlite_store import SessionNotFound
+    from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError, StoreWaitStopped
 
     problem = run_problem(args)
     if problem is not None:
@@ -198,6 +207,7 @@ async def _run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
             return EXIT_USAGE
         runtime.settings(model)  # notices about the model (unknown limits) before the request
+        await runtime.store.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
         await runtime.start_mcp()  # an MCP server that fails to start is told before the request
         _print_notices(runtime, session_id, model)
@@ -215,9 +225,16 @@ async def _run(args: argparse.Namespace) -> int:
     except SessionBusyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except asyncio.CancelledError:  # SIGTERM (or Ctrl-C): the running tool was stopped
-        runtime.store.flush()
-        print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
+    except (asyncio.CancelledError, StoreWaitStopped) as stop:  # SIGTERM or Ctrl-C
+        waited = isinstance(stop, StoreWaitStopped)
+        try:
+            runtime.store.flush()
+        except StoreError:  # still locked by another process: what was written is kept
+            waited = True
+        if waited:
+            print(f"error: stopped. {StoreWaitStopped(runtime.store.path)}", file=sys.stderr)
+        else:
+            print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         try:

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES
+from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
+from jupyter_agent.core import nesting
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
@@ -67,6 +68,8 @@ class CompactionConfig(_Strict):
 class ToolOutputConfig(_Strict):
     max_lines: int = Field(default=MAX_LINES, ge=1)
     max_bytes: int = Field(default=MAX_BYTES, ge=1)
+    max_saved_bytes: int = Field(default=MAX_SAVED_BYTES, ge=1)
+    """The saved full output of a tool stops here; bash and python stop what wrote more."""
 
 
 class AgentConfig(_Strict):
@@ -95,6 +98,8 @@ class Config(_Strict):
     output_token_max: int | None = Field(default=None, ge=1)
     retries: int = Field(default=4, ge=0, le=20)
     """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
+    stream_idle_timeout: float = Field(default=120.0, gt=0)
+    """Seconds without a byte from the provider before a model call is retried."""
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     redact: list[str] = Field(default_factory=list)
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
@@ -237,7 +242,9 @@ def _describe(exc: ValidationError) -> str:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
+        data = nesting.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
+    except nesting.TooDeep as exc:
+        raise ConfigError(f"{path}: the JSON is {exc}; a config file is a few levels at most") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path}: is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "

@@ -10,7 +10,9 @@ import argparse
 from pathlib import Path
 
 from jupyter_agent.agent.agents import runnable_agent
+from jupyter_agent.agent.workspace import NO_MODEL_CLI
 from jupyter_agent.config import ConfigError, load_config
+from jupyter_agent.core import unicode
 
 
 def missing_folder(flag: str, folder: Path) -> str:
@@ -25,6 +27,14 @@ def run_problem(args: argparse.Namespace) -> str | None:
     """Why ``jupyter-agent run`` cannot start with these arguments, or None."""
     if not str(args.prompt or "").strip():
         return 'error: the prompt is empty. Give the text to send, e.g. jupyter-agent run "summarise x.csv"'
+    bad = unicode.problem(args.prompt)
+    if bad is not None:
+        return f"error: {bad}."
+    if args.model is not None and not args.model.strip():
+        return (
+            "error: --model is empty. Give a model such as anthropic/claude-sonnet-4-5, or leave "
+            "the flag out to use the configured one."
+        )
     try:
         runnable_agent(args.agent)
     except KeyError as exc:
@@ -38,7 +48,10 @@ def run_problem(args: argparse.Namespace) -> str | None:
             return f"error: --notebook {args.notebook} is a folder; give the path of a .ipynb file."
         folder = notebook.parent
     try:
-        load_config(folder.resolve())
+        config = load_config(folder.resolve())
     except ConfigError as exc:
         return f"error: {exc}"
+    agent = config.agent.get(args.agent)
+    if not (args.model or (agent.model if agent else None) or config.model):
+        return f"error: {NO_MODEL_CLI}"
     return None

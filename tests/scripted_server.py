@@ -44,6 +44,8 @@ class Reply:
     disconnect_after_chunks: int | None = None
     same_tool_index: bool = False
     """Send every tool call at stream index 0 (told apart only by id), as some servers do."""
+    stall_after_chunks: int | None = None
+    """Send this many chunks, then nothing more (the connection stays open) until the server stops."""
 
 
 @dataclass
@@ -53,7 +55,16 @@ class ErrorReply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-Scripted = Reply | ErrorReply
+@dataclass
+class RawReply:
+    """Any answer at all: a login proxy's HTML page with status 200, say."""
+
+    body: str
+    status: int = 200
+    content_type: str = "text/html; charset=utf-8"
+
+
+Scripted = Reply | ErrorReply | RawReply
 
 
 def call_id_for(n: int, call: ToolCall) -> str:
@@ -191,6 +202,9 @@ class ScriptedServer(ScriptedReplies):
                     return
                 server.requests.append(record)
                 reply = server._next()
+                if isinstance(reply, RawReply):
+                    self._send(reply.status, reply.body.encode(), {"Content-Type": reply.content_type})
+                    return
                 if isinstance(reply, ErrorReply):
                     payload = json.dumps(
                         {"error": {"message": reply.body, "type": "scripted", "code": reply.status}}
@@ -209,6 +223,9 @@ class ScriptedServer(ScriptedReplies):
                 self.end_headers()
                 try:
                     for n, chunk in enumerate(_chunks(reply, model)):
+                        if reply.stall_after_chunks is not None and n >= reply.stall_after_chunks:
+                            server.stopping.wait(600)  # silent, the connection open
+                            return
                         if reply.disconnect_after_chunks is not None and n >= reply.disconnect_after_chunks:
                             self.close_connection = True
                             self.wfile.flush()
@@ -248,6 +265,8 @@ class ScriptedServer(ScriptedReplies):
                 self.end_headers()
                 self.wfile.write(body)
 
+        self.stopping = threading.Event()
+        """Set by ``stop``: ends the silence of stalled replies."""
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -265,6 +284,7 @@ class ScriptedServer(ScriptedReplies):
         return self
 
     def stop(self) -> None:
+        self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from jupyter_agent.core import ids
+from jupyter_agent.core import ids, nesting, unicode
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AnyPart,
@@ -51,10 +51,11 @@ class Finish:
 def shown_input(raw: str) -> dict[str, Any]:
     """A tool call's arguments as views show them, also when the JSON is broken."""
     try:
-        loaded = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        return {"raw": raw}
-    return loaded if isinstance(loaded, dict) else {"value": loaded}
+        loaded = nesting.loads(raw) if raw.strip() else {}
+    except (json.JSONDecodeError, nesting.TooDeep):
+        return {"raw": unicode.scrub(raw)}
+    shown = unicode.scrub_value(loaded)
+    return shown if isinstance(shown, dict) else {"value": shown}
 
 
 @dataclass

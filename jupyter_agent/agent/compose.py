@@ -49,7 +49,7 @@ def build_runtime(
     if client is None:
         from jupyter_agent.providers.litellm_client import LiteLLMClient  # litellm is slow to import
 
-        client = LiteLLMClient(max_retries=config.retries)
+        client = LiteLLMClient(max_retries=config.retries, idle_timeout=config.stream_idle_timeout)
     bus = bus or Bus()
     permissions = PermissionManager(bus, config)
     workspace = Workspace(

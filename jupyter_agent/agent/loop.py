@@ -259,7 +259,11 @@ class AgentLoop:
         self.recorder.message(message)
         max_steps = self._max_steps(user)
         last_step = step >= max_steps
-        after = last_finished.info.id if step > 1 and last_finished is not None else None
+        # user messages newer than the last answer arrived mid-task (a reminder); after a
+        # summary the newer one is the replayed prompt, sent as written (as OpenCode 1.18)
+        after = None
+        if step > 1 and last_finished is not None and not _answer(last_finished).summary:
+            after = last_finished.info.id
         messages = self.build_request(agent, step, model, remind_after=after)
         if last_step:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]

@@ -20,8 +20,9 @@ from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.title import generate_title
 from jupyter_agent.agent.workspace import Workspace
-from jupyter_agent.core import ids
+from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.messages import FilePart, SubtaskPart, TextPart, UserMessage
+from jupyter_agent.storage import lock_wait
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Runner:
     ) -> UserMessage:
         """Record a prompt: text, optional files (mime, url, name) or an ``@agent`` subtask."""
         get_agent(agent)
+        text = unicode.scrub(text)  # the front ends refuse such a prompt; this keeps the store safe
         self.sessions.finish_revert(session_id)
         store, bus = self.workspace.store, self.workspace.bus
         recorder = self._loops[session_id].recorder if session_id in self._loops else None
@@ -81,6 +83,7 @@ class Runner:
         ``handle``: how this run asks and where its notebook edits go (the front end's);
         by default not interactive unless the runner is."""
         async with self.sessions.locks.lock(session_id):
+            await self._wait_writable(session_id)
             self.claim(session_id)
             try:
                 await self._run_locked(session_id, model, handle or RunHandle(interactive=self.interactive))
@@ -120,6 +123,7 @@ class Runner:
         """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
         runnable_agent(agent)  # before a session is created
         chosen = self.workspace.model_for(model, agent)
+        await self._wait_writable(session_id or "")  # another process's lock: said, and stoppable
         session_id = session_id or self.sessions.create().id
         self.claim(session_id)  # before anything is written: a busy session is refused at once
         try:
@@ -131,6 +135,18 @@ class Runner:
         finally:
             self.workspace.store.leases.release(session_id)
         return session_id
+
+    async def _wait_writable(self, session_id: str) -> None:
+        """Wait out another process's write lock before writing anything; ``stop`` ends it."""
+        task = asyncio.current_task()
+        waiting = self._tasks.setdefault(session_id, set())
+        if task is not None:
+            waiting.add(task)
+        try:
+            await self.workspace.store.wait_writable()
+        finally:
+            if task is not None:
+                waiting.discard(task)
 
     def claim(self, session_id: str) -> None:
         """Take the session's lease (``SessionBusyError`` when another process runs it);
@@ -155,6 +171,7 @@ class Runner:
     def stop(self, session_id: str | None = None) -> int:
         """Abort running steps and cancel their tasks; returns how many were stopped."""
         ids_ = [session_id] if session_id else list(self._tasks)
+        lock_wait.waits.stop()  # a write waiting for another process's lock gives up
         count = 0
         for sid in ids_:
             handle = self._runs.get(sid)

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from jupyter_agent.agent.workspace import Workspace
 
 
+MAX_INSTRUCTION_BYTES = 200_000
+"""Instruction files in all (every request carries them in the system prompt)."""
+
+
 def _truthy(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
 
@@ -37,8 +41,34 @@ def agent_prompt(agent: AgentInfo) -> str:
 
 
 @lru_cache(maxsize=32)
-def _read(path: str, mtime: float) -> str:
-    return Path(path).read_text(errors="replace")
+def _read(path: str, mtime: float, limit: int) -> str:
+    with open(path, "rb") as fh:
+        return fh.read(limit).decode("utf-8", errors="replace")
+
+
+def _read_all(files: list[Path], skipped: list[str]) -> list[tuple[str, str]]:
+    """The files' text, ``MAX_INSTRUCTION_BYTES`` in all (every request carries it); what
+    does not fit or cannot be read is said in ``skipped``."""
+    out: list[tuple[str, str]] = []
+    room = MAX_INSTRUCTION_BYTES
+    for path in files:
+        try:
+            info = path.stat()
+            if not path.is_file():
+                continue
+            if info.st_size > room:
+                skipped.append(
+                    f"instructions: {path} left out ({info.st_size:,} bytes; the instruction files "
+                    f"may hold {MAX_INSTRUCTION_BYTES:,} bytes in all)"
+                )
+                continue
+            text = _read(str(path), info.st_mtime, room)
+        except OSError as exc:
+            skipped.append(f"instructions: {path} cannot be read ({exc.strerror or exc})")
+            continue
+        room -= len(text.encode("utf-8", errors="replace"))
+        out.append((str(path), text))
+    return out
 
 
 def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
@@ -76,6 +106,7 @@ def build_for_runtime(runtime: Workspace, agent: AgentInfo, model: str) -> str:
         date=dt.date.today().strftime("%a %b %d %Y"),
         notebook=_notebook_info(runtime),
     )
+    skipped: list[str] = []
     files = system.find_instruction_files(
         start_dir=runtime.working_dir,
         root=root,
@@ -83,7 +114,11 @@ def build_for_runtime(runtime: Workspace, agent: AgentInfo, model: str) -> str:
         config_instructions=runtime.config.instructions,
         skip_global=_truthy("JUPYTER_AGENT_DISABLE_GLOBAL_INSTRUCTIONS"),
         skip_project=_truthy("JUPYTER_AGENT_DISABLE_PROJECT_INSTRUCTIONS"),
+        skipped=skipped,
     )
-    instructions = [(str(p), _read(str(p), p.stat().st_mtime)) for p in files if p.is_file()]
+    instructions = _read_all(files, skipped)
+    for note in skipped:  # told with the run's other notices
+        if note not in runtime.notices:
+            runtime.notices.append(note)
     skills = [(s.name, s.description) for s in discover_skills(root, Path.home())]
     return system.build_system_prompt(agent_prompt(agent), env, instructions, skills)

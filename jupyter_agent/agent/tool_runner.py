@@ -19,8 +19,8 @@ from jupyter_agent.agent.assembler import shown_input
 from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
-from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, truncate_output
-from jupyter_agent.core import ids
+from jupyter_agent.context.truncate import truncate_output
+from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     FileChange,
@@ -34,17 +34,22 @@ from jupyter_agent.core.messages import (
     ToolTimeError,
 )
 from jupyter_agent.core.redaction import redact, redact_value
-from jupyter_agent.tools.base import PermissionDenied, PermissionQuestion, ToolContext, ToolError
+from jupyter_agent.tools.base import (
+    OutputLimits,
+    PermissionDenied,
+    PermissionQuestion,
+    SavedOutput,
+    ToolContext,
+    ToolError,
+)
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
 
 ABORTED = "Tool execution aborted"
 
 
-@dataclass
-class ToolLimits:
-    max_lines: int = MAX_LINES
-    max_bytes: int = MAX_BYTES
+ToolLimits = OutputLimits
+"""How much of a tool's output the model sees and the disk keeps (``tool_output``)."""
 
 
 @dataclass
@@ -56,7 +61,9 @@ class ToolEnv:
     project_root: Path
     working_dir: Path
     save_output: Callable[[str], str]
-    limits: ToolLimits = field(default_factory=ToolLimits)
+    limits: OutputLimits = field(default_factory=OutputLimits)
+    new_output_file: Callable[[], Path] | None = None
+    """A fresh file under ``tool-output/`` for tools that stream long output there."""
     services: Services = field(default_factory=Services)
 
 
@@ -119,16 +126,18 @@ class ToolRunner:
             raise asyncio.CancelledError() from None
         except Exception as exc:
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
-        output = redact(result.output)
-        metadata = redact_value(dict(result.metadata))
+        output = unicode.scrub(redact(result.output))  # a print of "\ud800" must not break the store
+        metadata = unicode.scrub_value(redact_value(dict(result.metadata)))
         if not metadata.get("truncated"):
+            saved = result.saved
             cut = truncate_output(
                 output,
                 max_lines=self.env.limits.max_lines,
                 max_bytes=self.env.limits.max_bytes,
                 direction=result.truncate_direction,
                 has_task_tool=self._available("task"),
-                save=self.env.save_output,
+                save=self.env.save_output if saved is None else _already(saved),
+                whole=None if saved is None else (saved.total_bytes, saved.total_lines),
             )
             output = cut.content
             if cut.truncated:
@@ -138,7 +147,7 @@ class ToolRunner:
                 "state": ToolStateCompleted(
                     input=shown,
                     output=output,
-                    title=redact(result.title),
+                    title=unicode.scrub(redact(result.title)),
                     metadata=metadata,
                     attachments=result.attachments,
                     time=ToolTimeCompleted(start=start),
@@ -150,7 +159,7 @@ class ToolRunner:
 
     def _context(self, part: ToolPart) -> ToolContext:
         def on_metadata(title: str | None, metadata: dict[str, Any]) -> None:
-            metadata = redact_value(metadata)
+            metadata = unicode.scrub_value(redact_value(metadata))
             entry = self.recorder.find(part.message_id)
             current = next((p for p in entry.parts if p.id == part.id), None) if entry else None
             if isinstance(current, ToolPart) and isinstance(current.state, ToolStateRunning):
@@ -187,6 +196,8 @@ class ToolRunner:
             on_metadata=on_metadata,
             on_patch=on_patch,
             services=self.env.services.for_run(self.run_handle.bridge),
+            limits=self.env.limits,
+            new_output_file=self.env.new_output_file,
         )
 
     async def ask(self, part: ToolPart, question: PermissionQuestion) -> None:
@@ -223,12 +234,26 @@ class ToolRunner:
         failed = part.model_copy(
             update={
                 "state": ToolStateError(
-                    input=shown, error=redact(message), metadata=metadata, time=ToolTimeError(start=start)
+                    input=shown,
+                    error=unicode.scrub(redact(message)),
+                    metadata=unicode.scrub_value(metadata),
+                    time=ToolTimeError(start=start),
                 )
             }
         )
         self.recorder.part(failed)
         return failed
+
+
+def _already(saved: SavedOutput) -> Callable[[str], str]:
+    """``save`` for an output the tool streamed to a file itself (or could not)."""
+
+    def path(_: str) -> str:
+        if saved.path is None:
+            raise OSError(saved.error or "not saved")
+        return saved.path
+
+    return path
 
 
 def _live_metadata(entry: MessageWithParts, part_id: str) -> dict[str, Any]:

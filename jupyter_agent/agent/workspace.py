@@ -29,7 +29,7 @@ from jupyter_agent.providers.models import (
     resolve_limits,
     supports_vision,
 )
-from jupyter_agent.storage.spill import save_output
+from jupyter_agent.storage.spill import new_output_path, save_output
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
@@ -183,7 +183,9 @@ class Workspace:
             limits=ToolLimits(
                 max_lines=self.config.tool_output.max_lines,
                 max_bytes=self.config.tool_output.max_bytes,
+                max_saved_bytes=self.config.tool_output.max_saved_bytes,
             ),
+            new_output_file=lambda: new_output_path(store_dir),
             services=self.services,
         )
 

@@ -35,6 +35,7 @@ SUBTASK_TEXT = "The following tool was executed by the user"
 ATTACHED_FROM_TOOL = "Attached image(s) from tool result:"
 NO_VISION = "[Image omitted: this model cannot view images. Describe or summarise data as text instead.]"
 COMPACTION_OUTPUT_CAP = 2000
+COMPACTION_ATTACHMENT_LINES = 10
 
 Msg = dict[str, Any]
 
@@ -114,6 +115,12 @@ def _tool_output(p: ToolPart, opt: _Options) -> str:
                 output[:COMPACTION_OUTPUT_CAP]
                 + f"\n[Tool output truncated for compaction: omitted {omitted} chars]"
             )
+        if opt.compaction:  # the summariser learns a plot was made, not its pixels
+            media = state.attachments
+            notes = [_media_note(a.mime, a.filename) for a in media[:COMPACTION_ATTACHMENT_LINES]]
+            if len(media) > COMPACTION_ATTACHMENT_LINES:
+                notes.append(f"[and {len(media) - COMPACTION_ATTACHMENT_LINES} more attachments]")
+            output = "\n".join(x for x in (output, *notes) if x)
         return output
     if isinstance(state, ToolStateError):
         return state.error

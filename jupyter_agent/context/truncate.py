@@ -13,6 +13,9 @@ from typing import Literal
 
 MAX_LINES = 2000
 MAX_BYTES = 51_200
+MAX_SAVED_BYTES = 50 * 1024 * 1024
+"""A tool's saved full output stops here (``tool_output.max_saved_bytes``); bash and python
+stop the command or code that wrote that much."""
 HINT_TASK = (
     "Use the Task tool to have explore agent process this file with Grep and Read "
     "(with offset/limit). Do NOT read the full file yourself - delegate to save context."
@@ -50,21 +53,27 @@ def truncate_output(
     direction: Literal["head", "tail"] = "head",
     has_task_tool: bool = False,
     save: Callable[[str], str],
+    whole: tuple[int, int] | None = None,
 ) -> TruncateResult:
-    """Keep the head (or tail) within both limits; save the whole text when cutting."""
+    """Keep the head (or tail) within both limits; save the whole text when cutting.
+
+    ``whole`` = (bytes, lines) when ``text`` is only the kept end of a longer output that
+    ``save`` already holds: the counts of what was cut are taken from it."""
     lines = text.split("\n")
-    total_bytes = len(text.encode("utf-8"))
-    if len(lines) <= max_lines and total_bytes <= max_bytes:
+    total_bytes, total_lines = whole or (len(text.encode("utf-8")), len(lines))
+    if total_lines <= max_lines and total_bytes <= max_bytes:
         return TruncateResult(text, False)
     source = lines if direction == "head" else list(reversed(lines))
     kept, hit_bytes = _keep(source, max_lines, max_bytes)
+    if whole is not None and len(kept) == len(source):  # all we have fits: the rest was cut
+        hit_bytes = total_bytes > max_bytes
     if direction == "tail":
         kept.reverse()
     preview = "\n".join(kept)
     if hit_bytes:
         removed, unit = total_bytes - len(preview.encode("utf-8")), "bytes"
     else:
-        removed, unit = len(lines) - len(kept), "lines"
+        removed, unit = total_lines - len(kept), "lines"
     path: str | None
     try:
         path = save(text)

@@ -127,6 +127,31 @@ def redact_value(value: Any, secrets: Mapping[str, str] | None = None) -> Any:
     return value
 
 
+class StreamRedactor:
+    """``redact`` for text that arrives in pieces (a command's output as it streams to a file).
+
+    The last ``longest secret - 1`` characters wait for the next piece, so a secret split
+    across two pieces is still caught; ``flush`` gives the rest at the end."""
+
+    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+        self.secrets = secret_values() if secrets is None else secrets
+        self.hold = max((len(value) for value in self.secrets), default=1) - 1
+        self.carry = ""
+
+    def feed(self, text: str) -> str:
+        """What of ``carry + text`` can go out now, redacted; the tail waits."""
+        if not self.secrets:
+            return text
+        buffer = redact(self.carry + text, self.secrets)
+        cut = max(0, len(buffer) - self.hold)
+        self.carry = buffer[cut:]
+        return buffer[:cut]
+
+    def flush(self) -> str:
+        out, self.carry = self.carry, ""
+        return out
+
+
 def contains_secret(text: str, secrets: Mapping[str, str] | None = None) -> bool:
     return any(value in text for value in (secret_values() if secrets is None else secrets))
 

@@ -19,7 +19,7 @@ from jupyter_agent.agent.agents import SUBTASK_AGENTS
 from jupyter_agent.core.fence import fence
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.tools.notebook import format_cell
-from jupyter_agent.tools.variables import summarize_variable
+from jupyter_agent.tools.variables import short_repr, summarize_variable
 
 MAX_FILE_CHARS = 20_000
 
@@ -100,7 +100,7 @@ def _cell_by_count(shell: Any, count: int) -> str | None:
     out = shell.user_ns.get("Out", {}).get(count)
     text = f"In [{count}]:\n{inputs[count]}"
     if out is not None:
-        text += f"\nOut [{count}]:\n{repr(out)[:4000]}"
+        text += f"\nOut [{count}]:\n{short_repr(out, 4000)}"
     return text
 
 

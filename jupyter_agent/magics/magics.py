@@ -89,13 +89,17 @@ class AgentMagics(Magics):
     def _prompt(self, cmd: PromptCommand) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
-        from jupyter_agent.core import ids
+        from jupyter_agent.core import ids, unicode
         from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
         from jupyter_agent.ui.live_gauge import LiveGauge
         from jupyter_agent.ui.transcript import RunStatus
         from jupyter_agent.ui.widget import AgentWidget
 
+        bad = unicode.problem(cmd.prompt)
+        if bad is not None:  # refused before a session or a message is written
+            print(f"{bad}.")
+            return
         agent = self.agent
         runtime = agent.runtime
         model = runtime.model_for(cmd.model, cmd.agent)

@@ -303,7 +303,8 @@ class McpManager:
             from mcp.shared.exceptions import MCPError
 
             cause = leaf(exc)
-            if not isinstance(cause, MCPError) or closed(cause):  # hung up, or nothing listens
+            answered = isinstance(cause, MCPError) or type(cause).__name__ == "ValidationError"
+            if not answered or closed(cause):  # hung up, or nothing listens (a listing it rejects answered)
                 await self._died(status, f"stopped since the last call ({_reason(cause)})")
                 return
         status.seen = time.monotonic()  # it answered (an error answer too): alive

@@ -63,9 +63,9 @@ def exposed_name(server: str, tool: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}_{tool}")[:MAX_NAME]
 
 
-def make_tool(manager: McpManager, server: str, info: ToolInfo) -> McpTool:
+def make_tool(manager: McpManager, server: str, info: ToolInfo, name: str | None = None) -> McpTool:
     attrs = {
-        "name": exposed_name(server, info.name),
+        "name": name or exposed_name(server, info.name),
         "description": info.description or f"Tool '{info.name}' of the MCP server '{server}'.",
         "server": server,
         "remote_name": info.name,
@@ -123,6 +123,10 @@ def sync_tools(registry: ToolRegistry, manager: McpManager) -> list[str]:
     """Register the tools of connected servers, drop those of failed ones; returns notices."""
     notices: list[str] = []
     wanted: dict[str, McpTool] = {}
+
+    def taken(name: str) -> bool:
+        return name in wanted or (name in registry and not isinstance(registry.get(name), McpTool))
+
     for status in manager.servers.values():
         if status.state != "connected":
             continue
@@ -133,15 +137,17 @@ def sync_tools(registry: ToolRegistry, manager: McpManager) -> list[str]:
                     manager.reported.add(tool.name)
                     notices.append(f"MCP tool '{info.name}' of '{status.name}' left out: {info.problem}.")
                 continue
-            if tool.name in wanted or (
-                tool.name in registry and not isinstance(registry.get(tool.name), McpTool)
-            ):
-                if tool.name not in manager.reported:
-                    manager.reported.add(tool.name)
+            if taken(tool.name):
+                # renamed, never shadowing: a built-in (notebook + edit = notebook_edit) stays ours
+                by = "another MCP tool" if tool.name in wanted else "a built-in tool"
+                name = next(n for k in range(2, 10_000) if not taken(n := f"{tool.name[: MAX_NAME - 6]}_{k}"))
+                if f"{status.name}/{info.name}" not in manager.reported:
+                    manager.reported.add(f"{status.name}/{info.name}")
                     notices.append(
-                        f"MCP tool '{info.name}' of '{status.name}' left out: the name {tool.name} is taken."
+                        f"MCP tool '{info.name}' of '{status.name}' is offered as {name}: "
+                        f"{tool.name} is taken by {by}."
                     )
-                continue
+                tool = make_tool(manager, status.name, info, name)
             wanted[tool.name] = tool
     for name in [t.name for t in registry if isinstance(t, McpTool) and t.name not in wanted]:
         registry.unregister(name)

@@ -2,6 +2,8 @@
 
 A server's tool list is offered to the model as is, so one unusable input schema would
 make the provider refuse every request: such a tool is kept out (with a reason) instead.
+A listing the SDK rejects as a whole (one tool whose ``inputSchema`` is not even an object)
+is read again tool by tool, so only the broken tool is left out.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import contextlib
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import ValidationError
 
 MAX_PAGES = 100
 
@@ -28,14 +32,51 @@ async def list_tools(client: Any) -> list[ToolInfo]:
     tools: list[ToolInfo] = []
     cursor = None
     for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        for t in page.tools:
-            schema = dict(t.input_schema or {})
-            tools.append(ToolInfo(t.name, t.description or "", schema, schema_problem(schema)))
-        cursor = page.next_cursor
+        try:
+            page = await client.list_tools(cursor=cursor)
+        except ValidationError:  # one bad tool fails the SDK's whole listing: read it tool by tool
+            infos, cursor = await _raw_page(client, cursor)
+            tools += infos
+        else:
+            for t in page.tools:
+                schema = dict(t.input_schema or {})
+                tools.append(ToolInfo(t.name, t.description or "", schema, schema_problem(schema)))
+            cursor = page.next_cursor
         if not cursor:
             break
     return tools
+
+
+async def _raw_page(client: Any, cursor: str | None) -> tuple[list[ToolInfo], str | None]:
+    # the SDK's types load with the SDK, when a server lists its tools
+    import mcp_types as types
+
+    # the SDK checks the whole result against the schema even for a custom result type: the
+    # dispatcher below it hands back the JSON as it came
+    dispatcher = client.session._dispatcher
+    page = await dispatcher.send_raw_request("tools/list", {"cursor": cursor} if cursor else None, {})
+    listed = page.get("tools") if isinstance(page, dict) else None
+    out: list[ToolInfo] = []
+    for n, raw in enumerate(listed if isinstance(listed, list) else []):
+        name = str(raw.get("name") or f"tool #{n + 1}") if isinstance(raw, dict) else f"tool #{n + 1}"
+        try:
+            tool = types.Tool.model_validate(raw)
+        except ValidationError as exc:
+            out.append(ToolInfo(name, "", {}, _invalid_tool(exc)))
+            continue
+        schema = dict(tool.input_schema or {})
+        out.append(ToolInfo(tool.name, tool.description or "", schema, schema_problem(schema)))
+        if isinstance(known := getattr(client.session, "_tool_output_schemas", None), dict):
+            # else the SDK lists again (and fails again) to check the first call's result
+            known[tool.name] = getattr(tool, "output_schema", None)
+    cursor = page.get("nextCursor") if isinstance(page, dict) else None
+    return out, cursor if isinstance(cursor, str) and cursor else None
+
+
+def _invalid_tool(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "the tool"
+    return f"its listing is not valid MCP ({where}: {first['msg']})"
 
 
 def schema_problem(schema: dict[str, Any]) -> str | None:

@@ -13,11 +13,13 @@ import importlib
 import logging
 import os
 import re
+import sys
 import threading
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
 
 from jupyter_agent.context.tokens import tokenizer_dir
+from jupyter_agent.core import unicode
 from jupyter_agent.core.messages import Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
@@ -48,7 +50,43 @@ from jupyter_agent.providers.stream_events import (
 RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
 """Call arguments the loop owns; configured options cannot replace them."""
 REPEATED_CHUNK_LIMIT = 1 << 62
+STREAM_IDLE_TIMEOUT_S = 120.0
+"""Seconds without a byte from the provider before the attempt fails (``stream_idle_timeout``)."""
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class _Silent(Exception):
+    """Nothing came from the provider for the idle timeout."""
+
+
+if sys.version_info >= (3, 11):
+
+    async def _within(awaitable: Awaitable[T], seconds: float) -> T:
+        """``await awaitable``, or ``_Silent`` after ``seconds`` (no task per chunk, unlike
+        ``wait_for`` before 3.12: this runs for every chunk of every answer)."""
+        try:
+            async with asyncio.timeout(seconds) as scope:
+                return await awaitable
+        except TimeoutError:
+            if scope.expired():
+                raise _Silent() from None
+            raise
+
+else:  # pragma: no cover (Python 3.10)
+
+    async def _within(awaitable: Awaitable[T], seconds: float) -> T:
+        try:
+            return await asyncio.wait_for(awaitable, seconds)
+        except asyncio.TimeoutError:
+            raise _Silent() from None
+
+
+def _stopped_sending(seconds: float, started: bool) -> E.IncompleteStreamError:
+    what = "stopped sending" if started else "sent nothing"
+    return E.IncompleteStreamError(
+        f"The provider {what} for {seconds:g} s (stream_idle_timeout); the answer is requested again."
+    )
 
 
 def prepare_environment() -> None:
@@ -127,6 +165,13 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
     local = unreachable(exc, model, api_base)
     if local is not None:
         return local
+    if "credentials encoded in url" in str(exc).lower():
+        return E.ApiError(
+            "api_base holds a user name and password (https://user:password@host): they cannot be "
+            "sent together with the API key, so nothing was sent. Remove them from the URL and give "
+            "the key with JUPYTER_AGENT_API_KEY (or api_key_env).",
+            retryable=False,
+        )
     status = getattr(exc, "status_code", None)
     headers: dict[str, str] = {}
     raw = getattr(exc, "litellm_response_headers", None) or getattr(
@@ -184,8 +229,9 @@ def _broken_stream(exc: Exception, model: str, finish: str | None) -> E.Provider
 class LiteLLMClient:
     """Streams steps through ``litellm.acompletion`` and turns them into our events."""
 
-    def __init__(self, max_retries: int = MAX_RETRIES) -> None:
+    def __init__(self, max_retries: int = MAX_RETRIES, idle_timeout: float = STREAM_IDLE_TIMEOUT_S) -> None:
         self.max_retries = max_retries
+        self.idle_timeout = idle_timeout
 
     async def stream(
         self,
@@ -206,9 +252,22 @@ class LiteLLMClient:
         if tools:
             kwargs["tools"] = tools
         try:
-            response = await lm.acompletion(**kwargs)
+            response = await _within(lm.acompletion(**kwargs), self.idle_timeout)
+        except _Silent:
+            raise _stopped_sending(self.idle_timeout, started=False) from None
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
+        page = await _html_page(response)
+        if page is not None:
+            await _close(response)
+            where = api_base or "the endpoint"
+            raise E.ApiError(
+                f"{where} answered with an HTML page{page}, not a model stream: a login page or a "
+                "proxy stands in between, or api_base points at a web page. Check api_base (or sign "
+                "in to the proxy) and run the prompt again.",
+                status=200,
+                retryable=False,
+            )
         # the chunk loop is inline, not a generator of its own: every layer costs each chunk
         open_kind: str | None = None
         calls: dict[str, dict[str, Any]] = {}
@@ -222,17 +281,21 @@ class LiteLLMClient:
                 await _close(response)
                 raise E.AbortedError("Stopped by the user.")
             try:
-                chunk = await iterator.__anext__()
+                chunk = await _within(iterator.__anext__(), self.idle_timeout)
             except StopAsyncIteration:
                 break
+            except _Silent:
+                await _close(response)
+                raise _stopped_sending(self.idle_timeout, started=True) from None
             except Exception as exc:
                 raise _broken_stream(exc, model, finish) from exc
             if found := _read(chunk, "usage"):
                 usage = found
             for choice in _read(chunk, "choices") or []:
                 delta = _read(choice, "delta")
-                reasoning = _read(delta, "reasoning_content") if delta else None
-                text = _read(delta, "content") if delta else None
+                # a "\ud800" in the provider's JSON is a lone surrogate: text the store cannot keep
+                reasoning = _text(_read(delta, "reasoning_content") if delta else None)
+                text = _text(_read(delta, "content") if delta else None)
                 signed = thinking.add(_read(delta, "thinking_blocks") if delta else None)
                 if reasoning:
                     if open_kind != "reasoning":
@@ -332,7 +395,9 @@ class LiteLLMClient:
         """One non-streaming answer (titles); errors are typed like ``stream``."""
         kwargs = _request(model, messages, api_base, api_key, max_tokens)
         try:
-            response = await litellm().acompletion(**kwargs)
+            response = await _within(litellm().acompletion(**kwargs), self.idle_timeout)
+        except _Silent:
+            raise _stopped_sending(self.idle_timeout, started=False) from None
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
         return str(response.choices[0].message.content or "")
@@ -451,6 +516,25 @@ def _call_entry(
         at_index[index] = current
         return calls[current], True
     return calls[current], False
+
+
+def _text(value: Any) -> str | None:
+    return unicode.scrub(value) if isinstance(value, str) and value else None
+
+
+async def _html_page(response: Any) -> str | None:
+    """`` ("Sign in")`` — the page's title — when the provider answered with HTML, else None."""
+    headers = (getattr(response, "_hidden_params", None) or {}).get("additional_headers") or {}
+    kind = str(headers.get("llm_provider-content-type") or headers.get("content-type") or "").lower()
+    if not kind.startswith(("text/html", "application/xhtml")):
+        return None
+    raw = getattr(getattr(response, "completion_stream", None), "response", None)
+    try:
+        body = (await raw.aread())[:20_000].decode("utf-8", errors="replace") if raw is not None else ""
+    except Exception:  # the page is named by its type alone
+        body = ""
+    title = re.search(r"<title[^>]*>([^<]{1,120})</title>", body, re.IGNORECASE)
+    return f' ("{" ".join(title.group(1).split())}")' if title else ""
 
 
 def _synthetic_finish(response: Any) -> bool:

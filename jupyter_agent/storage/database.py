@@ -7,6 +7,7 @@ read in one place: a newer schema is never touched, a damaged file is moved asid
 
 from __future__ import annotations
 
+import asyncio
 import random
 import shutil
 import sqlite3
@@ -17,10 +18,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from jupyter_agent.storage import migrations
+from jupyter_agent.storage import lock_wait, migrations
 
-BUSY_TIMEOUT_MS = 10_000
-"""SQLite's own wait for a lock held by another connection, per statement."""
+BUSY_TIMEOUT_MS = lock_wait.POLL_MS
+"""SQLite's own wait for a lock held by another connection, per try: short, so the wait
+can be announced and given up between tries (``lock_wait``)."""
 BUSY_GIVE_UP_S = 300.0
 """After this long of retries we report which file is stuck instead of hanging forever."""
 
@@ -41,6 +43,24 @@ class StoreVersionError(StoreError):
 
 class StoreBusyError(StoreError):
     """Another process kept the database locked for minutes (a hung kernel, a held lock)."""
+
+
+class StoreWaitStopped(StoreError):
+    """The user stopped while the store was locked by another process; nothing was written."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"Stopped waiting for the session store {path}, which another process holds "
+            "locked; nothing more was written."
+        )
+
+
+def _busy_too_long(path: Path) -> StoreBusyError:
+    return StoreBusyError(
+        f"{path} stayed locked by another process for {BUSY_GIVE_UP_S:.0f} s "
+        "(another kernel or a `jupyter-agent` command may be stuck); close it "
+        "and try again."
+    )
 
 
 def _code(exc: sqlite3.Error) -> int | None:
@@ -107,7 +127,9 @@ def retry(action: Callable[[], T], path: Path) -> T:
     cases (WAL recovery, a journal-mode switch racing another opener), so this loop is
     what guarantees callers never see "database is locked".
     """
-    deadline = time.monotonic() + BUSY_GIVE_UP_S
+    started = time.monotonic()
+    since = lock_wait.waits.generation
+    told = False
     delay = 0.005
     while True:
         try:
@@ -115,12 +137,14 @@ def retry(action: Callable[[], T], path: Path) -> T:
         except sqlite3.OperationalError as exc:
             if not is_busy(exc):
                 raise
-            if time.monotonic() > deadline:
-                raise StoreBusyError(
-                    f"{path} stayed locked by another process for {BUSY_GIVE_UP_S:.0f} s "
-                    "(another kernel or a `jupyter-agent` command may be stuck); close it "
-                    "and try again."
-                ) from exc
+            waited = time.monotonic() - started
+            if lock_wait.waits.given_up(since):
+                raise StoreWaitStopped(path) from exc
+            if waited > BUSY_GIVE_UP_S:
+                raise _busy_too_long(path) from exc
+            if not told and waited >= lock_wait.NOTICE_AFTER_S:
+                told = True
+                lock_wait.waits.notify(lock_wait.locked_message(path))
         time.sleep(delay * (0.5 + random.random()))
         delay = min(delay * 2, 0.25)
 
@@ -339,6 +363,40 @@ class Database:
             if is_corrupt(exc):
                 raise store_error(self.path, exc) from exc
             raise
+
+    def try_write_lock(self) -> bool:
+        """Whether the write lock is free now (taken and released at once; no waiting)."""
+        with self.lock:
+            self._check_open()
+            self.conn.execute("PRAGMA busy_timeout=0")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute("ROLLBACK")
+                return True
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise store_error(self.path, exc) from exc
+                return False
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+    async def wait_writable(self) -> None:
+        """Return once another process no longer holds the write lock, awaiting between tries
+        so Stop and Ctrl-C (which cancel the caller) end the wait at once; announced after
+        ``NOTICE_AFTER_S``. Runs start with it: a locked store costs them nothing half-done."""
+        started = time.monotonic()
+        since = lock_wait.waits.generation
+        told = False
+        while not self.try_write_lock():
+            waited = time.monotonic() - started
+            if lock_wait.waits.given_up(since):
+                raise StoreWaitStopped(self.path)
+            if waited > BUSY_GIVE_UP_S:
+                raise _busy_too_long(self.path)
+            if not told and waited >= lock_wait.NOTICE_AFTER_S:
+                told = True
+                lock_wait.waits.notify(lock_wait.locked_message(self.path))
+            await asyncio.sleep(0.1)
 
     def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run queries in one read transaction: one consistent snapshot in WAL mode."""

@@ -23,13 +23,18 @@ def output_dir(store_dir: Path) -> Path:
     return path
 
 
+def new_output_path(store_dir: Path) -> Path:
+    """A fresh ``tool-output/tool_<sortable id>`` for a tool that streams its output there."""
+    return output_dir(store_dir) / ids.ascending("tool")
+
+
 def save_output(store_dir: Path, text: str) -> Path:
     """Write ``text`` to ``tool-output/tool_<sortable id>`` and return the path.
 
     Undecodable characters (lone surrogates from odd subprocess output) are replaced
     rather than failing the tool call that is only trying to keep its output.
     """
-    path = output_dir(store_dir) / ids.ascending("tool")
+    path = new_output_path(store_dir)
     try:
         path.write_text(text, encoding="utf-8", errors="replace")
     except OSError:  # a full disk: leave no half-written file that claims to be the output

@@ -33,7 +33,13 @@ from jupyter_agent.core.messages import (
     ToolStateCompleted,
 )
 from jupyter_agent.storage.coalesce import Coalescer
-from jupyter_agent.storage.database import Database, StoreBusyError, StoreError, StoreVersionError
+from jupyter_agent.storage.database import (
+    Database,
+    StoreBusyError,
+    StoreError,
+    StoreVersionError,
+    StoreWaitStopped,
+)
 from jupyter_agent.storage.lease import Leases, SessionBusyError
 from jupyter_agent.storage.paths import DIRNAME, db_path
 from jupyter_agent.storage.reads import StoreReads
@@ -45,6 +51,7 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "StoreVersionError",
+    "StoreWaitStopped",
 ]
 
 _UPSERT_PART = (
@@ -245,6 +252,10 @@ class SqliteStore(StoreReads):
             lambda c: c.execute("DELETE FROM part WHERE id=?", (part.id,)),
             on_commit=lambda: self._coalescer.forget(lambda p: p.id != part.id),
         )
+
+    async def wait_writable(self) -> None:
+        """Until no other process holds the store's write lock (``Database.wait_writable``)."""
+        await self._db.wait_writable()
 
     def flush(self) -> None:
         """Write every coalesced part now (end of step, abort, shutdown)."""

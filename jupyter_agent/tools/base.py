@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.core.messages import Attachment, FileChange
 from jupyter_agent.tools.services import Services
 
@@ -31,6 +32,27 @@ class PermissionDenied(ToolError):
     """The user (or config) rejected this call; the message says how to allow it."""
 
 
+@dataclass(frozen=True)
+class OutputLimits:
+    """How much of a tool's output the model sees and the disk keeps (``tool_output``)."""
+
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
+    max_saved_bytes: int = MAX_SAVED_BYTES
+
+
+@dataclass(frozen=True)
+class SavedOutput:
+    """A tool streamed its whole output to a file and kept only its ends in ``output``."""
+
+    path: str | None
+    """The file, or None when it could not be written (``error`` says why)."""
+    total_bytes: int
+    """Of the whole output (what the model's preview is cut from)."""
+    total_lines: int
+    error: str | None = None
+
+
 @dataclass
 class ToolResult:
     output: str
@@ -40,6 +62,8 @@ class ToolResult:
     attachments: list[Attachment] = field(default_factory=list)
     truncate_direction: Literal["head", "tail"] = "head"
     """Which end survives truncation: ``bash`` keeps the tail, where results and errors are."""
+    saved: SavedOutput | None = None
+    """Set when the output was too long to keep: ``output`` holds its ends only."""
 
 
 Action = Literal["allow", "ask", "deny"]
@@ -84,6 +108,9 @@ class ToolContext:
     """Record files as they were before a write, for revert."""
     services: Services = field(default_factory=Services)
     """The runtime's adapters: the kernel shell for ``python``, the notebook bridge, sub-agents …"""
+    limits: OutputLimits = field(default_factory=OutputLimits)
+    new_output_file: Callable[[], Path] | None = None
+    """A fresh file under ``tool-output/`` for output too long to keep in memory."""
 
     async def permit(
         self,

@@ -5,8 +5,9 @@ children too (a ``sleep`` under a killed shell would otherwise keep the pipe ope
 The low-level ``loop.subprocess_shell`` is used rather than ``create_subprocess_shell``
 because its transport is public: when the shell has exited but a background job still
 holds stdout, we close our end after a grace period instead of waiting forever.
-Output is kept whole (a list of chunks, joined once) — truncation happens later and
-saves the full text — and the tail is what survives, where results and errors are.
+Output streams through a ``BoundedOutput``: its ends in memory, the whole of it (to
+``tool_output.max_saved_bytes``) in a file; a command that writes more is stopped. The
+tail is what the model sees, where results and errors are.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from pydantic import BaseModel, Field
 from jupyter_agent.tools import bash_check, process_guard
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.bash_parse import parse
+from jupyter_agent.tools.bounded_output import PROGRESS_TAIL, BoundedOutput
 from jupyter_agent.tools.descriptions import describe
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 PROGRESS_EVERY_S = 0.1
-PROGRESS_TAIL = 30_000
 KILL_GRACE_S = 0.2
 """SIGTERM first so commands can clean up, SIGKILL after this."""
 DETACH_GRACE_S = 1.0
@@ -51,16 +52,19 @@ class BashArgs(BaseModel):
 
 
 class _Collector(asyncio.SubprocessProtocol):
-    """Keeps every chunk of combined stdout+stderr; reports exit and end of output."""
+    """Feeds combined stdout+stderr to a ``BoundedOutput``; reports exit, end of output, cap."""
 
-    def __init__(self, on_data: Callable[[_Collector], None]) -> None:
-        self.chunks: list[bytes] = []
+    def __init__(self, output: BoundedOutput, on_data: Callable[[_Collector], None]) -> None:
+        self.output = output
         self.on_data = on_data
         self.exited = asyncio.Event()
         self.eof = asyncio.Event()
+        self.capped = asyncio.Event()
 
     def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
-        self.chunks.append(bytes(data))
+        self.output.feed(bytes(data))
+        if self.output.capped:
+            self.capped.set()
         self.on_data(self)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
@@ -70,17 +74,7 @@ class _Collector(asyncio.SubprocessProtocol):
         self.exited.set()
 
     def tail(self, limit: int = PROGRESS_TAIL) -> str:
-        picked: list[bytes] = []
-        size = 0
-        for chunk in reversed(self.chunks):
-            picked.append(chunk)
-            size += len(chunk)
-            if size >= limit:
-                break
-        return b"".join(reversed(picked))[-limit:].decode("utf-8", errors="replace")
-
-    def text(self) -> str:
-        return b"".join(self.chunks).decode("utf-8", errors="replace")
+        return self.output.tail(limit)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
@@ -161,8 +155,9 @@ class BashTool(Tool[BashArgs]):
             elif pending is None:
                 pending = loop.call_later(wait, report, collector)
 
+        output = BoundedOutput(ctx.limits, ctx.new_output_file)
         transport, proto = await loop.subprocess_shell(
-            lambda: _Collector(on_data),
+            lambda: _Collector(output, on_data),
             args.command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -176,14 +171,17 @@ class BashTool(Tool[BashArgs]):
         process_guard.watch(pid)  # killed with the run, even by kill -9 of this process
         notes: list[str] = []
         try:
-            first = await _first(proto.exited, ctx.abort, timeout=timeout_ms / 1000)
+            first = await _first(proto.exited, ctx.abort, proto.capped, timeout=timeout_ms / 1000)
             if first is not proto.exited:
                 await _stop(pid, proto)
-                notes.append(
-                    "User aborted the command"
-                    if first is ctx.abort
-                    else f"bash tool terminated command after exceeding timeout {timeout_ms} ms"
-                )
+                if first is ctx.abort:
+                    notes.append("User aborted the command")
+                elif first is proto.capped:
+                    notes.append(f"{output.cap_note()}: the command was stopped")
+                else:
+                    notes.append(f"bash tool terminated command after exceeding timeout {timeout_ms} ms")
+            elif output.capped:
+                notes.append(output.cap_note())
             if await _first(proto.eof, timeout=DETACH_GRACE_S) is None:
                 notes.append(
                     "The command exited but a background process still holds its output; "
@@ -195,21 +193,24 @@ class BashTool(Tool[BashArgs]):
         except asyncio.CancelledError:
             _signal_group(pid, signal.SIGKILL)
             ctx.progress(args.description, output=proto.tail())
+            output.discard()
             raise
         finally:
             if pending is not None:
                 pending.cancel()
             transport.close()
+            output.close()
             process_guard.release_if_gone(pid)  # background jobs stay watched until they end
-        output = proto.text()
         code = transport.get_returncode()
+        extra = ""
         if notes:
-            output += "\n\n<bash_metadata>\n" + "\n".join(notes) + "\n</bash_metadata>"
+            extra = "\n\n<bash_metadata>\n" + "\n".join(notes) + "\n</bash_metadata>"
         elif code:
-            output += f"\n\n(exit code {code})"
+            extra = f"\n\n(exit code {code})"
         return ToolResult(
-            output=output or "(no output)",
+            output=(output.text("tail") + extra) or "(no output)",
             title=title,
             metadata={"exit": code, "description": args.description or ""},
             truncate_direction="tail",
+            saved=output.saved(extra),
         )

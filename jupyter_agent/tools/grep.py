@@ -16,23 +16,18 @@ import shutil
 import stat
 import sys
 import sysconfig
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.core.globs import PatternError, expand_braces, glob_matcher
 from jupyter_agent.tools import search_proc
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
-from jupyter_agent.tools.paths import (
-    SKIP_DIRS,
-    expand_braces,
-    glob_regex,
-    is_binary,
-    relative,
-    walk_files,
-)
+from jupyter_agent.tools.paths import SKIP_DIRS, is_binary, relative, walk_files
 from jupyter_agent.tools.search_proc import SearchResult, parse_hit
 from jupyter_agent.tools.withheld import hider, note
 
@@ -57,14 +52,14 @@ class GrepArgs(BaseModel):
     )
 
 
-def _included(rel: str, include: str | None) -> bool:
+def _included(include: str | None) -> Callable[[str], bool]:
     """ripgrep glob rules: a pattern without ``/`` matches the file name at any depth."""
     if include is None:
-        return True
+        return lambda rel: True
     if "/" in include:
-        return glob_regex(include).match(rel) is not None
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatchcase(name, p) for p in expand_braces(include))
+        return glob_matcher(include)
+    names = expand_braces(include)
+    return lambda rel: any(fnmatchcase(rel.rsplit("/", 1)[-1], p) for p in names)
 
 
 def python_grep(base: Path, pattern: str, include: str | None) -> list[Hit]:
@@ -77,7 +72,8 @@ def python_grep(base: Path, pattern: str, include: str | None) -> list[Hit]:
         files = [base]
     else:
         walked = walk_files(base, SKIP_DIRS)
-        files = [p for p, rel in walked if not p.is_symlink() and _included(rel, include)]
+        included = _included(include)
+        files = [p for p, rel in walked if not p.is_symlink() and included(rel)]
     hits: list[Hit] = []
     for file in files:
         try:
@@ -222,6 +218,10 @@ class GrepTool(Tool[GrepArgs]):
         if not base.exists():
             raise ToolError(f"Path not found: {base}")
         await ctx.permit("grep", [args.pattern], f"Grep {args.pattern}")
+        try:
+            _included(args.include)
+        except PatternError as exc:
+            raise ToolError(f"Cannot use this include pattern: {exc}.") from None
         if not base.is_dir() and not stat.S_ISREG(base.stat().st_mode):
             raise ToolError(f"{base} is a pipe, socket or device, not a file or folder; not searched.")
         rg = find_rg() if self.use_ripgrep else None

@@ -1,4 +1,4 @@
-"""Shared file-walking helpers: which folders to skip, binary detection, glob matching.
+"""Shared file-walking helpers: which folders to skip, binary detection (globs: ``core/globs.py``).
 
 ``glob``, ``grep`` and ``list`` walk the tree themselves (no ``pathlib.glob``) so ignored
 folders are pruned before descent: a ``node_modules`` with 100k files costs nothing.
@@ -7,7 +7,6 @@ folders are pruned before descent: a ``node_modules`` with 100k files costs noth
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,47 +119,6 @@ def relative(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix() or "."
     except ValueError:
         return str(path)
-
-
-def expand_braces(pattern: str) -> list[str]:
-    """``*.{ts,tsx}`` → ``["*.ts", "*.tsx"]`` (ripgrep globs support braces; fnmatch does not)."""
-    match = re.search(r"\{([^{}]*)\}", pattern)
-    if match is None:
-        return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end() :]
-    return [x for alt in match.group(1).split(",") for x in expand_braces(head + alt + tail)]
-
-
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) > 0:
-            body = pattern[i + 1 : end]
-            out.append("[" + ("^" + body[1:] if body[0] in "!^" else body) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex matching relative POSIX paths: ``*`` stays in one folder, ``**/`` spans any."""
-    alternatives = [_translate(p.lstrip("/").removeprefix("./")) for p in expand_braces(pattern)]
-    return re.compile("(?:" + "|".join(alternatives) + r")\Z")
 
 
 def walk_files(base: Path, skip: frozenset[str] = SKIP_DIRS) -> Iterator[tuple[Path, str]]:

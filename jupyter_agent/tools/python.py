@@ -1,14 +1,17 @@
 """``python``: run code in the user's live namespace, like a cell, and report what it produced.
 
 Code runs on the calling (kernel main) thread so plots, signals and libraries behave as in
-a cell. Output is captured (it must not leak into whichever cell is current); images
-become attachments; exceptions are results the model reads, not tool failures.
+a cell. Output is captured (it must not leak into whichever cell is current) through a
+``BoundedOutput`` like bash's: a print loop keeps its ends in memory and the rest in a file,
+and past ``tool_output.max_saved_bytes`` the next print stops the code. Images become
+attachments; exceptions are results the model reads, not tool failures.
 """
 
 from __future__ import annotations
 
 import ast
 import base64
+import contextlib
 import inspect
 import io
 import linecache
@@ -22,8 +25,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from jupyter_agent.core.messages import Attachment
-from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.base import OutputLimits, Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.bounded_output import BoundedOutput
 from jupyter_agent.tools.descriptions import describe
+from jupyter_agent.tools.variables import short_repr
 
 DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 600
@@ -41,6 +46,56 @@ class PythonArgs(BaseModel):
 
 class ExecutionTimeout(Exception):
     """Raised in the main thread by the interval timer."""
+
+
+class OutputLimitExceeded(BaseException):
+    """Raised by ``print`` once the output passed the cap: like Ctrl-C, ``except Exception``
+    in the code does not swallow it."""
+
+
+class _Stream(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr`` while the code runs: both feed one ``BoundedOutput``,
+    a ``[stderr]`` line marking where error output starts (and ``[stdout]`` where it ends)."""
+
+    def __init__(self, sink: BoundedOutput, name: str, state: dict[str, str]) -> None:
+        self.sink = sink
+        self.name = name
+        self.state = state
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        if self.sink.capped:
+            raise OutputLimitExceeded()
+        if not text:
+            return 0
+        if self.state["current"] != self.name:
+            if self.state["last"] or self.name == "stderr":  # stdout first needs no mark
+                lead = "" if self.state["last"] in ("", "\n") else "\n"
+                self.sink.write(f"{lead}[{self.name}]\n")
+            self.state["current"] = self.name
+        self.sink.write(strip_ansi(text))
+        self.state["last"] = text[-1]
+        return len(text)
+
+
+@contextlib.contextmanager
+def _captured_prints(sink: BoundedOutput) -> Any:
+    state = {"current": "stdout", "last": ""}
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Stream(sink, "stdout", state), _Stream(sink, "stderr", state)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def strip_ansi(text: str) -> str:
@@ -91,8 +146,10 @@ def _figures() -> list[Attachment]:
     return found
 
 
-async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any]:
-    """Run ``code`` in ``shell.user_ns``; returns stdout, stderr, result repr, error, outputs."""
+async def execute(
+    shell: Any, code: str, timeout: float | None, sink: BoundedOutput | None = None
+) -> dict[str, Any]:
+    """Run ``code`` in ``shell.user_ns``; prints go to ``sink``; returns the value, error, outputs."""
     # IPython's capture is needed only when the tool runs in a kernel
     from IPython.utils.capture import capture_output
 
@@ -121,7 +178,8 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
     def on_alarm(signum: int, frame: Any) -> None:
         raise ExecutionTimeout()
 
-    with capture_output() as captured:
+    sink = sink or BoundedOutput(OutputLimits())
+    with capture_output(stdout=False, stderr=False) as captured, _captured_prints(sink):
         if use_timer:
             previous = signal.signal(signal.SIGALRM, on_alarm)
             signal.setitimer(signal.ITIMER_REAL, float(timeout or 0))
@@ -140,6 +198,12 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
                 "evalue": f"Execution timed out after {timeout:g} s",
                 "traceback": "",
             }
+        except OutputLimitExceeded:
+            result["error"] = {
+                "ename": "OutputLimitExceeded",
+                "evalue": f"{sink.cap_note()}: the code was stopped there",
+                "traceback": "",
+            }
         except KeyboardInterrupt:
             raise
         except Exception as exc:
@@ -155,7 +219,8 @@ async def execute(shell: Any, code: str, timeout: float | None) -> dict[str, Any
                 signal.signal(signal.SIGALRM, previous)
             if main:
                 signal.signal(signal.SIGINT, previous_int)
-    result.update(stdout=captured.stdout, stderr=captured.stderr, outputs=captured.outputs)
+    sink.close()
+    result.update(outputs=captured.outputs)
     return result
 
 
@@ -173,36 +238,49 @@ class PythonTool(Tool[PythonArgs]):
             raise ToolError("The python tool needs a running IPython kernel (use %agent in a notebook).")
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])
         timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+        sink = BoundedOutput(ctx.limits, ctx.new_output_file)
         try:
-            res = await execute(shell, args.code, timeout)
+            res = await execute(shell, args.code, timeout, sink)
         except SyntaxError as exc:
             return ToolResult(
                 output=f"SyntaxError: {exc.msg} (line {exc.lineno})",
                 title="syntax error",
                 metadata={"error": {"ename": "SyntaxError", "evalue": exc.msg}},
             )
+        except BaseException:
+            sink.discard()
+            raise
         attachments, texts = _images(res["outputs"])
         attachments += _figures()
-        pieces = []
-        if res["stdout"]:
-            pieces.append(strip_ansi(res["stdout"]).rstrip("\n"))
-        if res["stderr"]:
-            pieces.append("[stderr]\n" + strip_ansi(res["stderr"]).rstrip("\n"))
-        pieces += [t for t in texts if not t.startswith("[image")]
+        printed = _printed(sink, ctx.limits)
+        extra = [_cut(t) for t in texts if not t.startswith("[image")]
         if res["value"] is not None:
-            shown = repr(res["value"])
-            if len(shown) > MAX_REPR:
-                shown = shown[:MAX_REPR] + f"… ({len(shown) - MAX_REPR} more chars)"
-            pieces.append(f"Out: {shown}")
+            extra.append(f"Out: {short_repr(res['value'], MAX_REPR)}")
         metadata: dict[str, Any] = {}
         if res["error"]:
             err = res["error"]
-            pieces.append(strip_ansi(err["traceback"]) or f"{err['ename']}: {err['evalue']}")
+            extra.append(strip_ansi(err["traceback"])[-MAX_REPR:] or f"{err['ename']}: {err['evalue']}")
             metadata["error"] = {"ename": err["ename"], "evalue": err["evalue"]}
-        pieces += [f"[{a.mime} attached]" for a in attachments]
+        extra += [f"[{a.mime} attached]" for a in attachments]
+        tail = "\n".join(extra)
         return ToolResult(
-            output="\n".join(pieces) or "(no output)",
+            output="\n".join(p for p in (printed, tail) if p) or "(no output)",
             title=args.code.strip().split("\n")[0][:80],
             metadata=metadata,
             attachments=attachments,
+            saved=sink.saved("\n" + tail if tail else ""),
         )
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_REPR else text[:MAX_REPR] + f"… ({len(text) - MAX_REPR:,} more chars)"
+
+
+def _printed(sink: BoundedOutput, limits: OutputLimits) -> str:
+    """What the code printed; when it did not fit, its start within half the limits, so the
+    value and the error after it are still seen (the runner adds where the rest is)."""
+    text = sink.text("head").rstrip("\n")
+    if not sink.spilled:
+        return text
+    lines = text[: limits.max_bytes // 2].split("\n")[: max(1, limits.max_lines // 2)]
+    return "\n".join(lines)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from jupyter_agent.core import nesting, unicode
 from jupyter_agent.tools.base import Tool, ToolError
 
 
@@ -59,12 +60,17 @@ class ToolRegistry:
         """Parse and validate arguments; errors say exactly what to fix and resend."""
         tool = self.get(name)
         try:
-            data = json.loads(raw_json) if raw_json.strip() else {}
+            data = nesting.loads(raw_json) if raw_json.strip() else {}
         except json.JSONDecodeError as exc:
             raise ToolError(
                 f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}; "
                 "resend the call with valid JSON."
             ) from None
+        except nesting.TooDeep as exc:
+            raise ToolError(
+                f"The tool arguments are {exc}; resend the call with flatter arguments."
+            ) from None
+        data = unicode.scrub_value(data)  # "\ud800" in the JSON: U+FFFD, not a crash later
         if not isinstance(data, dict):
             raise ToolError(
                 f"Tool arguments must be a JSON object, got {type(data).__name__}; "

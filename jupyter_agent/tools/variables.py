@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import reprlib
 import sys
 import types
 from typing import Any
@@ -15,6 +16,24 @@ from jupyter_agent.tools.descriptions import describe
 MAX_ROWS = 200
 MAX_REPR = 2_000
 HIDDEN = {"In", "Out", "exit", "quit", "get_ipython", "open"}
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxset = 4, 100, 100, 100
+_SHORT.maxfrozenset, _SHORT.maxdeque, _SHORT.maxarray, _SHORT.maxdict = 100, 100, 100, 50
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 400, 400, 400
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def short_repr(value: Any, limit: int = MAX_REPR) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, built without the whole repr of a
+    big string or container (a 1 GB string would need another gigabyte just to be cut)."""
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
+        kind = "characters" if isinstance(value, str) else "bytes"
+        return repr(value[:limit])[:limit] + f"… ({len(value) - limit:,} more {kind})"
+    text = _SHORT.repr(value) if isinstance(value, _CONTAINERS) else repr(value)
+    if len(text) > limit:
+        text = text[:limit] + f"… ({len(text) - limit:,} more chars)"
+    return text
 
 
 def _size(value: Any) -> str:
@@ -51,8 +70,8 @@ def summarize_variable(name: str, value: Any) -> str:
         np = sys.modules.get("numpy")
         if pd is not None and isinstance(value, pd.DataFrame):
             lines.append(f"shape: {value.shape[0]} rows × {value.shape[1]} columns")
-            lines.append("dtypes:\n" + value.dtypes.to_string())
-            lines.append("head:\n" + value.head().to_string(max_colwidth=60))
+            lines.append("dtypes:\n" + value.dtypes.to_string(max_rows=MAX_ROWS))
+            lines.append("head:\n" + value.head().to_string(max_colwidth=60, max_cols=30))
             lines.append(f"memory: {value.memory_usage(deep=True).sum() / 1e6:.1f} MB")
         elif pd is not None and isinstance(value, pd.Series):
             lines.append(f"dtype: {value.dtype}, length: {len(value)}")
@@ -61,15 +80,12 @@ def summarize_variable(name: str, value: Any) -> str:
             lines.append(f"shape: {value.shape}, dtype: {value.dtype}")
             if value.size and value.dtype.kind in "iuf" and value.size <= 10_000_000:
                 lines.append(f"min: {value.min()}, max: {value.max()}")
-            lines.append(repr(value)[:MAX_REPR])
+            lines.append(short_repr(value))
         elif isinstance(value, (dict, list, tuple, set)):
             lines.append(f"length: {len(value)}")
-            lines.append(repr(value)[:MAX_REPR])
+            lines.append(short_repr(value))
         else:
-            text = repr(value)
-            lines.append(
-                text[:MAX_REPR] + (f"… ({len(text) - MAX_REPR} more chars)" if len(text) > MAX_REPR else "")
-            )
+            lines.append(short_repr(value))
     except Exception as exc:
         lines.append(f"(could not describe: {type(exc).__name__}: {exc})")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.config import ConfigError
+from jupyter_agent.core import unicode
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated
 from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
@@ -204,6 +205,10 @@ class PanelConnection:
             self._mcp(request)
 
     def prompt(self, text: str, context: list[wire.ContextItem] | None = None) -> None:
+        bad = unicode.problem(text)
+        if bad is not None:  # refused before a session or a message is written
+            self.stream.notice(f"{bad}.", "error")
+            return
         runtime = self.agent.runtime
         model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)

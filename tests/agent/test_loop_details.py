@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -75,3 +76,41 @@ async def test_empty_texts_are_never_wrapped(make_runtime: Any, scripted_model: 
     replay = scripted_model.requests[3]["body"]["messages"]
     assert replay[-1] == {"role": "user", "content": "[Attached image/png: plot.png]"}
     assert "system-reminder" not in json.dumps(replay)
+
+
+async def test_a_replayed_prompt_is_sent_as_the_user_wrote_it(make_runtime: Any, scripted_model: Any) -> None:
+    """After an overflow the prompt re-sent behind the summary is the prompt itself, not a
+    mid-task reminder (OpenCode 1.18 sends it plain)."""
+    scripted_model.queue(Reply(text="one"), OVERFLOW, Reply(text="## Goal\n- s"), Reply(text="two"))
+    runtime = make_runtime()
+    sid = await runtime.prompt("question one")
+    await runtime.prompt("question two", session_id=sid)
+    replay = scripted_model.requests[3]["body"]["messages"]
+    assert replay[-1] == {"role": "user", "content": "question two"}
+    assert "system-reminder" not in json.dumps(replay)
+
+
+async def test_a_message_sent_during_a_run_is_still_a_reminder(
+    make_runtime: Any, scripted_model: Any
+) -> None:
+    """The control: a prompt that arrives while the agent works is wrapped at the next step."""
+    slow = Reply(
+        tool_calls=[ToolCall("glob", json.dumps({"pattern": "*.nothing"}))],
+        chunk_size=2,
+        delay_per_chunk=0.05,
+    )
+    scripted_model.queue(slow, Reply(text="done"))
+    runtime = make_runtime()
+    sid = runtime.new_session().id
+    runtime.add_user_message(sid, "look around")
+    run = asyncio.create_task(runtime.run(sid, runtime.model_for(None)))
+    for _ in range(1_000):
+        if scripted_model.requests:
+            break
+        await asyncio.sleep(0.01)
+    runtime.add_user_message(sid, "also check the tests")
+    await run
+    second = scripted_model.requests[1]["body"]["messages"]
+    assert second[-1]["role"] == "user"
+    assert second[-1]["content"].startswith("<system-reminder>\nThe user sent the following message:\n")
+    assert "also check the tests" in second[-1]["content"]

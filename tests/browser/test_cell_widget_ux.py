@@ -92,7 +92,7 @@ def test_the_cell_gauge_moves_while_text_streams(
     page: Any, lab: Lab, server: ScriptedServer, theme: str
 ) -> None:
     text = "".join(f"Sentence {i} of a long answer that takes a while.\n\n" for i in range(300))
-    server.queue(Reply(text=text, chunk_size=20, delay_per_chunk=0.03))
+    server.queue(Reply(text=text, chunk_size=60, delay_per_chunk=0.03))
     run_agent_cell(page, lab, f"cell-gauge-{theme}.ipynb", theme)
     page.wait_for_function(
         "(sel) => document.querySelector(sel)?.innerText.includes('Sentence 40 ')",

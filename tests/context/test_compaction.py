@@ -124,3 +124,36 @@ def test_request_strips_media_caps_outputs_and_hides_old_summaries() -> None:
     update = build_compaction_request([u], "## Goal\nprevious")
     assert update[-1]["content"].startswith(ANCHOR_UPDATE)
     assert "<previous-summary>\n## Goal\nprevious\n</previous-summary>" in update[-1]["content"]
+
+
+def test_request_names_what_a_tool_attached() -> None:
+    """A plot a tool made stays known to the summariser as a line, never as data (OpenCode 1.18)."""
+    u = user("plot it")
+    png = Attachment(mime="image/png", url="data:image/png;base64,AAAA", filename="plot.png")
+    pdf = Attachment(mime="application/pdf", url="data:application/pdf;base64,AAAA")
+    t = tool("python", output="y" * 5_000, code="plot()")
+    t = t.model_copy(update={"state": t.state.model_copy(update={"attachments": [png, pdf]})})
+    messages = build_compaction_request([u, assistant(u, t)], None)
+    result = next(m for m in messages if m["role"] == "tool")["content"]
+    assert isinstance(result, str) and "data:" not in result
+    assert result.endswith(
+        "omitted 3000 chars]\n[Attached image/png: plot.png]\n[Attached application/pdf: file]"
+    )
+    pruned = tool("python", output="z", compacted=5)
+    pruned = pruned.model_copy(update={"state": pruned.state.model_copy(update={"attachments": [png]})})
+    cleared = build_compaction_request([u, assistant(u, pruned)], None)
+    assert next(m for m in cleared if m["role"] == "tool")["content"] == "[Old tool result content cleared]"
+
+
+def test_a_tool_with_many_attachments_stays_small_in_the_summary_input() -> None:
+    u = user("plot every column")
+    pngs = [
+        Attachment(mime="image/png", url="data:image/png;base64,AAAA", filename=f"col{i}.png")
+        for i in range(500)
+    ]
+    t = tool("python", output="done", code="plot_all()")
+    t = t.model_copy(update={"state": t.state.model_copy(update={"attachments": pngs})})
+    result = next(m for m in build_compaction_request([u, assistant(u, t)], None) if m["role"] == "tool")
+    lines = result["content"].split("\n")
+    assert lines[:2] == ["done", "[Attached image/png: col0.png]"]
+    assert lines[-1] == "[and 490 more attachments]" and len(lines) == 12

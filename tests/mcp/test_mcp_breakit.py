@@ -83,15 +83,24 @@ async def test_invalid_input_schema_leaves_that_tool_out(mcp_runtime: Any, scrip
     assert part.state.status == "completed" and "called 'fine'" in part.state.output
 
 
-async def test_tool_list_that_is_not_mcp_fails_the_server(mcp_runtime: Any, scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text="ok"))
+async def test_a_tool_that_is_not_mcp_leaves_only_that_tool_out(
+    mcp_runtime: Any, scripted_server: Any
+) -> None:
+    """Issue 27.7: a tool whose inputSchema is a string no longer fails the whole server."""
+    scripted_server.queue(Reply(tool_calls=[ToolCall("raw_fine", json.dumps({"q": "x"}))]), Reply(text="ok"))
     raw = {"type": "local", "command": [sys.executable, str(RAW)]}
-    runtime = mcp_runtime(mcp={"raw": raw, "demo": stdio_server()}, **ALLOW)
+    allow = {"*": "allow", "raw_*": "allow"}
+    runtime = mcp_runtime(mcp={"raw": raw, "demo": stdio_server()}, permission=allow)
     sid = await runtime.prompt("go")
     (notice,) = runtime.notices
-    assert "MCP server 'raw'" in notice and "its answer is not valid MCP: tools.0.inputSchema" in notice
-    assert "\n" not in notice and "Traceback" not in notice
-    assert "demo_echo" in sent_tools(scripted_server.requests[0])
+    assert notice == (
+        "MCP tool 'oops' of 'raw' left out: its listing is not valid MCP (inputSchema: Input should be a "
+        "valid dictionary)."
+    )
+    tools = sent_tools(scripted_server.requests[0])
+    assert "raw_fine" in tools and "raw_oops" not in tools and "demo_echo" in tools
+    (part,) = tool_parts(runtime, sid)
+    assert part.state.status == "completed" and "fine" in part.state.output, part.state
     assert runtime.store.messages(sid)[-1].info.error is None
 
 
@@ -105,9 +114,11 @@ async def test_odd_and_colliding_tool_names(mcp_runtime: Any, scripted_server: A
     assert "notebook_get_weather_" in tools and "notebook__dit__n_code" in tools
     assert tools["notebook_edit"]["description"] != "notebook_edit is a built-in tool."
     assert ("notebook_" + "x" * 55) in tools
-    taken = sorted(n for n in runtime.notices if "is taken" in n)
-    assert len(taken) == 3, runtime.notices
-    assert any("'edit' of 'notebook'" in n and "notebook_edit is taken" in n for n in taken)
-    assert any("'get/weather?'" in n for n in taken)
+    renamed = sorted(n for n in runtime.notices if "is taken" in n)
+    assert len(renamed) == 3, runtime.notices
+    said = "MCP tool 'edit' of 'notebook' is offered as notebook_edit_2: notebook_edit is taken by"
+    assert f"{said} a built-in tool." in renamed
+    assert tools["notebook_edit_2"]["description"] == "notebook_edit is a built-in tool."
+    assert any("'get/weather?' of 'notebook' is offered as notebook_get_weather__2" in n for n in renamed)
     (part,) = tool_parts(runtime, sid)
     assert part.state.status == "completed" and part.state.output == "called 'get weather!' with {}"

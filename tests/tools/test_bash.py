@@ -127,9 +127,14 @@ async def test_background_job_holding_stdout_does_not_hang(call: Call, root: Pat
         os.kill(pid, 9)
 
 
-async def test_ten_megabytes_come_back_intact(call: Call) -> None:
+async def test_ten_megabytes_are_saved_intact(call: Call, ctx: ToolContext, root: Path) -> None:
+    """The whole output goes to the file; memory holds its ends only (the model sees the tail)."""
+    ctx.new_output_file = lambda: root / "saved.txt"
     result = await call(BashTool(), command="head -c 10000000 /dev/zero | tr '\\0' 'a'")
-    assert len(result.output) == 10_000_000 and set(result.output) == {"a"}
+    assert (root / "saved.txt").read_text() == "a" * 10_000_000
+    assert result.saved is not None and result.saved.path == str(root / "saved.txt")
+    assert result.saved.total_bytes == 10_000_000 and result.saved.total_lines == 1
+    assert set(result.output) == {"a"} and len(result.output) <= 2 * ctx.limits.max_bytes
 
 
 async def test_invalid_utf8_is_replaced(call: Call) -> None:

@@ -1,6 +1,7 @@
 """A hand-written stdio "MCP server" that answers what the SDK's own server would refuse to send.
 
-``python raw_server.py``: lists a tool whose ``inputSchema`` is a string (not JSON Schema at all).
+``python raw_server.py``: lists a tool whose ``inputSchema`` is a string (not JSON Schema at all)
+next to a fine one, which answers ``tools/call``.
 """
 
 from __future__ import annotations
@@ -8,7 +9,10 @@ from __future__ import annotations
 import json
 import sys
 
-TOOLS = [{"name": "oops", "inputSchema": "not a schema"}]
+TOOLS = [
+    {"name": "oops", "inputSchema": "not a schema"},
+    {"name": "fine", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+]
 
 
 def send(message: dict) -> None:
@@ -31,5 +35,8 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": result})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        text = f"called {request['params']['name']!r}"
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     else:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})

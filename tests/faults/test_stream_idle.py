@@ -1,0 +1,118 @@
+"""Issue 27.4: a provider that sends one chunk and then nothing no longer waits forever.
+
+``stream_idle_timeout`` (seconds without a byte, default 120) turns the silence into a
+retryable "the provider stopped sending" error, and the usual retries follow. Stop and
+Ctrl-C end a silent stream at once, as they end a slow one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_process import wait_for
+from scripted_server import Reply
+
+from jupyter_agent.config import ConfigError, load_config
+from jupyter_agent.core.messages import AssistantMessage, RetryPart, TextPart
+
+
+def _text(runtime: Any, sid: str) -> str:
+    """What the model said in the session."""
+    return "".join(
+        p.text
+        for m in runtime.store.messages(sid)
+        if isinstance(m.info, AssistantMessage)
+        for p in m.parts
+        if isinstance(p, TextPart)
+    )
+
+
+async def test_silence_is_retried_then_answered(make_runtime: Any, scripted_server: Any) -> None:
+    """User sees: "[retry 1 in 2 s] The provider stopped sending for 1 s (stream_idle_timeout); the
+    answer is requested again.", then the answer."""
+    scripted_server.queue(
+        Reply(text="the first words and then silence", chunk_size=4, stall_after_chunks=2),
+        Reply(text="the whole answer"),
+    )
+    runtime = make_runtime(stream_idle_timeout=1)
+    started = time.monotonic()
+    sid = await runtime.prompt("hi")
+    assert time.monotonic() - started < 60  # not the minutes a silent stream waited
+    retries = [p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, RetryPart)]
+    (retry,) = retries
+    assert retry.error.message == (
+        "The provider stopped sending for 1 s (stream_idle_timeout); the answer is requested again."
+    )
+    assert _text(runtime, sid) == "the whole answer"
+    assert len(scripted_server.requests) == 2
+
+
+async def test_silence_every_time_fails_the_step_with_that_reason(
+    make_runtime: Any, scripted_server: Any
+) -> None:
+    scripted_server.queue(*[Reply(text="x" * 40, stall_after_chunks=1) for _ in range(2)])
+    runtime = make_runtime(stream_idle_timeout=0.5, retries=1)
+    sid = await runtime.prompt("hi")
+    last = runtime.store.messages(sid)[-1].info
+    assert isinstance(last, AssistantMessage) and last.error is not None
+    assert "The provider stopped sending for 0.5 s (stream_idle_timeout)" in last.error.message
+    assert len(scripted_server.requests) == 2
+
+
+def test_the_key_is_checked(tmp_path: Path) -> None:
+    assert load_config(tmp_path, global_dir=tmp_path / "g").stream_idle_timeout == 120
+    with pytest.raises(ConfigError, match="stream_idle_timeout: Input should be greater than 0"):
+        load_config(tmp_path, {"stream_idle_timeout": 0}, global_dir=tmp_path / "g")
+
+
+async def test_stop_ends_a_silent_stream(make_runtime: Any, scripted_server: Any) -> None:
+    """Stop while the provider is silent (default 120 s timeout): the step ends at once."""
+    scripted_server.queue(Reply(text="some words then nothing", chunk_size=4, stall_after_chunks=2))
+    runtime = make_runtime()
+    task = asyncio.create_task(runtime.prompt("hi"))
+    deadline = time.monotonic() + 60
+    while not any(e.type == "part.updated" and getattr(e.part, "type", "") == "text" for e in runtime.events):
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    stopped_at = time.monotonic()
+    runtime.stop()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - stopped_at < 10  # the silence had 120 s to go
+    assert _text(runtime, runtime.latest_session().id).startswith("some")
+
+
+def test_sigint_ends_a_silent_stream(tmp_path: Path, scripted_server: Any) -> None:
+    scripted_server.queue(Reply(text="some words then nothing", chunk_size=4, stall_after_chunks=2))
+    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
+    cmd = [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "openai/test"]
+    proc = subprocess.Popen(
+        [*cmd, "--api-base", scripted_server.base_url, "hi"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: len(scripted_server.requests) == 1, what="the request")
+        time.sleep(1)
+        stopped_at = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert time.monotonic() - stopped_at < 15
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "error: stopped" in err
+    assert out.startswith("some")
