@@ -24,6 +24,7 @@ from jupyter_agent.core.messages import Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
+from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
 from jupyter_agent.providers.local_server import unreachable
 from jupyter_agent.providers.retry import (
     MAX_RETRIES,
@@ -63,8 +64,8 @@ class _Silent(Exception):
 if sys.version_info >= (3, 11):
 
     async def _within(awaitable: Awaitable[T], seconds: float) -> T:
-        """``await awaitable``, or ``_Silent`` after ``seconds`` (no task per chunk, unlike
-        ``wait_for`` before 3.12: this runs for every chunk of every answer)."""
+        """``await awaitable``, or ``_Silent`` after ``seconds`` (the request; a stream's
+        chunks use one ``IdleWatch`` instead)."""
         try:
             async with asyncio.timeout(seconds) as scope:
                 return await awaitable
@@ -276,60 +277,64 @@ class LiteLLMClient:
         finish: str | None = None
         usage: Any = None
         iterator = response.__aiter__()
-        while True:
-            if abort is not None and abort.is_set():
-                await _close(response)
-                raise E.AbortedError("Stopped by the user.")
-            try:
-                chunk = await _within(iterator.__anext__(), self.idle_timeout)
-            except StopAsyncIteration:
-                break
-            except _Silent:
-                await _close(response)
-                raise _stopped_sending(self.idle_timeout, started=True) from None
-            except Exception as exc:
-                raise _broken_stream(exc, model, finish) from exc
-            if found := _read(chunk, "usage"):
-                usage = found
-            for choice in _read(chunk, "choices") or []:
-                delta = _read(choice, "delta")
-                # a "\ud800" in the provider's JSON is a lone surrogate: text the store cannot keep
-                reasoning = _text(_read(delta, "reasoning_content") if delta else None)
-                text = _text(_read(delta, "content") if delta else None)
-                signed = thinking.add(_read(delta, "thinking_blocks") if delta else None)
-                if reasoning:
-                    if open_kind != "reasoning":
-                        if open_kind == "text":
-                            yield TextEnd()
-                        open_kind = "reasoning"
-                        yield ReasoningStart()
-                    yield ReasoningDelta(delta=reasoning)
-                if signed:
-                    # stored as soon as a block is signed: a Stop while the tool input that
-                    # follows still streams must not lose what Anthropic needs back
-                    yield ReasoningMetadata(provider_metadata={"thinking_blocks": thinking.result()})
-                if text:
-                    if open_kind != "text":
-                        if open_kind == "reasoning":
-                            yield ReasoningEnd()
-                        open_kind = "text"
-                        yield TextStart()
-                    yield TextDelta(delta=text)
-                for call in (_read(delta, "tool_calls") or []) if delta else []:
-                    fn = getattr(call, "function", None)
-                    entry, new = _call_entry(calls, at_index, call)
-                    if new:
-                        entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
-                        yield ToolInputStart(call_id=entry["id"], name=entry["name"])
-                    fields = getattr(call, "provider_specific_fields", None)
-                    if fields:
-                        entry["fields"] = {**entry.get("fields", {}), **dict(fields)}
-                    args = (getattr(fn, "arguments", None) or "") if fn else ""
-                    if args:
-                        entry["args"] += args
-                        yield ToolInputDelta(call_id=entry["id"], delta=args)
-                if found := _read(choice, "finish_reason"):
-                    finish = found
+        watch = IdleWatch(self.idle_timeout)
+        try:
+            while True:
+                if abort is not None and abort.is_set():
+                    await _close(response)
+                    raise E.AbortedError("Stopped by the user.")
+                try:
+                    chunk = await watch.next(iterator)
+                except StopAsyncIteration:
+                    break
+                except IdleTimeout:
+                    await _close(response)
+                    raise _stopped_sending(self.idle_timeout, started=True) from None
+                except Exception as exc:
+                    raise _broken_stream(exc, model, finish) from exc
+                if found := _read(chunk, "usage"):
+                    usage = found
+                for choice in _read(chunk, "choices") or []:
+                    delta = _read(choice, "delta")
+                    # a "\ud800" in the provider's JSON is a lone surrogate: text the store cannot keep
+                    reasoning = _text(_read(delta, "reasoning_content") if delta else None)
+                    text = _text(_read(delta, "content") if delta else None)
+                    signed = thinking.add(_read(delta, "thinking_blocks") if delta else None)
+                    if reasoning:
+                        if open_kind != "reasoning":
+                            if open_kind == "text":
+                                yield TextEnd()
+                            open_kind = "reasoning"
+                            yield ReasoningStart()
+                        yield ReasoningDelta(delta=reasoning)
+                    if signed:
+                        # stored as soon as a block is signed: a Stop while the tool input that
+                        # follows still streams must not lose what Anthropic needs back
+                        yield ReasoningMetadata(provider_metadata={"thinking_blocks": thinking.result()})
+                    if text:
+                        if open_kind != "text":
+                            if open_kind == "reasoning":
+                                yield ReasoningEnd()
+                            open_kind = "text"
+                            yield TextStart()
+                        yield TextDelta(delta=text)
+                    for call in (_read(delta, "tool_calls") or []) if delta else []:
+                        fn = getattr(call, "function", None)
+                        entry, new = _call_entry(calls, at_index, call)
+                        if new:
+                            entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
+                            yield ToolInputStart(call_id=entry["id"], name=entry["name"])
+                        fields = getattr(call, "provider_specific_fields", None)
+                        if fields:
+                            entry["fields"] = {**entry.get("fields", {}), **dict(fields)}
+                        args = (getattr(fn, "arguments", None) or "") if fn else ""
+                        if args:
+                            entry["args"] += args
+                            yield ToolInputDelta(call_id=entry["id"], delta=args)
+                    if found := _read(choice, "finish_reason"):
+                        finish = found
+        finally:
+            watch.close()
         if open_kind == "text":
             yield TextEnd()
         elif open_kind == "reasoning":
