@@ -85,8 +85,8 @@ NOTES_ROUND3 = [
     "timer per stream that moves on while chunks arrive, not an `asyncio.timeout` per chunk (which "
     "measured ~25 µs a chunk, 50 ms of a 2,000-chunk answer; `tests/providers/test_idle_watch.py`).",
     "- **Fast providers: where the time goes.** Wall and CPU times on this machine move by more than "
-    "the targets between runs (the rows above ran at a load average of 12-16 on 2 cores, where each "
-    "runnable thread gets a fraction of a core), so the kernel was also measured in instructions "
+    "the targets between runs (each row above says the load average it ran under: at 6-16 on 2 cores "
+    "each runnable thread gets a fraction of a core), so the kernel was also measured in instructions "
     "(callgrind, `python -m benchmarks instructions`: the kernel under valgrind, its clock slowed as "
     "much as valgrind slows it so every time-based window behaves as at native speed). For this "
     "turn, before this round: 6.07 G instructions against 5.39 G for bare litellm (1.127×); after: "
@@ -98,7 +98,11 @@ NOTES_ROUND3 = [
     "+0.06 G. What stands in the way of the last few percent is litellm itself: its per-chunk "
     "processing (building a pydantic response object per chunk, then again the whole answer in its "
     "logging worker) is ~97 % of bare's own CPU, and our request is larger (system prompt, tools, "
-    "history), which litellm's cost estimate tokenizes on every call.",
+    "history), which litellm's cost estimate tokenizes on every call. On a loaded machine the wall "
+    "ratio runs above the CPU ratio (1.17× against 1.09× at load 6.4): a turn of ours keeps more "
+    "threads runnable at once (the event loop, IOPub sending widget messages, the store's writer) "
+    "than bare litellm's one, and on an oversubscribed machine each waits for a core and for the GIL. "
+    "No idle window was available to measure the wall ratio without that wait.",
     "- **Responsiveness.** Before this round a fast stream kept the event loop until the answer "
     "ended: its chunks are always ready, so no `await` ever waited, and a cell sent meanwhile waited "
     "for the whole answer (seconds; the benchmark measured a 95th percentile of 3.2-6.5 s for "
@@ -131,6 +135,12 @@ NOTES_ROUND3 = [
     "cannot help one interpreter. The figure over the floor is therefore litellm's first request "
     "plus ours, about a fifth of the import; skipping litellm's tokenizer "
     "(`litellm.disable_token_counter`) would save ~6 % but also its usage count for providers that "
-    "do not report usage, so it is not done.",
+    "do not report usage, so it is not done. Measured at load 7.3 (the table): the Run All costs "
+    "+0.36 s of kernel CPU over the import's 6.91 s (5 %), yet +2.30 s of wall time: on that machine "
+    "the import alone took 2.7 s of wall time per second of CPU (the kernel's threads waiting for a "
+    "core); the same stretch applied to our +0.36 s of CPU is ~1 s, and the other ~1.3 s is waiting "
+    "that was not profiled (threads handing the GIL to each other on an oversubscribed machine is "
+    "the likely cause, not shown). An idle measurement would separate the two; none was possible "
+    "while this was written.",
 ]
 """Below the round-3 table: what was measured, and what stands in the way."""
