@@ -82,8 +82,9 @@ NOTES_ROUND3 = [
     "(`tests/agent/test_delta_frames.py`). The adapter reads litellm's chunk fields straight from "
     "its pydantic objects (a plain `getattr` of a field litellm deleted raises and catches an "
     "AttributeError inside pydantic, several times per chunk), and `stream_idle_timeout` is one "
-    "timer per stream that moves on while chunks arrive, not an `asyncio.timeout` per chunk (which "
-    "measured ~25 µs a chunk, 50 ms of a 2,000-chunk answer; `tests/providers/test_idle_watch.py`).",
+    "timer per stream that moves on while chunks arrive, not an `asyncio.timeout` per chunk (in "
+    "isolation 7 µs a chunk at load 2 and 26 µs at load 10, against 1 µs for the one timer: 12-50 ms "
+    "of a 2,000-chunk answer; `tests/providers/test_idle_watch.py`).",
     "- **Fast providers: where the time goes.** Wall and CPU times on this machine move by more than "
     "the targets between runs (each row above says the load average it ran under: at 6-16 on 2 cores "
     "each runnable thread gets a fraction of a core), so the kernel was also measured in instructions "
@@ -98,11 +99,14 @@ NOTES_ROUND3 = [
     "+0.06 G. What stands in the way of the last few percent is litellm itself: its per-chunk "
     "processing (building a pydantic response object per chunk, then again the whole answer in its "
     "logging worker) is ~97 % of bare's own CPU, and our request is larger (system prompt, tools, "
-    "history), which litellm's cost estimate tokenizes on every call. On a loaded machine the wall "
-    "ratio runs above the CPU ratio (1.17× against 1.09× at load 6.4): a turn of ours keeps more "
-    "threads runnable at once (the event loop, IOPub sending widget messages, the store's writer) "
-    "than bare litellm's one, and on an oversubscribed machine each waits for a core and for the GIL. "
-    "No idle window was available to measure the wall ratio without that wait.",
+    "history), which litellm's cost estimate tokenizes on every call. Measured in time, the last "
+    "runs were close to the targets without reaching them: 1.16× wall and 1.11× CPU at load 2.3 (the "
+    "table), 1.17× and 1.09× at load 6.4. The wall ratio ran above the CPU ratio in both: a turn of "
+    "ours keeps more threads runnable at once (the event loop, IOPub sending widget messages, the "
+    "store's writer) than bare litellm's one, and on a busy machine each waits for a core and for "
+    "the GIL. Per chunk ours still costs ~110 µs of CPU more than bare litellm (0.22 s over 2,000 "
+    "chunks, the fixed part of the turn included); no idle window was available to profile that "
+    "remainder further.",
     "- **Responsiveness.** Before this round a fast stream kept the event loop until the answer "
     "ended: its chunks are always ready, so no `await` ever waited, and a cell sent meanwhile waited "
     "for the whole answer (seconds; the benchmark measured a 95th percentile of 3.2-6.5 s for "
