@@ -26,6 +26,7 @@ def load_ipython_extension(ipython: object) -> None:
     ipython.register_magics(magics)  # type: ignore[attr-defined]
     install(ipython)
     register(magics.agent)
+    ipython.events.register("post_run_cell", magics.agent.after_cell)  # type: ignore[attr-defined]
     warmup.start()
 
 

@@ -1,5 +1,8 @@
 """One pydantic ``Config``, merged from defaults, files, environment and flags (in that order).
 
+The admin's system file (``system_config.py``) is read first; the keys it locks are taken
+out of every later layer, and its permission rules are a floor no later rule loosens.
+
 Keys are validated so a typo in ``jupyter-agent.json`` is an error that names the file
 and the key, not a silently ignored setting. API keys never live here: they are read from
 the environment at request time and never stored or logged.
@@ -17,11 +20,14 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from jupyter_agent import system_config
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.core import nesting
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
+_LAYERS = ("defaults", "environment", "flags")
+"""Entries of ``Config.sources`` that are not files."""
 Action = Literal["allow", "ask", "deny"]
 
 
@@ -72,6 +78,19 @@ class ToolOutputConfig(_Strict):
     """The saved full output of a tool stops here; bash and python stop what wrote more."""
 
 
+class SandboxConfig(_Strict):
+    """The OS sandbox ``bash`` runs in (Linux, bubblewrap; docs/security.md)."""
+
+    enabled: bool = True
+    """Run commands in the sandbox where it can start (a notice says when it cannot)."""
+    network: bool = True
+    """``false``: commands have no network (only their own loopback)."""
+    deny_read: list[str] = Field(default_factory=list)
+    """More files or folders hidden from commands and refused by the file tools (``~`` allowed)."""
+    writable: list[str] = Field(default_factory=list)
+    """More folders commands may write besides the project and the temp folder (a cache …)."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -105,7 +124,22 @@ class Config(_Strict):
     """Extra secrets to redact everywhere: names of environment variables, or literal values."""
     mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
     """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
+    raise_on_failure: bool = True
+    """A cell that blocks for its run (papermill, nbconvert, nbclient, ``--wait``) raises when
+    the run fails, so the notebook run stops; false: show the error and go on."""
+    headless_session: Literal["new", "continue"] = "new"
+    """What the first prompt of a kernel without a live front end goes to: a fresh session
+    (reproducible runs) or the notebook's latest one."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    protected: list[str] = Field(default_factory=list)
+    """More paths (relative to the project, or absolute) that every write to asks about."""
     _sources: list[str] = PrivateAttr(default_factory=list)
+    _watched: list[Path] = PrivateAttr(default_factory=list)
+    _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _admin_file: str | None = PrivateAttr(default=None)
+    _locked: tuple[str, ...] = PrivateAttr(default=())
+    _notices: list[str] = PrivateAttr(default_factory=list)
+    _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
 
     @field_validator("api_base")
     @classmethod
@@ -117,6 +151,45 @@ class Config(_Strict):
     def sources(self) -> list[str]:
         """The files and layers that made this config, lowest first."""
         return self._sources
+
+    @property
+    def watched(self) -> list[Path]:
+        """Every file whose creation, change or removal would change this config: the files
+        read and the places looked in (a kernel re-reads when one changes)."""
+        read = [Path(s) for s in self._sources if s not in _LAYERS]
+        return list(dict.fromkeys([*self._watched, *read]))
+
+    @property
+    def admin_file(self) -> str | None:
+        """The admin's system file this config was read with (``system_config.py``)."""
+        return self._admin_file
+
+    @property
+    def notices(self) -> list[str]:
+        """What the user should be told once (locked settings that were ignored)."""
+        return self._notices
+
+    def is_locked(self, key: str) -> bool:
+        """Whether the admin locked ``key`` (or a key above it: ``permission`` locks ``permission.bash``)."""
+        return any(key == k or key.startswith(f"{k}.") for k in self._locked)
+
+    def ignore_locked_flag(self, key: str, shown: str) -> bool:
+        """A per-call flag (``--model``) for a locked key: True (and a notice) when it must be
+        ignored."""
+        if not self.is_locked(key):
+            return False
+        if (key, "flags") in self._ignored:
+            return True  # the same flag, told already (the command passes it to both)
+        line = system_config.notice(str(self._admin_file), [(key, shown)])
+        if line not in self._notices:
+            self._notices.append(line)
+        return True
+
+    def permission_floor(self, agent: str = "build") -> dict[str, Any]:
+        """The admin's permission rules for ``agent``: no user rule makes an action looser."""
+        admin = self._admin
+        own = ((admin.get("agent") or {}).get(agent) or {}).get("permission") or {}
+        return deep_merge(dict(admin.get("permission") or {}), own)
 
     def api_key_source(self) -> str | None:
         for name in ("JUPYTER_AGENT_API_KEY", self.api_key_env):
@@ -148,6 +221,8 @@ class Config(_Strict):
             data["options"] = mask_secrets(self.options_for(chosen, agent))
         data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
         data["sources"] = self.sources
+        if self._locked:
+            data["locked"] = {"by": self._admin_file, "keys": list(self._locked)}
         data["redact"] = [
             e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
         ]
@@ -232,7 +307,9 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+        if err["type"] == "extra_forbidden" and err["loc"] == ("locked",):
+            msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can lock settings"
+        elif err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
             if close:
                 msg += f" (did you mean '{close[0]}'?)"
@@ -240,7 +317,7 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def _read_file(path: Path) -> dict[str, Any]:
+def _read_file(path: Path, *, admin: bool = False) -> dict[str, Any]:
     try:
         data = nesting.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
     except nesting.TooDeep as exc:
@@ -258,8 +335,14 @@ def _read_file(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a JSON object")
+    if admin:  # the one file that may lock keys
+        try:
+            locked = system_config.check_locked(data.pop("locked", []), Config.model_fields)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+        data["locked"] = list(locked)
     try:
-        Config.model_validate(data)
+        Config.model_validate({k: v for k, v in data.items() if not (admin and k == "locked")})
     except ValidationError as exc:
         raise ConfigError(f"{path}: {_describe(exc)}") from None
     return data
@@ -278,10 +361,13 @@ def project_root(start: Path) -> Path:
     return start
 
 
-def find_project_file(start: Path) -> Path | None:
-    """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root."""
+def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
+    """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root
+    (``looked`` collects every place tried, for the kernel's config watch)."""
     for folder in (start, *start.parents):
         candidate = folder / PROJECT_FILE
+        if looked is not None:
+            looked.append(candidate)
         if candidate.is_file():
             return candidate
     return None
@@ -329,28 +415,71 @@ def load_config(
     overrides: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     global_dir: Path | None = None,
+    system_file: Path | None = None,
 ) -> Config:
-    """Defaults → global file → nearest project file → environment → ``overrides``."""
+    """Defaults → the admin's file → global file → nearest project file → environment →
+    ``overrides``; keys the admin's file locks are taken out of every layer after it."""
     env = os.environ if env is None else env
-    merged: dict[str, Any] = {}
     sources = ["defaults"]
-    global_file = (global_dir or global_config_dir(env)) / "config.json"
-    files = [global_file if global_file.is_file() else None]
-    files.append(find_project_file(Path(notebook_dir).resolve()) if notebook_dir else None)
-    for path in files:
-        if path is not None:
-            merged = deep_merge(merged, _read_file(path))
-            sources.append(str(path))
+    looked: list[Path] = []
+    admin_path, global_file, project_file = source_files(notebook_dir, env, global_dir, system_file, looked)
+    admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
+    locked: list[str] = admin.pop("locked", [])
+    if admin_path.is_file():
+        sources.append(str(admin_path))
+    layers = [(str(p), _read_file(p)) for p in (global_file, project_file) if p is not None and p.is_file()]
     from_env = _from_env(env)
     if from_env:
-        merged = deep_merge(merged, from_env)
-        sources.append("environment")
+        layers.append(("environment", from_env))
     if overrides:
-        merged = deep_merge(merged, {k: v for k, v in overrides.items() if v is not None})
-        sources.append("flags")
+        layers.append(("flags", {k: v for k, v in overrides.items() if v is not None}))
+    merged = dict(admin)
+    ignored: list[tuple[str, str]] = []
+    for where, data in layers:
+        if locked:
+            data, removed = system_config.strip_locked(data, locked, admin)
+            ignored.extend((key, where) for key in removed)
+        merged = deep_merge(merged, data)
+        sources.append(where)
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(f"invalid settings: {_describe(exc)}") from None
     config._sources = sources
+    config._watched = [global_file, *looked, admin_path]
+    if admin_path.is_file():
+        config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
+    if ignored:
+        config._ignored = set(ignored)
+        config._notices.append(system_config.notice(str(admin_path), ignored))
     return config
+
+
+def source_files(
+    notebook_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    global_dir: Path | None = None,
+    system_file: Path | None = None,
+    looked: list[Path] | None = None,
+) -> tuple[Path, Path, Path | None]:
+    """The files ``load_config`` reads, in order: the admin's, the user's global one and the
+    nearest project file (None when there is none). The first two may not exist yet: a
+    watcher of these paths also sees one appear (``looked`` collects the project places tried)."""
+    env = os.environ if env is None else env
+    admin = system_file or system_config.system_file(env)
+    global_file = (global_dir or global_config_dir(env)) / "config.json"
+    project = find_project_file(Path(notebook_dir).resolve(), looked) if notebook_dir else None
+    return admin, global_file, project
+
+
+def _read_system_file(path: Path, *, required: bool) -> dict[str, Any]:
+    """The admin's file (with its ``locked`` list), or nothing when there is none. A path
+    named on purpose must exist: a typo would otherwise drop every lock without a word."""
+    if not path.exists():
+        if required:
+            raise ConfigError(
+                f"{system_config.SYSTEM_FILE_VAR}: {path} does not exist; "
+                "point it at the administrator's config.json or unset it"
+            )
+        return {}
+    return _read_file(path, admin=True)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Install jupyter-agent into ./.venv (idempotent).
-#   scripts/install.sh --run   what running needs: the package, JupyterLab and the quickstart
-#                              notebook's libraries (the `examples` extra). Used by start.sh.
-#   scripts/install.sh         everything the tests need as well (`test`, `dev` extras) and,
-#                              when we are root, Chromium from apt for the browser tests; set
+#   scripts/install.sh --run   what running needs: the package, JupyterLab (the `lab` extra)
+#                              and the quickstart notebook's libraries (`examples`). Used by
+#                              start.sh.
+#   scripts/install.sh         everything the tests need as well (the `test`, `proxy`, `hub`
+#                              and `dev` extras, JupyterHub's configurable-http-proxy from npm
+#                              into .venv/node) and, when we are root, Chromium (browser tests)
+#                              and bubblewrap (the bash sandbox) from apt; set
 #                              JUPYTER_AGENT_SKIP_APT=1 to skip apt. Used by test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,13 +22,23 @@ command -v "$PY" >/dev/null 2>&1 || fail "$PY not found; install Python 3.10 or 
 "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
   fail "$("$PY" --version 2>&1) is too old; jupyter-agent needs Python 3.10 or newer (set PYTHON=/path/to/python3)"
 
-if [ "$mode" = "test" ] && [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && ! command -v chromium >/dev/null 2>&1; then
+# chromium for the browser tests; bubblewrap (bwrap) for the bash sandbox and its tests
+apt_wanted=""
+command -v chromium >/dev/null 2>&1 || apt_wanted="$apt_wanted chromium"
+command -v bwrap >/dev/null 2>&1 || apt_wanted="$apt_wanted bubblewrap"
+if [ "$mode" = "test" ] && [ "${JUPYTER_AGENT_SKIP_APT:-0}" != "1" ] && [ -n "$apt_wanted" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing chromium (apt) for the browser tests…"
+    say "installing$apt_wanted (apt) for the browser and sandbox tests…"
     apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    # shellcheck disable=SC2086  # one word per package
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $apt_wanted >/dev/null
   else
-    echo "note: chromium is not installed; browser tests will be skipped (as root, this script installs it with apt)" >&2
+    case "$apt_wanted" in *chromium*)
+      echo "note: chromium is not installed; browser tests will be skipped (as root, this script installs it with apt)" >&2;;
+    esac
+    case "$apt_wanted" in *bubblewrap*)
+      echo "note: bubblewrap is not installed; bash runs without its sandbox and the sandbox tests are skipped (apt install bubblewrap)" >&2;;
+    esac
   fi
 fi
 
@@ -46,11 +59,11 @@ if ! command -v npm >/dev/null 2>&1; then
   fail "npm not found: installing from a clone builds the side panel with Node.js; install Node.js 18+ with npm (https://nodejs.org) and run this again"
 fi
 if [ "$mode" = "run" ]; then
-  extras=examples
+  extras=lab,examples
   say "installing jupyter-agent, JupyterLab and the quickstart's libraries into .venv
   (this also builds the side panel with npm; a few minutes the first time)…"
 else
-  extras=examples,test,dev
+  extras=lab,examples,test,proxy,hub,dev
   say "installing jupyter-agent with its test and dev tools into .venv
   (this also builds the side panel with npm; a few minutes the first time)…"
 fi
@@ -58,5 +71,9 @@ rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 # pip's notes about local index folders are noise here; real errors still show
 .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
 .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
+if [ "$mode" = "test" ]; then
+  # JupyterHub's proxy for tests/test_jupyterhub.py, inside .venv (nothing installed globally)
+  npm install --prefix .venv/node --no-audit --no-fund --loglevel=error "configurable-http-proxy@^5" >/dev/null
+fi
 echo "$want $mode" > "$stamp"
 say "installed into .venv"

@@ -24,6 +24,8 @@ class CellResult:
     stderr: str
     outputs: list[dict[str, Any]] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    payload: list[dict[str, Any]] = field(default_factory=list)
+    """The execute reply's payloads (IPython's ``?`` help arrives as a "page")."""
 
 
 class Kernel:
@@ -71,6 +73,7 @@ class Kernel:
         reply = self.kc.get_shell_msg(timeout=timeout)
         while reply["parent_header"].get("msg_id") != msg_id:
             reply = self.kc.get_shell_msg(timeout=timeout)
+        result.payload = reply["content"].get("payload", [])
         return result
 
     def drain(self, seconds: float) -> list[dict[str, Any]]:

@@ -52,6 +52,8 @@ class ScriptedModel(ScriptedReplies):
     def __init__(self, max_retries: int = MAX_RETRIES) -> None:
         super().__init__()
         self.max_retries = max_retries
+        self.title_cost: float | None = None
+        """What a title call costs (None: unpriced, like the scripted steps)."""
 
     # ------------------------------------------------------------ ModelClient
 
@@ -83,12 +85,12 @@ class ScriptedModel(ScriptedReplies):
         api_base: str | None = None,
         api_key: str | None = None,
         max_tokens: int | None = None,
-    ) -> str:
+    ) -> tuple[str, float | None]:
         body = _body(model, messages, max_tokens)
         self.completions.append(
             {"path": "/v1/chat/completions", "headers": {}, "body": body, "at": time.time()}
         )
-        return self.title_reply.text
+        return self.title_reply.text, self.title_cost
 
     async def stream(
         self,

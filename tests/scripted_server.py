@@ -53,6 +53,8 @@ class ErrorReply:
     status: int
     body: str = "error"
     headers: dict[str, str] = field(default_factory=dict)
+    type: str = "scripted"
+    """The error body's ``type`` (a LiteLLM proxy's: ``budget_exceeded``, ``auth_error`` …)."""
 
 
 @dataclass
@@ -207,7 +209,7 @@ class ScriptedServer(ScriptedReplies):
                     return
                 if isinstance(reply, ErrorReply):
                     payload = json.dumps(
-                        {"error": {"message": reply.body, "type": "scripted", "code": reply.status}}
+                        {"error": {"message": reply.body, "type": reply.type, "code": reply.status}}
                     ).encode()
                     self._send(reply.status, payload, {"Content-Type": "application/json", **reply.headers})
                     return
@@ -237,6 +239,7 @@ class ScriptedServer(ScriptedReplies):
                             time.sleep(reply.delay_per_chunk)
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
+                    record["finished"] = time.time()  # the whole answer is out (streaming tests)
                 except (BrokenPipeError, ConnectionResetError):
                     return
                 self.close_connection = True

@@ -100,7 +100,8 @@ def test_a_run_install_has_no_test_tools_and_no_apt(sandbox: Sandbox) -> None:
     done = sandbox.install("--run")
     assert done.returncode == 0, done.stderr
     assert not [c for c in sandbox.calls if c.startswith("apt-get")]
-    assert _pip(sandbox).endswith(".[examples]")
+    assert _pip(sandbox).endswith(".[lab,examples]")
+    assert not [c for c in sandbox.calls if c.startswith("npm install --prefix")]  # no test tools
     assert "installing jupyter-agent, JupyterLab" in done.stdout and "installed into .venv" in done.stdout
     again = sandbox.install("--run")
     assert again.returncode == 0 and again.stdout == "" and sandbox.calls == []  # nothing to do
@@ -110,8 +111,11 @@ def test_the_test_install_adds_the_rest_and_chromium_as_root(sandbox: Sandbox) -
     assert sandbox.install("--run").returncode == 0
     done = sandbox.install()  # after start.sh: the test tools are still missing
     assert done.returncode == 0, done.stderr
-    assert "apt-get install -y -qq chromium" in sandbox.calls
-    assert _pip(sandbox).endswith(".[examples,test,dev]")
+    assert "apt-get install -y -qq chromium bubblewrap" in sandbox.calls  # the bash sandbox too
+    assert _pip(sandbox).endswith(".[lab,examples,test,proxy,hub,dev]")
+    # JupyterHub's proxy for the team test: from npm, into the venv, not globally
+    npm = "npm install --prefix .venv/node --no-audit --no-fund --loglevel=error configurable-http-proxy@^5"
+    assert npm in sandbox.calls
     assert sandbox.install("--run").stdout == ""  # a test install holds what running needs
 
 
@@ -168,7 +172,7 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
     said = [line for line in lines if line.startswith("jupyter-agent:")]
     assert said[0].startswith("jupyter-agent: installing jupyter-agent, JupyterLab"), said
     assert "starting JupyterLab on notebooks/quickstart.ipynb" in said[-1]
-    assert _pip(sandbox).endswith(".[examples]")
+    assert _pip(sandbox).endswith(".[lab,examples]")
 
 
 def _wait_for(lines: list[str], pattern: re.Pattern[str], timeout: float = 90) -> str:
@@ -186,7 +190,8 @@ def test_the_quickstart_needs_only_what_start_installs() -> None:
     its `examples` extra, not with the test tools."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _closure([*project["dependencies"], *project["optional-dependencies"]["examples"]])
+    extras = project["optional-dependencies"]
+    wanted = _closure([*project["dependencies"], *extras["lab"], *extras["examples"]])
     nb = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())
     modules = {"matplotlib"}  # the agent's plots (sales.plot) need it
     for cell in nb["cells"]:

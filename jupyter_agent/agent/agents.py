@@ -76,6 +76,7 @@ BUILTIN: dict[str, AgentInfo] = {
             "notebook_edit": "deny",
             "bash": _PLAN_BASH,
             "bash_write": "ask",
+            "mcp_write": "deny",  # MCP tools whose server does not mark them readOnlyHint
             "python": "ask",
             # a sub-agent that may write (general) would be a way around read-only
             "task": {"*": "ask", "explore": "allow"},
@@ -96,6 +97,7 @@ BUILTIN: dict[str, AgentInfo] = {
             "notebook_edit": "deny",
             "bash": _PLAN_BASH,
             "bash_write": "ask",
+            "mcp_write": "deny",
         },
     ),
     "general": AgentInfo(

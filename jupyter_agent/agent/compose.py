@@ -7,6 +7,7 @@ permissions the session service and the runner share.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from jupyter_agent.agent.permissions import PermissionManager
@@ -20,10 +21,19 @@ from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config, option_secrets
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.redaction import register, register_secret
+from jupyter_agent.mcp.tools import sync_tools
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
+from jupyter_agent.tools.sandbox import SandboxPolicy
 from jupyter_agent.tools.services import Services
+
+
+def _register_secrets(config: Config) -> None:
+    register([config.api_key_env], config.redact)  # hidden on every way out
+    for value, where in option_secrets(config).items():
+        register_secret(value, where)
 
 
 def build_runtime(
@@ -43,9 +53,7 @@ def build_runtime(
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
     ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
     Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
-    register([config.api_key_env], config.redact)  # hidden on every way out
-    for value, where in option_secrets(config).items():
-        register_secret(value, where)
+    _register_secrets(config)
     if client is None:
         from jupyter_agent.providers.litellm_client import LiteLLMClient  # litellm is slow to import
 
@@ -76,6 +84,7 @@ def build_runtime(
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
     shared = workspace.services
+    shared.guard, shared.sandbox = security(config, project_root)
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action
     if shared.run_child is None:
@@ -83,3 +92,33 @@ def build_runtime(
     cleanup(store.path.parent)  # 7-day retention of saved tool outputs
     recover_abandoned(store)  # parts left "running" by a killed process
     return runtime
+
+
+def reconfigure(runtime: Runtime, config: Config) -> None:
+    """Give a live runtime a configuration read again (a kernel's files or variables changed).
+
+    What ``build_runtime`` derived from the old one is derived again; runs read the rest
+    (model, limits, permissions, budgets) when they start. MCP servers whose entry did not
+    change keep running (a run may be calling them); the others stop and start on next use."""
+    _register_secrets(config)
+    workspace = runtime.workspace
+    workspace.config = config
+    workspace.permissions.config = config
+    workspace.services.guard, workspace.services.sandbox = security(config, runtime.sessions.project_root)
+    if hasattr(workspace.client, "max_retries"):
+        workspace.client.max_retries = config.retries
+    manager = workspace.services.mcp
+    if manager is not None:
+        manager.reconfigure(config.mcp)
+        sync_tools(workspace.registry, manager)  # a server removed: its tools go now
+        if not config.mcp:
+            manager.close()
+            workspace.services.mcp = None
+
+
+def security(config: Config, project_root: Path) -> tuple[Guard, SandboxPolicy]:
+    """The protected and hidden paths and the bash sandbox, from ``protected`` and ``sandbox``."""
+    box = config.sandbox
+    guard = Guard.build(os.environ, config.protected, box.deny_read)
+    writable = tuple(project_root / Path(p).expanduser() for p in box.writable)  # absolute stays
+    return guard, SandboxPolicy(enabled=box.enabled, network=box.network, writable=writable)

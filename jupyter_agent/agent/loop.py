@@ -73,6 +73,8 @@ class LoopSettings:
     options: Callable[[str, str], dict[str, Any]] | None = None
     """litellm call arguments for (model, agent): ``models.<id>.options`` + ``agent.<name>.options``."""
     budget: Budget | None = None
+    model_locked: bool = False
+    """The admin's file locks ``model``: a prompt's own model (a flag, an older message) is not used."""
 
 
 class AgentLoop:
@@ -248,7 +250,7 @@ class AgentLoop:
     ) -> Outcome:
         user = _prompt(last_user)
         agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
-        model = user.model or agent.model or self.settings.model
+        model = (None if self.settings.model_locked else user.model) or agent.model or self.settings.model
         message = AssistantMessage(
             id=ids.ascending("msg"),
             session_id=user.session_id,

@@ -1,6 +1,8 @@
 """Permissions: ``allow | ask | deny`` per tool and pattern, and waiting for the user's answer.
 
 Rules merge defaults → agent rules → config ``permission`` → config ``agent.<name>``.
+The admin's rules (``/etc/jupyter-agent/config.json``) are also a floor: an action is
+never looser than what they alone say, whatever the merged rules say.
 For a pattern map the most specific matching pattern wins (most literal characters;
 ties go to the later rule). "ask" publishes ``permission.asked`` and waits for
 ``reply()``; headless runs cannot ask, so they refuse with a note saying how to allow.
@@ -57,16 +59,54 @@ def _match_map(rules: dict[str, Action], value: str) -> Action | None:
     return best[2] if best else None
 
 
-def evaluate(
-    rules: dict[str, Rule], permission: str, patterns: list[str], default: Action | None = None
-) -> Action:
-    """deny if any pattern is denied, ask if any asks, else allow.
+class Ruleset(dict[str, Rule]):
+    """Merged rules with the admin's floor beside them (``floor_file`` says whose)."""
 
-    The rule is the exact key, else the most specific wildcard key (``docs_*``), else
-    ``default`` when given (MCP tools: "ask"), else ``"*"``.
-    """
+    def __init__(
+        self, rules: dict[str, Rule], floor: dict[str, Rule] | None = None, floor_file: str | None = None
+    ) -> None:
+        super().__init__(rules)
+        self.floor: dict[str, Rule] = dict(floor or {})
+        self.floor_file = floor_file
+
+    def floor_action(self, permission: str, patterns: list[str], default: Action | None = None) -> Action:
+        """What the floor alone says ("allow" when it says nothing). Its ``"*"`` counts except
+        where the caller asks what rules written for a permission say (``default="allow"``)."""
+        if not self.floor:
+            return "allow"
+        return _evaluate(self.floor, permission, patterns, "allow" if default == "allow" else None)
+
+
+_STRICTNESS: dict[Action, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def evaluate(
+    rules: dict[str, Rule],
+    permission: str,
+    patterns: list[str],
+    default: Action | None = None,
+    exact: bool = False,
+) -> Action:
+    """deny if any pattern is denied, ask if any asks, else allow; never looser than the
+    admin's floor when ``rules`` carries one (a ``Ruleset``)."""
+    found = _evaluate(rules, permission, patterns, default, exact)
+    if isinstance(rules, Ruleset) and rules.floor:
+        return max(found, rules.floor_action(permission, patterns, default), key=_STRICTNESS.__getitem__)
+    return found
+
+
+
+def _evaluate(
+    rules: dict[str, Rule],
+    permission: str,
+    patterns: list[str],
+    default: Action | None = None,
+    exact: bool = False,
+) -> Action:
+    """The rule is the exact key, else the most specific wildcard key (``docs_*``; not when
+    ``exact``), else ``default`` when given (MCP tools: "ask"), else ``"*"``."""
     wild = {k: k for k in rules if k != "*" and any(c in k for c in "*?")}
-    key = permission if permission in rules else _match_map(wild, permission)  # type: ignore[arg-type]
+    key = permission if permission in rules else None if exact else _match_map(wild, permission)  # type: ignore[arg-type]
     rule = rules[key] if key is not None else (default or rules.get("*", "allow"))
     if isinstance(rule, str):
         return rule
@@ -78,23 +118,23 @@ def evaluate(
     return "allow"
 
 
-GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "task"})
+GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "mcp_write", "task"})
 """What keeps a read-only agent (plan, explore) read-only: a global rule written for the
 build agent (``"write": "allow"``) must not loosen it; ``agent.<name>.permission`` may."""
 
 
-def build_ruleset(
-    config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build"
-) -> dict[str, Rule]:
+def build_ruleset(config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build") -> Ruleset:
     agent_cfg = config.agent.get(agent) if config is not None else None
     guards: dict[str, Rule] = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
-    return merge(
+    merged = merge(
         DEFAULTS,
         agent_rules,
         config.permission if config is not None else None,
         guards,
         agent_cfg.permission if agent_cfg and agent_cfg.permission else None,
     )
+    floor = getattr(config, "permission_floor", None)
+    return Ruleset(merged, floor(agent) if floor else None, getattr(config, "admin_file", None))
 
 
 @dataclass
@@ -119,15 +159,22 @@ class PermissionManager:
     _pending: dict[str, _Pending] = field(default_factory=dict)
     _always: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
-    def rules_for(self, agent: str) -> dict[str, Rule]:
+    def rules_for(self, agent: str) -> Ruleset:
         """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
         return build_ruleset(self.config, get_agent(agent).permission, agent)
 
-    def action(self, agent: str, permission: str, value: str, session_id: str | None = None) -> Action:
+    def action(
+        self, agent: str, permission: str, value: str, session_id: str | None = None, specific: bool = False
+    ) -> Action:
         """What the rules written for ``permission`` say about one value, without asking
         (answers of "always" count). The catch-all ``"*"`` is not used: with ``"*": "ask"``
-        a search the user allowed must not withhold every file it finds."""
-        found = evaluate(self.rules_for(agent), permission, [value], default="allow")
+        a search the user allowed must not withhold every file it finds. ``specific``: a
+        pattern that is only wildcards (``{"*": "deny"}``) does not count either."""
+        rules = self.rules_for(agent)
+        if specific and isinstance(rules.get(permission), dict):
+            named = {p: a for p, a in rules[permission].items() if _specificity(p)}  # type: ignore[union-attr]
+            rules = {**rules, permission: named}
+        found = evaluate(rules, permission, [value], default="allow")
         remembered = self._always.get(session_id or "", [])
         if found == "ask" and any(p == permission and fnmatchcase(value, g) for p, g in remembered):
             return "allow"
@@ -138,16 +185,25 @@ class PermissionManager:
         permission, patterns, title = question.permission, question.patterns, question.title
         metadata, session_id = question.metadata, who.session_id
         rules = self.rules_for(who.agent)
-        action = evaluate(rules, permission, patterns, question.default)
+        action = evaluate(rules, permission, patterns, question.default, question.exact)
         unsure = question.unsure
         if unsure and action == "allow" and rules.get(permission) != "allow":
             action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through
+        if question.always_ask and action == "allow":
+            action = "ask"  # a protected path: no rule the agent could have written lets it through
         if action == "allow":
             return
         shown = ", ".join(patterns) or permission
         why = unsure or metadata.get("reason")
         if why:
             shown = f"{shown} ({why})"
+        floor = rules.floor_action(permission, patterns, question.default)
+        admin = rules.floor_file if floor == action else None  # the admin's rule decides
+        if action == "deny" and admin:
+            raise PermissionDenied(
+                f"Permission '{permission}' for {shown} is denied by the administrator's settings "
+                f"({admin}); it cannot be allowed here. Do not retry it; tell the user."
+            )
         if action == "deny":
             raise PermissionDenied(
                 f"Permission '{permission}' for {shown} is denied by the configuration. "
@@ -159,8 +215,20 @@ class PermissionManager:
         ):
             return
         if not who.interactive:
-            if self.headless_reply == "once":
+            if admin:  # not even a run that approves everything by itself
+                raise PermissionDenied(
+                    f"Permission '{permission}' for {shown} needs approval (the administrator's "
+                    f"settings in {admin} require it), and this run is not interactive. Run it "
+                    "where you can approve it (a notebook with the widget or the side panel)."
+                )
+            if self.headless_reply == "once" and not question.always_ask:
                 return
+            if question.always_ask:
+                raise PermissionDenied(
+                    f"Permission '{permission}' for {shown} needs the user's approval every time, "
+                    "and this run is not interactive: protected paths always ask, no rule allows "
+                    "them (docs/security.md). Ask the user to make this change."
+                )
             example = json.dumps({"permission": {permission: "allow"}})
             raise PermissionDenied(
                 f"Permission '{permission}' for {shown} needs approval, and this run is not "

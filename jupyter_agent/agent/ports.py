@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
+from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
 from jupyter_agent.providers.retry import RetryCallback
 from jupyter_agent.providers.stream_events import StreamEvent
@@ -64,6 +65,18 @@ class SessionStore(Protocol):
 
     def mark_compacted(self, part_ids: Iterable[str], at_ms: int) -> int: ...
 
+    def add_call_cost(self, session_id: str, kind: str, model: str, usd: float | None) -> None:
+        """A model call made for the session outside its messages (its title)."""
+        ...
+
+    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
+        """What those calls cost, per session."""
+        ...
+
+    def subtask_costs(self, session_id: str) -> CostTotal:
+        """What the sub-agent sessions run for the session cost (their calls and titles)."""
+        ...
+
 
 class ModelClient(Protocol):
     """One model step as our stream events (``providers/litellm_client.py`` implements it).
@@ -95,8 +108,8 @@ class ModelClient(Protocol):
         api_base: str | None = None,
         api_key: str | None = None,
         max_tokens: int | None = None,
-    ) -> str:
-        """One non-streaming answer (session titles)."""
+    ) -> tuple[str, float | None]:
+        """One non-streaming answer (session titles) and what it cost (None: no price)."""
         ...
 
 

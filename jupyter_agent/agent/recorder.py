@@ -89,14 +89,20 @@ class Recorder:
         return self._index.get(message_id)
 
     def spent(self) -> CostTotal:
-        """What the whole session cost; older messages are read once, without their parts."""
+        """What the whole session cost, the calls made for it outside its messages (its title)
+        and its sub-agent sessions included; older messages are read once, without their parts."""
         if self._older is None:
             self._older_until = self._start or ""
             self._older = (
                 self.store.messages(self.session.id, until=self._start, parts=False) if self._start else []
             )
         newer = (m for m in self._history if m.info.id >= self._older_until)
-        return cost.total(itertools.chain(self._older, newer))
+        calls = self.store.call_costs(self.session.id).get(self.session.id)
+        total = cost.total(itertools.chain(self._older, newer))
+        if calls:
+            total.merge(calls)
+        subtasks = self.store.subtask_costs(self.session.id)  # `task` and @agent runs were paid for it
+        return total.merge(subtasks) if subtasks.steps else total
 
     def reload(self) -> None:
         """Re-read from the store (after another process or a revert changed it)."""

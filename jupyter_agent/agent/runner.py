@@ -128,7 +128,8 @@ class Runner:
         self.claim(session_id)  # before anything is written: a busy session is refused at once
         try:
             subtask = _parse_subtask(text)
-            self.add_user_message(session_id, text, agent=agent, model=model, subtask=subtask)
+            asked = chosen if model else None  # the model that runs (a locked one replaces a flag's)
+            self.add_user_message(session_id, text, agent=agent, model=asked, subtask=subtask)
             await self.run(session_id, chosen, handle)
             if self.generate_titles:
                 await generate_title(self.workspace, self.sessions, session_id, chosen)

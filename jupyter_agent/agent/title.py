@@ -42,9 +42,12 @@ async def generate_title(
     text = "\n".join(p.text for p in first.parts if isinstance(p, TextPart) and not p.synthetic)[:2000]
     if not text.strip():
         return None
+    budget = workspace.config.budget.session_usd
+    if budget is not None and sessions.recorder(session_id).spent().usd >= budget:
+        return None  # a budget counts every call: none is made once it is used up
     title_model = workspace.config.small_model or model
     try:
-        raw = await workspace.client.complete(
+        raw, cost = await workspace.client.complete(
             model=title_model,
             messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
             api_base=workspace.config.api_base,
@@ -54,6 +57,8 @@ async def generate_title(
     except Exception:
         log.info("title generation failed", exc_info=True)
         return None
+    # paid for the session: its totals, `%agent sessions`, the CLI's cost line and budgets count it
+    workspace.store.add_call_cost(session_id, "title", title_model, cost)
     lines = (line.strip().strip("\"'").strip() for line in THINKING.sub("", raw).split("\n"))
     title = next((line for line in lines if line), "")[:MAX_TITLE].strip()
     if not title:

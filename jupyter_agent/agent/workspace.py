@@ -31,6 +31,7 @@ from jupyter_agent.providers.models import (
 )
 from jupyter_agent.storage.spill import new_output_path, save_output
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools import sandbox
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
 
@@ -75,10 +76,15 @@ class Workspace:
     _window_notices: dict[str, str] = field(default_factory=dict)
     """Per model: its context window is unknown (told once per session, ``take_notices``)."""
     _window_told: set[tuple[str, str]] = field(default_factory=set)
+    _sandbox_told: set[str] = field(default_factory=set)
+    _config_told: set[str] = field(default_factory=set)
 
     def model_for(self, model: str | None = None, agent: str = "build") -> str:
         overrides = self.config.agent.get(agent)
-        chosen = model or (overrides.model if overrides else None) or self.config.model
+        default = (overrides.model if overrides else None) or self.config.model
+        if model and model != default and self.config.ignore_locked_flag("model", f"--model {model}"):
+            model = None  # the admin's model, whatever a flag or the panel's picker says
+        chosen = model or default
         if not chosen:
             raise ConfigurationError(NO_MODEL, NO_MODEL_CLI)
         return chosen
@@ -100,7 +106,7 @@ class Workspace:
         if notice:  # told once per session that uses the model (take_notices)
             self._window_notices[model] = notice
 
-        env_max = output_token_max_from_env(os.environ)
+        env_max = None if cfg.is_locked("output_token_max") else output_token_max_from_env(os.environ)
         return LoopSettings(
             model=model,
             system=lambda agent: self.system_prompt(agent, model),
@@ -123,6 +129,7 @@ class Workspace:
             compaction_model=cfg.compaction.model,
             options=cfg.options_for,
             budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
+            model_locked=cfg.is_locked("model"),
         )
 
     def preflight(self, model: str, *, cli: bool = False) -> str | None:
@@ -152,6 +159,11 @@ class Workspace:
 
     @property
     def notices(self) -> list[str]:
+        # the config's own (locked settings that were ignored) join them when they first arise
+        for line in self.config.notices:
+            if line not in self._config_told:
+                self._config_told.add(line)
+                self.services.notices.append(line)
         return self.services.notices
 
     def take_notices(self, session_id: str, model: str) -> list[str]:
@@ -163,6 +175,10 @@ class Workspace:
         if window and (session_id, model) not in told:
             told.add((session_id, model))
             taken.append(window)
+        unconfined = sandbox.start_problem(self.services.sandbox) if "bash" in self.registry else None
+        if unconfined and session_id not in self._sandbox_told:  # once per session, like the window
+            self._sandbox_told.add(session_id)
+            taken.append(sandbox.notice(unconfined))
         return taken
 
     def system_prompt(self, agent: AgentInfo, model: str) -> str:

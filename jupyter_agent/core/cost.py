@@ -24,6 +24,13 @@ class CostTotal(BaseModel):
         self.unknown = self.unknown or info.cost_unknown
         self.steps += 1
 
+    def merge(self, other: CostTotal) -> CostTotal:
+        """Add ``other`` (calls made for the session outside its messages, such as its title)."""
+        self.usd += other.usd
+        self.unknown = self.unknown or other.unknown
+        self.steps += other.steps
+        return self
+
     def text(self) -> str:
         return format_cost(self.usd, self.unknown, self.steps)
 

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_agent.kernel import warmup
+from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.kernel.event_loop import running_loop
-from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
+from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached, runner_notebook
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.config import Config
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,11 +66,23 @@ class KernelAgent:
         """Open side-panel connections (``ui/panel.py``)."""
         self.running: set[str] = set()
         """Sessions a ``%agent`` cell or a panel is running now (shown as busy by every panel)."""
+        self._watch: ConfigWatch | None = None
+        """The configuration's files and variables as the runtime last read them."""
+        self._runner_notebook: tuple[Path | None] | None = None
+        """The notebook a headless runner executes, once looked up (it does not change)."""
+        self.settings_version = 0
+        """Counts configuration re-reads that changed something (panels refresh on a change)."""
 
     # ------------------------------------------------------------ where we are
 
     def notebook_path(self) -> Path | None:
-        return find_notebook_path(self.shell.user_ns, os.environ)
+        found = find_notebook_path(self.shell.user_ns, os.environ)
+        if found is not None or not self.headless():
+            return found
+        if self._runner_notebook is None:
+            history = getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", [])
+            self._runner_notebook = (runner_notebook([h for h in history if h.strip()]),)
+        return self._runner_notebook[0]
 
     def headless(self) -> bool:
         """No frontend can show a live widget: run blocking and answer approvals by config."""
@@ -83,19 +97,20 @@ class KernelAgent:
             self._runtime = self._build()
         return self._runtime
 
-    def _build(self, overrides: dict[str, Any] | None = None) -> Runtime:
+    def _build(self) -> Runtime:
         # the runtime (the loop, SQLite, pydantic models) loads on the first prompt, not at %load_ext
         from jupyter_agent.agent.compose import build_runtime
-        from jupyter_agent.config import load_config, project_root
+        from jupyter_agent.config import project_root
         from jupyter_agent.storage.sqlite_store import SqliteStore
         from jupyter_agent.tools.registry import register_kernel_tools
         from jupyter_agent.tools.services import Services
 
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
+        config = self._read_config(folder, ConfigWatch.now([]))
         store = SqliteStore.for_directory(folder)
         runtime = build_runtime(
-            config=load_config(folder, overrides),
+            config=config,
             store=store,
             project_root=project_root(folder),
             working_dir=folder,
@@ -107,21 +122,70 @@ class KernelAgent:
             runtime.notices.append(store.notice)
         return runtime
 
-    def reload_config(self) -> None:
-        old, self._runtime = self._runtime, None
-        if old is not None and old.services.mcp is not None:
-            # the runtime (the loop, SQLite, pydantic models) loads on the first prompt, not at %load_ext
-            from jupyter_agent.mcp.tools import carry_over
+    def _read_config(self, folder: Path, watch: ConfigWatch) -> Config:
+        """Load the configuration; ``watch`` (stamped before reading, so a change made while
+        reading is seen next time) then covers every file it came from."""
+        # pydantic and the config model load on the first prompt, not at %load_ext
+        from jupyter_agent.config import load_config
 
-            carry_over(old, lambda: self.runtime)
+        config = load_config(folder)
+        watch.add(config.watched)
+        self._watch = watch
+        return config
 
-    def current_session(self, *, new: bool = False, session_id: str | None = None) -> str:
-        """The session a prompt goes to: explicit, fresh, current, or the latest stored one."""
+    def refresh(self, *, force: bool = False) -> Runtime:
+        """The runtime, with its configuration read again if a file or a ``JUPYTER_AGENT_*``
+        variable changed since (``force``: always). A prompt starts here, so a change applies
+        from the next prompt and is told once; an invalid file raises ``ConfigError`` until fixed."""
+        runtime = self.runtime
+        changed = self._watch.changes() if self._watch is not None else []
+        if not changed and not force:
+            return runtime
+        # the wiring of a runtime loads with the runtime, not at %load_ext
+        from jupyter_agent.agent.compose import reconfigure
+
+        watch = ConfigWatch.now(self._watch.files if self._watch else [])
+        config = self._read_config(runtime.working_dir, watch)
+        before = runtime.config.model_dump()
+        reconfigure(runtime, config)
+        if changed and config.model_dump() != before:
+            runtime.notices.append(f"Settings changed ({', '.join(changed)}): used from this prompt on.")
+            self.settings_version += 1
+        return runtime
+
+    def after_cell(self, *_: Any) -> None:
+        """After each cell (IPython's ``post_run_cell``): open side panels pick up settings a
+        cell changed (``%env JUPYTER_AGENT_MODEL=…``, a file written) without a reconnect."""
+        if not self.panels or self._runtime is None:
+            return
+        # built already (the runtime exists): importing the config model costs nothing now
+        from jupyter_agent.config import ConfigError
+
+        version = self.settings_version
+        try:
+            self.refresh()
+        except Exception as exc:  # a hook that raises prints a traceback into the user's cell
+            if not isinstance(exc, ConfigError):
+                log.exception("re-reading the configuration failed")
+            for panel in list(self.panels):  # a broken file: the panel says so; the next prompt refuses
+                panel.stream.notice(str(exc), "error")
+            return
+        if self.settings_version != version:
+            for panel in list(self.panels):
+                panel.settings_changed()
+
+    def current_session(self, *, new: bool = False, session_id: str | None = None, cont: bool = False) -> str:
+        """The session a prompt goes to: explicit, fresh, current, or the latest stored one.
+
+        A kernel with no live front end (papermill, nbconvert, nbclient) starts a fresh session
+        on its first prompt, so a re-run does not carry the last run's conversation
+        (``cont``: ``--continue``, or ``"headless_session": "continue"``, keeps it)."""
         rt = self.runtime
         if session_id:
             self.session_id = rt.store.get_session(session_id).id
-        elif new or self.session_id is None:
-            latest = None if new else rt.latest_session()
+        elif new or cont or self.session_id is None:
+            fresh = new or (not cont and self.headless() and rt.config.headless_session == "new")
+            latest = None if fresh else rt.latest_session()
             self.session_id = latest.id if latest else rt.new_session().id
         return self.session_id
 

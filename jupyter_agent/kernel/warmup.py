@@ -79,9 +79,16 @@ def client_ready() -> bool:
     return litellm_client.imported() and (client.is_set() or not _started.is_set())
 
 
+_loading: asyncio.Future[None] | None = None
+"""The one wait for the model client that every cell shares (see ``model_client``)."""
+
+
 async def model_client() -> None:
     """Wait for the model client in a thread (the warm-up's import, or our own when it could
-    not): the event loop stays free, so the notebook, the widget and Stop keep working."""
+    not): the event loop stays free, so the notebook, the widget and Stop keep working.
+    Cells share one wait and resume in the order they asked (Run All's cells run in order);
+    cancelling a caller (its Stop) ends only that caller's wait."""
+    global _loading
     # the providers load litellm lazily; this module is imported by %load_ext
     from jupyter_agent.providers import litellm_client
 
@@ -90,7 +97,15 @@ async def model_client() -> None:
             client.wait()
         litellm_client.litellm()
 
-    await asyncio.to_thread(load)
+    loop = asyncio.get_running_loop()
+    shared = _loading
+    if (
+        shared is None
+        or shared.get_loop() is not loop
+        or (shared.done() and (shared.cancelled() or shared.exception()))
+    ):
+        shared = _loading = asyncio.ensure_future(asyncio.to_thread(load))
+    await asyncio.shield(shared)
 
 
 def _tokenizer() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
@@ -17,6 +17,8 @@ from jupyter_agent.failures import explain
 from jupyter_agent.kernel import warmup
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.logs import debug_enabled
+from jupyter_agent.magics import help_text
+from jupyter_agent.magics.outcome import AgentRunError, run_failure, should_raise, stop_reason
 
 if TYPE_CHECKING:
     from jupyter_agent.magics.parser import PromptCommand
@@ -26,6 +28,27 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 LOADING = "Loading the model client…"
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+def _read(read: Callable[[], T]) -> T | None:
+    """What ``read`` returns; None (logged) when the store fails: the run is over either way."""
+    try:
+        return read()
+    except Exception:
+        log.exception("could not read the run's messages")
+        return None
+
+
+def _documented(text: str) -> Callable[[F], F]:
+    """Give a magic its help text (IPython's ``?`` shows the function's docstring)."""
+
+    def document(fn: F) -> F:
+        fn.__doc__ = text
+        return fn
+
+    return document
 
 
 @magics_class
@@ -37,39 +60,60 @@ class AgentMagics(Magics):
         self.agent = KernelAgent(shell)
 
     @line_magic("agent")
+    @_documented(help_text.AGENT_LINE)  # what `%agent?` shows
     def agent_line(self, line: str) -> None:
         self._dispatch(line, None)
 
     @cell_magic("agent")
+    @_documented(help_text.AGENT_CELL)
     def agent_cell(self, line: str, cell: str) -> None:
         self._dispatch(line, cell)
 
     @line_magic("compact")
+    @_documented(help_text.COMPACT)
     def compact(self, line: str) -> None:
+        if line.strip() in help_text.HELP_WORDS:
+            print(help_text.COMPACT)
+            return
         # %load_ext imports this module: the subcommands load on the first use
         from jupyter_agent.magics.subcommands import compact_now
 
-        self._guard(lambda: compact_now(self.agent, line.strip() or None))
+        self._guard(lambda: compact_now(self.agent, line.strip() or None), self.agent.headless())
 
     # ------------------------------------------------------------ dispatch
 
     def _dispatch(self, line: str, cell: str | None) -> None:
+        if cell is None and line.strip() in help_text.HELP_WORDS:
+            print(help_text.AGENT_LINE)  # `%agent ?`: help, never a paid call
+            return
+        if cell is not None and cell.strip() in help_text.HELP_WORDS and not line.strip():
+            print(help_text.AGENT_CELL)
+            return
         # %load_ext imports this module: the parser and subcommands load on the first %agent
         from jupyter_agent.magics.parser import SubCommand, UsageError, parse
         from jupyter_agent.magics.subcommands import run_subcommand
 
+        headless = self.agent.headless()
         try:
             command = parse(line, cell)
         except UsageError as exc:
-            print(str(exc))
+            self._problem(str(exc), headless)
             return
         if isinstance(command, SubCommand):
-            self._guard(lambda: run_subcommand(self.agent, command))
+            self._guard(lambda: run_subcommand(self.agent, command), headless)
             return
-        self._guard(lambda: self._prompt(command))
+        blocking = command.wait or headless
+        whole_cell = cell is not None or self._only_line()
+        self._guard(lambda: self._prompt(command, whole_cell), blocking, command.no_raise)
 
-    def _guard(self, action: Any) -> None:
-        """Expected problems (no model, unknown session…) print guidance, not a traceback."""
+    def _only_line(self) -> bool:
+        """The cell running is this one ``%agent`` line: its outputs are all the run's."""
+        history = getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", None) or [""]
+        return len(str(history[-1]).strip().splitlines()) == 1
+
+    def _guard(self, action: Any, blocking: bool, no_raise: bool = False) -> None:
+        """Expected problems (no model, unknown session…) print guidance, not a traceback;
+        in a blocking cell they raise it as one line, so a headless runner stops there."""
         # %load_ext imports this module: the agent definitions and the store load on the first failure
         from jupyter_agent.agent.agents import UnknownAgent
         from jupyter_agent.session.fork import MessageNotFound
@@ -77,48 +121,63 @@ class AgentMagics(Magics):
 
         try:
             action()
+        except AgentRunError:
+            raise
         # names the user typed (a session, an agent, a message); any other KeyError is a bug
         except (SessionNotFound, UnknownAgent, MessageNotFound) as exc:
-            print(str(exc))
+            self._problem(str(exc), blocking, no_raise)
         except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
             explained = explain(exc)
             if explained is None or debug_enabled():
                 raise
-            print(explained.message)
+            self._problem(explained.message, blocking, no_raise)
 
-    def _prompt(self, cmd: PromptCommand) -> None:
+    def _problem(self, message: str, blocking: bool, no_raise: bool = False) -> None:
+        """Print ``message``; a blocking cell raises it too, as one line (its first)."""
+        runtime = self.agent._runtime  # not built here: a broken config must not hide its error
+        if not should_raise(blocking, no_raise, runtime.config if runtime is not None else None):
+            print(message)
+            return
+        first, _, rest = message.strip().partition("\n")
+        if rest.strip():
+            print(message)  # the full guidance (how to set a model, the usage) above the error
+        raise AgentRunError(first)
+
+    def _prompt(self, cmd: PromptCommand, whole_cell: bool = False) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids, unicode
         from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
+        from jupyter_agent.ui.console_stream import ConsoleStream
         from jupyter_agent.ui.live_gauge import LiveGauge
         from jupyter_agent.ui.transcript import RunStatus
         from jupyter_agent.ui.widget import AgentWidget
 
+        agent = self.agent
+        headless = cmd.wait or agent.headless()
         bad = unicode.problem(cmd.prompt)
         if bad is not None:  # refused before a session or a message is written
-            print(f"{bad}.")
+            self._problem(f"{bad}.", headless, cmd.no_raise)
             return
-        agent = self.agent
-        runtime = agent.runtime
+        runtime = agent.refresh()  # settings changed since the last prompt apply from this one
         model = runtime.model_for(cmd.model, cmd.agent)
         loading = not warmup.client_ready()  # Run All: the warm-up is still importing litellm
         problem = None if loading else runtime.preflight(model)  # the check may need litellm
         if problem is not None:
-            print(problem)
+            self._problem(problem, headless, cmd.no_raise)
             return
-        session_id = agent.current_session(new=cmd.new, session_id=cmd.session)
+        session_id = agent.current_session(new=cmd.new, session_id=cmd.session, cont=cmd.cont)
         text = expand_mentions(cmd.prompt, agent)
-        headless = cmd.wait or agent.headless()
         # notebook edits of a cell's run go through the side panel that greeted last
         bridge = agent.panels[-1].bridge if agent.panels else None
         handle = RunHandle(interactive=not headless, bridge=bridge)
         since = ids.ascending("msg")
         waiting: list[asyncio.Future[None]] = []  # the wait for the model client, which Stop ends
+        no_widget = agent.headless()
         widget = (
             NoView()
-            if agent.headless()
+            if no_widget
             else AgentWidget(
                 runtime.bus,
                 session_id,
@@ -127,8 +186,13 @@ class AgentMagics(Magics):
                 on_approve=runtime.permissions.reply,
             )
         )
+        listeners: list[Callable[[], None]] = []  # the gauge joins once the model client is loaded
+        # the transcript replaces the streamed text when the cell's outputs are all the run's
+        console = ConsoleStream(session_id, replace=whole_cell) if no_widget else None
+        if console is not None:  # no widget shows the run: its text goes to the cell's stdout
+            listeners.append(runtime.bus.subscribe(console))
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
-        listening: list[Callable[[], None]] = []
+        failure: list[str | None] = [None]
 
         async def go() -> None:
             agent.notify_panels(session_id, True)
@@ -138,7 +202,7 @@ class AgentMagics(Magics):
                     await _load_client(run, runtime, model, waiting)
                 limits = runtime.settings(model)
                 gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
-                listening.append(runtime.bus.subscribe(gauge))
+                listeners.append(runtime.bus.subscribe(gauge))
                 for notice in runtime.take_notices(session_id, model):
                     run.notice(notice)
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
@@ -150,21 +214,33 @@ class AgentMagics(Magics):
                 agent.stopped(run, session_id)
             except _NotRunnable as exc:
                 status = "failed"
-                run.notice(str(exc), "error")
+                failure[0] = str(exc)  # a headless run raises it as its one line
+                run.notice(failure[0], "error")
             except Exception as exc:
                 status = "failed"
                 log.exception("agent run failed")
                 explained = explain(exc)  # a full disk is a sentence, a bug keeps its class name
-                run.notice(explained.message if explained else f"Error: {type(exc).__name__}: {exc}", "error")
+                failure[0] = explained.message if explained else f"Error: {type(exc).__name__}: {exc}"
+                run.notice(failure[0], "error")
             finally:
-                for unsubscribe in listening:
-                    unsubscribe()
+                for off in listeners:
+                    off()
+                if console is not None:
+                    console.finish()
                 agent.notify_panels(session_id, False)
+                done = _read(lambda: runtime.store.messages(session_id, since))
+                why = stop_reason(done or [])
+                if why:  # a budget or a repeated call ended it: the transcript says why, not just "stopped"
+                    run.notice(why, "warn")
+                if headless and failure[0] is None and done is not None:
+                    failure[0] = run_failure(done, status == "stopped")
                 # the saved notebook keeps a static transcript, not a widget it cannot restore
-                run.finish(status, lambda: runtime.store.messages(session_id, since))
+                run.finish(status, lambda: done or [])
 
         if headless:
             run_blocking(go())
+            if failure[0] is not None and should_raise(True, cmd.no_raise, runtime.config):
+                raise AgentRunError(failure[0])
             return
         task = asyncio.get_running_loop().create_task(go())
         agent.tasks.add(task)

@@ -16,51 +16,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from jupyter_agent.agent.agents import PROMPTABLE
+from jupyter_agent.magics.help_text import SUBCOMMANDS, USAGE
 
-SUBCOMMANDS = {
-    "sessions": ("", "list this notebook's sessions"),
-    "new": ("", "start a fresh session"),
-    "switch": ("ID", "switch to session ID"),
-    "rename": ("TITLE…", "rename the current session"),
-    "delete": ("ID", "delete session ID and its sub-agent sessions"),
-    "config": ("", "show the effective configuration (keys redacted)"),
-    "stop": ("", "stop the running agent"),
-    "fork": ("[MSG_ID]", "copy the session (up to MSG_ID) into a new session"),
-    "revert": ("[MSG_ID]", "undo the agent's changes after MSG_ID (default: the last turn)"),
-    "unrevert": ("", "undo the last revert"),
-    "export": ("[--format F]", "export the session as json, md or ipynb"),
-    "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
-}
 EXPORT_FORMATS = ("json", "md", "ipynb")
-_FLAGS = ("--new", "--wait")
+_FLAGS = {"--new": "new", "--wait": "wait", "--continue": "cont", "--no-raise": "no_raise"}
+"""Flags and the PromptCommand field each sets."""
 _VALUED = ("--model", "--agent", "--session")
 _NO_ARGS = ("sessions", "new", "config", "stop", "unrevert")
 _MESSAGE_ID = re.compile(r"^msg_[A-Za-z0-9]+$")
-
-USAGE = (
-    """Usage:
-  %agent [options] PROMPT          send PROMPT to the notebook's current session
-  %%agent [options]                the cell body is the prompt (first line: options only)
-  %agent SUBCOMMAND [ARGS]         manage sessions (below)
-
-Options (only before the prompt; `--` ends them):
-  --model M        use model M (a litellm model string, e.g. openai/gpt-5)
-  --agent NAME     """
-    + " | ".join(PROMPTABLE)
-    + """ (default build)
-  --new            start a fresh session
-  --session ID     use session ID
-  --wait           block until the agent is done
-
-Subcommands:
-"""
-    + "\n".join(f"  %agent {name + ' ' + form:<22} {text}" for name, (form, text) in SUBCOMMANDS.items())
-    + """
-  %compact                      summarise the current session now
-
-In a prompt: @var_name, @cell:N or @cell:ID, @file:path add that context;
-a leading @explore or @general runs the prompt as a subtask of that agent."""
-)
 
 
 class UsageError(ValueError):
@@ -75,6 +38,10 @@ class PromptCommand(BaseModel):
     new: bool = False
     session: str | None = None
     wait: bool = False
+    cont: bool = False
+    """``--continue``: the notebook's latest session, also in a headless kernel."""
+    no_raise: bool = False
+    """``--no-raise``: a blocking run that fails shows the error instead of raising."""
 
 
 class SubCommand(BaseModel):
@@ -122,7 +89,7 @@ def _options(line: str) -> tuple[dict[str, object], str]:
         if name == "--":
             break
         if name in _FLAGS and not eq:
-            options[name[2:]] = True
+            options[_FLAGS[name]] = True
         elif name in _VALUED:
             if not eq:
                 pos = _skip_space(line, pos)
@@ -137,6 +104,8 @@ def _options(line: str) -> tuple[dict[str, object], str]:
         else:
             raise _fail(f"Unknown option {name}.")
         pos = _skip_space(line, pos)
+    if options.get("cont") and ("new" in options or "session" in options):
+        raise _fail("--continue goes with neither --new nor --session.")
     if "agent" in options and options["agent"] not in PROMPTABLE:
         raise _fail(f"Unknown agent {options['agent']!r}.")
     return options, line[pos:].strip()

@@ -55,7 +55,7 @@ def sessions_table(agent: KernelAgent) -> dict[str, str]:
 
 
 def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
-    rt = agent.runtime
+    rt = agent.refresh()  # what `%agent mcp` / `config` show is the configuration as it is now
     args = list(cmd.args)
     if cmd.name == "sessions":
         display(sessions_table(agent), raw=True)
@@ -89,8 +89,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
             agent.session_id = None
         print(f"Deleted {session.id} ({session.title}) with its messages and sub-agent sessions.")
     elif cmd.name == "config":
-        agent.reload_config()
-        print(json.dumps(agent.runtime.config.redacted(), indent=2))
+        print(json.dumps(agent.refresh(force=True).config.redacted(), indent=2))
     elif cmd.name == "stop":
         count = rt.stop(agent.session_id)
         print("Stopped." if count else "Nothing is running.")
@@ -163,7 +162,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
 def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     """Manual compaction with the gauge before and after (read from the window since the last
     summary: a long session is not read whole twice)."""
-    rt = agent.runtime
+    rt = agent.refresh()
     sid = agent.current_session(session_id=session_id)
     window = rt.recorder(sid).window()
     if not window:

@@ -77,10 +77,7 @@ class McpManager:
     ):
         self.cwd = cwd
         self.env = os.environ if env is None else env
-        self.servers = {
-            name: ServerStatus(name, cfg, state="not started" if cfg.enabled else "disabled")
-            for name, cfg in servers.items()
-        }
+        self.servers = {name: _status(name, cfg) for name, cfg in servers.items()}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._clients: dict[str, Any] = {}
@@ -142,6 +139,20 @@ class McpManager:
             if s.state != "disabled":
                 s.state, s.error, s.tools, s.reported = "not started", None, [], False
         return await self.start([s.name for s in chosen])
+
+    def reconfigure(self, servers: Mapping[str, McpServerConfig]) -> list[str]:
+        """The configuration was read again: servers whose entry changed or went away stop
+        (changed ones start anew on the next prompt), new ones wait for it, the others keep
+        running untouched. Returns the names stopped."""
+        changed = [name for name, s in self.servers.items() if servers.get(name) != s.config]
+        loop = self._loop
+        running = [name for name in changed if name in self._tasks]
+        if running and loop is not None and not loop.is_closed():
+            with contextlib.suppress(Exception):  # a stuck server must not block the next prompt
+                asyncio.run_coroutine_threadsafe(self._stop_all(running), loop).result(CLOSE_TIMEOUT)
+        kept = {name: s for name, s in self.servers.items() if name not in changed}
+        self.servers = {name: kept.get(name) or _status(name, cfg) for name, cfg in servers.items()}
+        return changed
 
     def close(self) -> None:
         """Stop every server and the loop (kernel shutdown, CLI exit, config reload)."""
@@ -315,6 +326,10 @@ class McpManager:
         stop = self._stops.get(status.name)
         if stop is not None:
             stop.set()
+
+
+def _status(name: str, config: McpServerConfig) -> ServerStatus:
+    return ServerStatus(name, config, state="not started" if config.enabled else "disabled")
 
 
 def _reason(exc: BaseException) -> str:

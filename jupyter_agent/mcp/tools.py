@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from jupyter_agent.core.messages import Attachment
 from jupyter_agent.mcp.manager import McpCallError, McpManager
 from jupyter_agent.mcp.transport import ToolInfo
-from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.base import PermissionDenied, Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.registry import ToolRegistry
 
 MAX_NAME = 64
@@ -37,6 +37,8 @@ class McpTool(Tool[McpArgs]):
     remote_name: str
     schema: dict[str, Any]
     manager: McpManager
+    read_only: bool = False
+    destructive: bool = False
 
     def parameters(self) -> dict[str, Any]:
         schema = {k: v for k, v in self.schema.items() if k not in ("$schema", "title")}
@@ -50,13 +52,70 @@ class McpTool(Tool[McpArgs]):
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         arguments = dict(args.model_extra or {})
         title = f"{self.server} · {self.remote_name}"
-        # MCP tools ask unless a rule names them ("docs_search" or "docs_*"); "*" does not count
-        await ctx.permit(self.name, [self.name], f"Call MCP tool {title}", default="ask")
+        await guard_paths(ctx, arguments, writes=not self.read_only)
+        if not self.read_only:  # read-only agents (plan) deny this guard; only agent.<name> rules lift it
+            await ctx.permit(
+                "mcp_write",
+                [self.name],
+                f"Call MCP tool {title}",
+                default="allow",
+                reason="its server does not mark it read-only (readOnlyHint)",
+            )
+        # MCP tools ask unless a rule names them ("docs_search" or "docs_*"); "*" does not count.
+        # One its server marks destructive asks unless a rule names it exactly.
+        destructive = "its server marks it destructive (destructiveHint)" if self.destructive else None
+        await ctx.permit(
+            self.name,
+            [self.name],
+            f"Call MCP tool {title}",
+            default="ask",
+            exact=self.destructive,
+            reason=destructive,
+        )
         try:
             result = await self.manager.call(self.server, self.remote_name, arguments)
         except McpCallError as exc:
             raise ToolError(str(exc)) from None
         return to_result(result, self.server, self.remote_name, title)
+
+
+PATH_KEYS = ("path", "file", "dir", "dest", "src", "source", "target", "uri", "location")
+"""Argument names that hold a path (``path``, ``filePath``, ``destination``, ``paths`` …)."""
+
+
+def _paths(arguments: dict[str, Any], depth: int = 0) -> list[str]:
+    """Path-named arguments, also inside nested objects (``{"edits": [{"path": …}]}``)."""
+    found: list[str] = []
+    for key, value in arguments.items():
+        items = value if isinstance(value, list) else [value]
+        if depth < 8:
+            for item in items:
+                if isinstance(item, dict):
+                    found += _paths(item, depth + 1)
+        if not any(k in key.lower() for k in PATH_KEYS):
+            continue
+        for item in items:
+            if isinstance(item, str) and item and "\n" not in item and len(item) < 4096:
+                found.append(item.removeprefix("file://"))
+    return found
+
+
+async def guard_paths(ctx: ToolContext, arguments: dict[str, Any], writes: bool) -> None:
+    """Paths an MCP tool is given: a hidden credential store is refused, a protected path
+    asks before a tool that may write (the same rules as the file tools)."""
+    for text in _paths(arguments):
+        path = ctx.resolve(text)
+        hidden = ctx.services.guard.hides(path)
+        if hidden is not None:
+            raise PermissionDenied(
+                f"Access to {path} is denied: {hidden} holds credentials and is hidden from the agent "
+                "(sandbox.deny_read)."
+            )
+        why = ctx.services.guard.protects(path, ctx.project_root, ctx.working_dir) if writes else None
+        if why is not None:
+            await ctx.permit(
+                "protected", [str(path)], f"MCP write to {path} ({why})", always_ask=True, reason=why
+            )
 
 
 def exposed_name(server: str, tool: str) -> str:
@@ -71,6 +130,8 @@ def make_tool(manager: McpManager, server: str, info: ToolInfo, name: str | None
         "remote_name": info.name,
         "schema": info.input_schema,
         "manager": manager,
+        "read_only": info.read_only,
+        "destructive": info.destructive,
     }
     cls = type(f"McpTool_{attrs['name']}", (McpTool,), attrs)
     return cls()
@@ -154,7 +215,10 @@ def sync_tools(registry: ToolRegistry, manager: McpManager) -> list[str]:
     for name, tool in wanted.items():
         current = registry.get(name) if name in registry else None
         if not (
-            isinstance(current, McpTool) and current.manager is manager and current.schema == tool.schema
+            isinstance(current, McpTool)
+            and current.manager is manager
+            and current.schema == tool.schema
+            and (current.read_only, current.destructive) == (tool.read_only, tool.destructive)
         ):
             registry.register(tool)
     return notices
@@ -169,20 +233,3 @@ async def attach(runtime: Any) -> None:
     await manager.check()  # a server that died since the last prompt: reported, tools left out
     runtime.notices.extend(manager.take_notices())
     runtime.notices.extend(sync_tools(runtime.registry, manager))
-
-
-def carry_over(old: Any, build: Any) -> None:
-    """A config reload: the running servers move to the new runtime when the ``mcp`` key is
-    unchanged (a run may be calling them); else they stop and start anew on the next prompt."""
-    manager = old.services.mcp
-    if manager is None:
-        return
-    try:
-        new = build()
-    except Exception:
-        manager.close()
-        raise
-    if new.config.mcp == old.config.mcp:
-        new.services.mcp = manager
-    else:
-        manager.close()

@@ -25,6 +25,10 @@ class ToolInfo:
     input_schema: dict[str, Any]
     problem: str | None = None
     """Why the tool cannot be offered (its input schema is not a usable JSON Schema)."""
+    read_only: bool = False
+    """The server marks it ``readOnlyHint: true`` (the plan agent may run only these)."""
+    destructive: bool = False
+    """The server marks it ``destructiveHint: true`` (asked unless a rule names it exactly)."""
 
 
 async def list_tools(client: Any) -> list[ToolInfo]:
@@ -38,13 +42,28 @@ async def list_tools(client: Any) -> list[ToolInfo]:
             infos, cursor = await _raw_page(client, cursor)
             tools += infos
         else:
-            for t in page.tools:
-                schema = dict(t.input_schema or {})
-                tools.append(ToolInfo(t.name, t.description or "", schema, schema_problem(schema)))
+            tools += [_info(t) for t in page.tools]
             cursor = page.next_cursor
         if not cursor:
             break
     return tools
+
+
+def _info(tool: Any) -> ToolInfo:
+    schema = dict(tool.input_schema or {})
+    info = ToolInfo(tool.name, tool.description or "", schema, schema_problem(schema))
+    info.read_only, info.destructive = hints(getattr(tool, "annotations", None))
+    return info
+
+
+def hints(annotations: Any) -> tuple[bool, bool]:
+    """(readOnlyHint, destructiveHint), each True only when the server says so explicitly."""
+
+    def flag(snake: str, camel: str) -> bool:
+        value = getattr(annotations, snake, None)
+        return (getattr(annotations, camel, None) if value is None else value) is True
+
+    return flag("read_only_hint", "readOnlyHint"), flag("destructive_hint", "destructiveHint")
 
 
 async def _raw_page(client: Any, cursor: str | None) -> tuple[list[ToolInfo], str | None]:
@@ -64,8 +83,7 @@ async def _raw_page(client: Any, cursor: str | None) -> tuple[list[ToolInfo], st
         except ValidationError as exc:
             out.append(ToolInfo(name, "", {}, _invalid_tool(exc)))
             continue
-        schema = dict(tool.input_schema or {})
-        out.append(ToolInfo(tool.name, tool.description or "", schema, schema_problem(schema)))
+        out.append(_info(tool))
         if isinstance(known := getattr(client.session, "_tool_output_schemas", None), dict):
             # else the SDK lists again (and fails again) to check the first call's result
             known[tool.name] = getattr(tool, "output_schema", None)

@@ -24,6 +24,7 @@ from jupyter_agent.core.messages import Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
+from jupyter_agent.providers.gateway import error_type, gateway_refusal
 from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
 from jupyter_agent.providers.local_server import unreachable
 from jupyter_agent.providers.retry import (
@@ -184,6 +185,9 @@ def map_exception(exc: BaseException, model: str, api_base: str | None = None) -
         except Exception:
             headers = {}
     text = provider_text(str(getattr(exc, "message", None) or exc))
+    refusal = gateway_refusal(status, text, error_type(exc), model, api_base)  # a team's LiteLLM proxy
+    if refusal is not None:
+        return refusal
     if isinstance(exc, lm.ContextWindowExceededError) or E.is_overflow_text(text):
         return E.ContextOverflowError(text, status=status)
     if isinstance(exc, lm.AuthenticationError):
@@ -396,8 +400,9 @@ class LiteLLMClient:
         api_base: str | None = None,
         api_key: str | None = None,
         max_tokens: int | None = None,
-    ) -> str:
-        """One non-streaming answer (titles); errors are typed like ``stream``."""
+    ) -> tuple[str, float | None]:
+        """One non-streaming answer (titles) and its cost (None: no price); errors are typed
+        like ``stream``."""
         kwargs = _request(model, messages, api_base, api_key, max_tokens)
         try:
             response = await _within(litellm().acompletion(**kwargs), self.idle_timeout)
@@ -405,7 +410,8 @@ class LiteLLMClient:
             raise _stopped_sending(self.idle_timeout, started=False) from None
         except Exception as exc:
             raise map_exception(exc, model, api_base) from exc
-        return str(response.choices[0].message.content or "")
+        text = str(response.choices[0].message.content or "")
+        return text, step_cost(model, getattr(response, "usage", None))
 
 
 def _read(obj: Any, name: str) -> Any:

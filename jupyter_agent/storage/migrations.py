@@ -96,8 +96,28 @@ def m003_reopen_lookups(conn: sqlite3.Connection) -> None:
     )
 
 
+def m004_call_costs(conn: sqlite3.Connection) -> None:
+    """Model calls made for a session outside its messages (its title): what they cost counts
+    in the session's totals and budget. Rows, not a session field: a session record written
+    from a stale copy must not lose what was spent."""
+    _run(
+        conn,
+        """
+        CREATE TABLE call_cost (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            model TEXT NOT NULL,
+            usd REAL,
+            time INTEGER NOT NULL
+        );
+        CREATE INDEX call_cost_session ON call_cost(session_id);
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [m001_initial, m002_session_lease, m003_reopen_lookups]
+MIGRATIONS: list[Migration] = [m001_initial, m002_session_lease, m003_reopen_lookups, m004_call_costs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

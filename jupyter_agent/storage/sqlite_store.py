@@ -175,7 +175,8 @@ class SqliteStore(StoreReads):
         return [Session.model_validate_json(r[0]) for r in rows]
 
     def session_costs(self) -> dict[str, CostTotal]:
-        """What each session cost (its own steps, summaries included), read in one query."""
+        """What each session cost (its own steps, summaries included, and the calls made for
+        it such as its title), read in two queries."""
         sql = (
             "SELECT session_id, SUM(json_extract(data, '$.cost')), MAX(json_extract(data, '$.cost_unknown')),"
             " COUNT(*) FROM message WHERE json_extract(data, '$.role') = 'assistant' AND ("
@@ -183,6 +184,52 @@ class SqliteStore(StoreReads):
             " OR json_extract(data, '$.cost_unknown')) GROUP BY session_id"
         )
         rows = self._db.read(lambda c: c.execute(sql).fetchall())
+        costs = {r[0]: CostTotal(usd=r[1] or 0.0, unknown=bool(r[2]), steps=r[3]) for r in rows}
+        for session_id, calls in self.call_costs().items():
+            costs.setdefault(session_id, CostTotal()).merge(calls)
+        return costs
+
+    def subtask_costs(self, session_id: str) -> CostTotal:
+        """What the sub-agent sessions under ``session_id`` (children, theirs, …) cost: their
+        steps and the calls made for them. Indexed lookups; nothing when there are none."""
+        tree = (
+            "WITH RECURSIVE tree(id) AS (SELECT id FROM session WHERE parent_id=?1"
+            " UNION SELECT s.id FROM session s JOIN tree ON s.parent_id = tree.id) "
+        )
+        steps = (
+            tree + "SELECT SUM(json_extract(data, '$.cost')), MAX(json_extract(data, '$.cost_unknown')),"
+            " COUNT(*) FROM message WHERE session_id IN tree AND json_extract(data, '$.role') = 'assistant'"
+            " AND (json_extract(data, '$.finish') IS NOT NULL OR json_extract(data, '$.cost') > 0"
+            " OR json_extract(data, '$.cost_unknown'))"
+        )
+        calls = tree + "SELECT SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost WHERE session_id IN tree"
+
+        def read(conn: sqlite3.Connection) -> CostTotal:
+            out = CostTotal()
+            for sql in (steps, calls):
+                usd, unknown, count = conn.execute(sql, (session_id,)).fetchone()
+                out.merge(CostTotal(usd=usd or 0.0, unknown=bool(unknown), steps=count or 0))
+            return out
+
+        return self._db.read(read)
+
+    def add_call_cost(self, session_id: str, kind: str, model: str, usd: float | None) -> None:
+        """A model call made for the session outside its messages (``kind``: "title");
+        ``usd`` None: litellm has no price for ``model`` (shown as unknown, never $0)."""
+        self._db.transaction(
+            lambda conn: conn.execute(
+                "INSERT INTO call_cost(session_id, kind, model, usd, time) VALUES (?,?,?,?,?)",
+                (session_id, kind, model, usd, now_ms()),
+            )
+        )
+
+    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
+        """What the calls made outside messages cost, per session (of one, or all)."""
+        sql = (
+            "SELECT session_id, SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost"
+            " WHERE ?1 IS NULL OR session_id=?1 GROUP BY session_id"
+        )
+        rows = self._db.read(lambda c: c.execute(sql, (session_id,)).fetchall())
         return {r[0]: CostTotal(usd=r[1] or 0.0, unknown=bool(r[2]), steps=r[3]) for r in rows}
 
     def delete_session(self, session_id: str) -> None:

@@ -8,8 +8,10 @@ they get a :class:`ToolContext` that asks permission, reports progress and recor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
+import stat
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +85,10 @@ class PermissionQuestion:
     """The action when no rule names the permission (MCP tools: "ask"); else the ``"*"`` rule."""
     unsure: str | None = None
     """Why the call cannot be judged (an unparseable command): only a plain "allow" lets it run."""
+    always_ask: bool = False
+    """Asked whatever the rules allow (a protected path); a "deny" still refuses."""
+    exact: bool = False
+    """Only a rule naming the permission exactly counts (not ``docs_*``): else ``default``."""
 
 
 AskFn = Callable[[PermissionQuestion], Awaitable[None]]
@@ -120,17 +126,26 @@ class ToolContext:
         *,
         default: Action | None = None,
         unsure: str | None = None,
+        always_ask: bool = False,
+        exact: bool = False,
         **metadata: Any,
     ) -> None:
         """Ask the permission layer; headless/no-UI contexts allow unless rules deny."""
         if self.ask is not None:
-            await self.ask(PermissionQuestion(permission, patterns, title, metadata, default, unsure))
+            await self.ask(
+                PermissionQuestion(permission, patterns, title, metadata, default, unsure, always_ask, exact)
+            )
 
-    def rule(self, permission: str, value: str) -> str:
+    def rule(self, permission: str, value: str, specific: bool = False) -> str:
         """What the rules say for one value, without asking: search tools drop files the
-        ``read`` rules hide (``allow``/``ask``/``deny``; "allow" when nothing is wired)."""
+        ``read`` rules hide (``allow``/``ask``/``deny``; "allow" when nothing is wired).
+        ``specific``: only a pattern naming something counts (``"rm *"``, not ``"*"``)."""
         check = self.services.permission_rule
-        return str(check(self.agent, permission, value, self.session_id)) if check is not None else "allow"
+        if check is None:
+            return "allow"
+        if specific:
+            return str(check(self.agent, permission, value, self.session_id, specific=True))
+        return str(check(self.agent, permission, value, self.session_id))
 
     def progress(self, title: str | None = None, **metadata: Any) -> None:
         if self.on_metadata is not None:
@@ -149,7 +164,15 @@ class ToolContext:
         return resolved != root and root not in resolved.parents
 
     async def check_path(self, path: Path, action: str) -> None:
-        """Ask ``external_directory`` before touching anything outside the project root."""
+        """Refuse a hidden credential store; ask ``external_directory`` before touching
+        anything outside the project root."""
+        hidden = self.services.guard.hides(path)
+        if hidden is not None:
+            raise PermissionDenied(
+                f"Access to {path} is denied: {hidden} holds credentials and is hidden from the agent "
+                "(sandbox.deny_read). "
+                "Ask the user for what you need from it."
+            )
         if self.is_external(path):
             parent = path if path.is_dir() else path.parent
             await self.permit(
@@ -158,6 +181,31 @@ class ToolContext:
                 f"{action} outside the project: {path}",
                 path=str(path),
             )
+
+    async def check_write(self, path: Path, action: str) -> None:
+        """Before changing a file: ``check_path``, then a protected path always asks
+        (``protected``), and a file with other names (hard links) asks ``external_directory``."""
+        await self.check_path(path, action)
+        why = self.services.guard.protects(path, self.project_root, self.working_dir)
+        if why is not None:
+            await self.permit(
+                "protected",
+                [str(path)],
+                f"{action} {path} ({why})",
+                always_ask=True,
+                reason=why,
+                path=str(path),
+            )
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                await self.permit(
+                    "external_directory",
+                    [str(path)],
+                    f"{action} {path}: it has {info.st_nlink - 1} other name(s)",
+                    reason="this file has other names (hard links); editing it changes them too",
+                    path=str(path),
+                )
 
 
 class Tool(Generic[Args]):

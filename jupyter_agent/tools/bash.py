@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.tools import bash_check, process_guard
+from jupyter_agent.tools import bash_check, process_guard, sandbox
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.bash_parse import parse
 from jupyter_agent.tools.bounded_output import PROGRESS_TAIL, BoundedOutput
@@ -108,6 +107,14 @@ async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
     parsed = parse(command)
     unsure = parsed.problems[0] if parsed.problems else None
     patterns = bash_check.patterns(parsed) or [command]
+    if parsed.problems:  # unparsed: a program a rule denies, named anywhere in it, denies the line
+        patterns += [
+            t for t in bash_check.token_tails(command) if ctx.rule("bash", t, specific=True) == "deny"
+        ][:1]
+    for pattern, why in bash_check.suspects(parsed):  # wrapped in a way the parser cannot follow: ask
+        if ctx.rule("bash", pattern, specific=True) == "deny":
+            unsure = unsure or f"{why}, which a rule denies"
+            break
     await ctx.permit("bash", patterns, title, unsure=unsure, command=command)
     outside = bash_check.external_paths(parsed, ctx.working_dir, ctx.project_root)
     if outside:
@@ -156,16 +163,19 @@ class BashTool(Tool[BashArgs]):
                 pending = loop.call_later(wait, report, collector)
 
         output = BoundedOutput(ctx.limits, ctx.new_output_file)
-        transport, proto = await loop.subprocess_shell(
+        # bash -c inside the OS sandbox where it can start (tools/sandbox.py), else bare
+        spawn = sandbox.command(
+            args.command, ctx.working_dir, ctx.project_root, ctx.services.sandbox, ctx.services.guard
+        )
+        transport, proto = await loop.subprocess_exec(
             lambda: _Collector(output, on_data),
-            args.command,
+            *spawn.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=str(ctx.working_dir),
             start_new_session=True,
-            executable=shutil.which("bash"),
-            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"},
+            env=spawn.env,
         )
         pid = transport.get_pid()
         process_guard.watch(pid)  # killed with the run, even by kill -9 of this process
@@ -201,12 +211,15 @@ class BashTool(Tool[BashArgs]):
             transport.close()
             output.close()
             process_guard.release_if_gone(pid)  # background jobs stay watched until they end
+            moved = spawn.created.sweep() if spawn.created else []  # protected files it made
         code = transport.get_returncode()
         extra = ""
         if notes:
             extra = "\n\n<bash_metadata>\n" + "\n".join(notes) + "\n</bash_metadata>"
         elif code:
             extra = f"\n\n(exit code {code})"
+        if moved:
+            extra += "\n\n" + "\n".join(moved)
         return ToolResult(
             output=(output.text("tail") + extra) or "(no output)",
             title=title,

@@ -12,9 +12,21 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
-from jupyter_agent.tools.bash_parse import ParsedCommand, Redirect, Scope, SimpleCommand
+from jupyter_agent.tools.bash_parse import (
+    RUN_SUBCOMMANDS,
+    SHELLS,
+    STRING_RUNNERS,
+    WRAPPERS,
+    ParsedCommand,
+    Redirect,
+    Scope,
+    SimpleCommand,
+    parse,
+)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -64,7 +76,18 @@ def patterns(parsed: ParsedCommand) -> list[str]:
 
 def _resolve(text: str, cwd: Path) -> Path:
     path = Path(text).expanduser()
-    return (path if path.is_absolute() else cwd / path).resolve()
+    path = path if path.is_absolute() else cwd / path
+    try:
+        return path.resolve()
+    except OSError:  # /proc/1/root of a process we may not inspect: judged as written
+        return Path(os.path.normpath(path))
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a path we may not inspect (/proc/1/root/…)
+        return False
 
 
 def _outside(path: Path, root: Path) -> bool:
@@ -135,7 +158,7 @@ def external_paths(parsed: ParsedCommand, working_dir: Path, project_root: Path)
             if event.base in ("cd", "pushd") and arg != "-":
                 before = folders(event.scope)
                 after = [_resolve(arg, c) for c in before]
-                maybe = [] if all(a.is_dir() for a in after) else before
+                maybe = [] if all(_is_dir(a) for a in after) else before
                 cwds[event.scope] = list(dict.fromkeys([*after, *maybe]))
     return found
 
@@ -144,7 +167,7 @@ def external_patterns(paths: list[Path]) -> list[str]:
     """``external_directory`` patterns: the folder of each path, as the file tools ask."""
     out: list[str] = []
     for path in paths:
-        folder = path if path.is_dir() else path.parent
+        folder = path if _is_dir(path) else path.parent
         pattern = str(folder / "*")
         if pattern not in out:
             out.append(pattern)
@@ -197,3 +220,74 @@ def _command_writes(cmd: SimpleCommand) -> str | None:
     if cmd.base in ("uniq", "hostname") and len(positional) > (1 if cmd.base == "uniq" else 0):
         return f"{cmd.base} with these arguments writes"
     return None
+
+
+INTERPRETERS = _names(
+    "python python3 perl ruby node nodejs deno bun php lua luajit Rscript R julia awk gawk mawk "
+    "nawk sed gsed expect tclsh wish osascript pwsh"
+)
+"""Programs that run code from their arguments: a rule cannot see what that code runs."""
+UNWRAPPED = READERS | FILE_COMMANDS | WRAPPERS | SHELLS | STRING_RUNNERS | frozenset(RUN_SUBCOMMANDS)
+UNWRAPPED |= _names(
+    "eval alias trap mapfile readarray ssh autossh scp sftp script fd fdfind tar rsync zip rm "
+    "rmdir mkdir touch cp mv ln kill sleep exit return set shopt local declare export unset read"
+)
+"""Programs whose arguments are parsed already (wrappers, shells …) or are plain data."""
+MAX_TOKENS = 200
+TOKEN = re.compile(r"[A-Za-z0-9_./+@%^-]+")
+"""Words as a program might split them: ``EXEC:rm -f x`` (socat) names ``rm``."""
+
+
+def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:
+    """Commands a line may run that the parser cannot pin down, each with why:
+    every argument tail of a program it does not know (``mywrapper rm -f x``), the shell
+    text in its quoted arguments, and the words of interpreter code (``python -c …``).
+    A rule that *denies* one of them makes the line ask (``permit_command``)."""
+    found: list[tuple[str, str]] = []
+    for cmd in parsed.commands:
+        base = cmd.base
+        if base and base not in (READERS | FILE_COMMANDS) - INTERPRETERS:
+            for text in cmd.stdin:  # ``make -f - <<< …``, ``tclsh <<'EOF'``: input it may run
+                why = f"{base} may run its input, and it names"
+                found += [(t, f"{why} {t.split()[0]}") for t in token_tails(text)]
+        if not base or (base in UNWRAPPED and base not in INTERPRETERS):
+            continue
+        args = cmd.words[1:]
+        if base in INTERPRETERS:
+            why = f"{base} runs code the rules cannot see, and it names"
+            for word in args:
+                if word.value is not None:
+                    found += [(t, f"{why} {t.split()[0]}") for t in token_tails(word.value)]
+            continue
+        why = f"{base} may run a command from its arguments:"
+        for i, word in enumerate(args):
+            value = word.value
+            if value is None:
+                continue
+            if value.startswith("-"):  # --run='rm -f x': the option's value may be a command too
+                value = value.partition("=")[2]
+                if not value:
+                    continue
+            else:
+                tail = " ".join(w.text for w in args[i:])
+                found.append((tail, f"{why} {value}"))
+                if "/" in value:
+                    rest = [value.rsplit("/", 1)[-1], *(w.text for w in args[i + 1 :])]
+                    found.append((" ".join(rest), f"{why} {value}"))
+            if re.search(r"\s|;|&|\|", value):  # a string it may run: its commands, and any word tail
+                for inner in parse(value).commands:
+                    found += [(p, f"{why} {inner.words[0].text}") for p in inner.patterns()]
+                found += [(t, f"{why} {t.split()[0]}") for t in token_tails(value)]
+    return found
+
+
+def token_tails(text: str) -> list[str]:
+    """Every tail of the words in ``text``: ``a rm -f x`` → ``a rm -f x``, ``rm -f x``, …
+    (matched against rules such as ``"rm *"`` or ``"git push*"``)."""
+    tokens = TOKEN.findall(text)[:MAX_TOKENS]
+    tails: list[str] = []
+    for i, token in enumerate(tokens):
+        tails.append(" ".join(tokens[i:]))
+        if "/" in token:
+            tails.append(" ".join([token.rsplit("/", 1)[-1], *tokens[i + 1 :]]))
+    return tails

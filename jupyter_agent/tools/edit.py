@@ -164,7 +164,7 @@ class EditTool(Tool[EditArgs]):
         if args.oldString == args.newString:
             raise ToolError("oldString and newString are identical; there is nothing to change.")
         path = ctx.resolve(args.filePath)
-        await ctx.check_path(path, "Edit")
+        await ctx.check_write(path, "Edit")
         rel = relative(path, ctx.project_root)
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file.")

@@ -173,6 +173,8 @@ class NotebookEditTool(Tool[NotebookEditArgs]):
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         backend, path = choose_backend(ctx)
+        if isinstance(backend, FileBackend) and path is not None:
+            await ctx.check_write(ctx.resolve(str(path)), "Edit")  # protected, hard links
         await ctx.permit("notebook_edit", [str(path)], f"{args.action} a cell in {path}")
         cells = await backend.read_cells()
         cell_id = args.cell_id

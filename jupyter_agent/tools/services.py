@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from jupyter_agent.tools.protected import Guard
+from jupyter_agent.tools.sandbox import SandboxPolicy
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -32,8 +35,9 @@ class NotebookBridge(Protocol):
 ChildRunner = Callable[[str, str, str], Awaitable[tuple[str, str]]]
 """``run_child(parent_session_id, agent, prompt)`` → (child session id, final answer)."""
 
-RuleCheck = Callable[[str, str, str, str | None], str]
-"""``rule(agent, permission, value, session_id)`` → "allow" | "ask" | "deny", without asking."""
+RuleCheck = Callable[..., str]
+"""``rule(agent, permission, value, session_id, specific=False)`` → "allow" | "ask" | "deny",
+without asking (``specific``: only patterns naming something count, not ``"*"``)."""
 
 Todos = dict[str, list[dict[str, Any]]]
 
@@ -58,6 +62,10 @@ class Services:
     """Runs a sub-agent in a child session (the ``task`` tool, ``@agent`` prompts)."""
     permission_rule: RuleCheck | None = None
     """What the permission rules say about a value (search tools hide what ``read`` denies)."""
+    guard: Guard = field(default_factory=Guard)
+    """Protected paths (writes always ask) and hidden credential stores (``tools/protected.py``)."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """How ``bash`` commands are confined (``tools/sandbox.py``)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""

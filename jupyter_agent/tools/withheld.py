@@ -24,7 +24,8 @@ def hider(ctx: ToolContext, contents: bool = False) -> Callable[[Path], bool]:
     def hidden(path: Path) -> bool:
         if path not in cache:
             names = {relative(path, root) for root in roots}
-            cache[path] = any(ctx.rule("read", name) in hide for name in names)
+            hidden_store = ctx.services.guard.hides(path) is not None  # credentials (deny_read)
+            cache[path] = hidden_store or any(ctx.rule("read", name) in hide for name in names)
         return cache[path]
 
     return hidden

@@ -61,7 +61,7 @@ class WriteTool(Tool[WriteArgs]):
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(args.filePath)
-        await ctx.check_path(path, "Write")
+        await ctx.check_write(path, "Write")
         rel = relative(path, ctx.project_root)
         await ctx.permit("edit", [rel], f"Write {rel}", filepath=str(path))
         if path.is_dir():

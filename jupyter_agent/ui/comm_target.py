@@ -2,13 +2,18 @@
 
 The side panel opens a comm to this target; a kernel without the extension loaded
 closes it at once, which tells the panel to offer ``%load_ext jupyter_agent``. Loading
-the extension (from a cell or the panel) announces it, and the panel connects.
+the extension (from a cell or the panel) announces it, and the panel connects. A kernel no
+front end serves (nbclient, papermill, ``jupyter console``) is not announced to: nobody
+listens, and nbclient logs "No handler found for comm target" for it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import TYPE_CHECKING, Any
+
+from jupyter_agent.kernel.notebook_path import frontend_attached
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -34,7 +39,8 @@ def register(agent: KernelAgent) -> None:
         connection.open(HelloRequest.model_validate(data))
 
     get_comm_manager().register_target(TARGET, opened)
-    _announce()
+    if frontend_attached(agent.shell.user_ns, os.environ):  # a runner (nbclient) warns about it
+        _announce()
 
 
 def _announce() -> None:

@@ -37,6 +37,9 @@ class LiveGauge:
         self.sent_at = 0.0
         history = store.messages(session_id, parts=False)  # costs and tokens live on messages
         self.costs = CostTracker(history)
+        calls = store.call_costs(session_id).get(session_id)  # the title: paid, yet no message
+        if calls is not None:
+            self.costs.session.merge(calls)
         last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
         self.cost = self.costs.text(last.parent_id) if last else ""
         initial = gauge(history, context_limit)

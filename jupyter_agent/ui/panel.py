@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -58,7 +58,7 @@ class PanelConnection:
     def open(self, hello: wire.HelloRequest) -> None:
         """Greet the panel with the session list and show the current session's history."""
         try:
-            runtime = self.agent.runtime
+            runtime = self.agent.refresh()
             session_id = self.agent.current_session()
         except (ConfigurationError, ConfigError, StoreError) as exc:
             self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
@@ -69,24 +69,39 @@ class PanelConnection:
         for handle in runtime.running():  # runs whose panel closed (a reloaded page) continue here
             if handle.bridge is None:
                 handle.bridge = self.bridge
-        model = runtime.model_for(self.model or None)
-        self._send(
-            wire.HelloMsg(
-                session_id=session_id,
-                sessions=self._sessions(),
-                busy=runtime.busy(session_id),
-                model=model or None,
-                models=configured_models(runtime.config, model),
-                problem=runtime.preflight(model),
-            )
-        )
+        self._send(self._greeting(session_id))
         if self._follow_off is None:
             self._follow_off = runtime.bus.subscribe(self._follow)
         self.send_mcp()
         self.show(session_id)
-        for notice in runtime.notices:
-            self.stream.notice(notice)
-        runtime.notices.clear()
+        self._flush_notices("info")
+
+    def _greeting(self, session_id: str) -> wire.HelloMsg:
+        """The session list, the model prompts use and why a prompt would fail now (no model
+        configured yet: the guidance, in the panel's empty state)."""
+        runtime = self.agent.runtime
+        problem: str | None
+        try:
+            model = runtime.model_for(self.model or None)
+        except ConfigurationError as exc:
+            model, problem = "", str(exc)
+        else:
+            problem = runtime.preflight(model)
+        return wire.HelloMsg(
+            session_id=session_id,
+            sessions=self._sessions(),
+            busy=runtime.busy(session_id),
+            model=model or None,
+            models=configured_models(runtime.config, model),
+            problem=problem,
+        )
+
+    def settings_changed(self) -> None:
+        """The kernel read its configuration again (a file, ``%env``): the panel shows the
+        model and problem as they are now, and the notice that they changed."""
+        if self.stream.session_id:
+            self._send(self._greeting(self.stream.session_id))
+        self._flush_notices("info")
 
     def show(self, session_id: str) -> None:
         """Point the view at ``session_id``: reset, then the stored history and the gauge."""
@@ -101,7 +116,10 @@ class PanelConnection:
         self.stream.status("busy" if busy else "idle")
         if self._gauge_off is not None:  # the previous session's gauge
             self._gauge_off()
-        limit = runtime.settings(runtime.model_for(None)).context_limit
+        try:
+            limit: int | None = runtime.settings(runtime.model_for(None)).context_limit
+        except ConfigurationError:  # no model yet: the gauge shows tokens without a window
+            limit = None
         listener = LiveGauge(self.stream, session_id, limit, runtime.store)
         self._gauge_off = runtime.bus.subscribe(listener)
 
@@ -165,6 +183,12 @@ class PanelConnection:
             self.stream.notice(f"{type(exc).__name__}: {exc}", "error")
 
     def handle(self, request: wire.PanelRequest) -> None:
+        try:
+            self._handle_request(request)
+        except (ConfigurationError, ConfigError) as exc:  # no model, a broken file: say what to do
+            self.stream.notice(str(exc), "error")
+
+    def _handle_request(self, request: wire.PanelRequest) -> None:
         runtime = self.agent.runtime
         sid = self.stream.session_id
         if isinstance(request, wire.NotebookReply):
@@ -187,7 +211,7 @@ class PanelConnection:
         elif isinstance(request, wire.ApproveRequest):
             runtime.permissions.reply(request.request_id, request.reply, request.message)
         elif isinstance(request, wire.CompactRequest):
-            self._start(runtime.compact(sid, handle=self._handle()), sid)
+            self._start(self.agent.refresh().compact(sid, handle=self._handle()), sid)
         elif isinstance(request, wire.SessionsRequest):
             self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
         elif isinstance(request, wire.NewSessionRequest):
@@ -209,7 +233,7 @@ class PanelConnection:
         if bad is not None:  # refused before a session or a message is written
             self.stream.notice(f"{bad}.", "error")
             return
-        runtime = self.agent.runtime
+        runtime = self.agent.refresh()  # settings changed since the last prompt apply from this one
         model = runtime.model_for(self.model or None)
         problem = runtime.preflight(model)
         if problem is not None:
@@ -237,10 +261,10 @@ class PanelConnection:
         """A run started here: the user answers approvals here, notebook edits go through here."""
         return RunHandle(interactive=True, bridge=self.bridge)
 
-    def _flush_notices(self) -> None:
+    def _flush_notices(self, level: Literal["info", "warn", "error"] = "warn") -> None:
         runtime = self.agent.runtime
         for notice in runtime.notices:
-            self.stream.notice(notice, "warn")
+            self.stream.notice(notice, level)
         runtime.notices.clear()
 
     def _start(self, work: Any, session_id: str) -> None:

@@ -300,6 +300,12 @@ export class AgentPanel extends Widget {
   private receive(msg: KernelMessage): void {
     switch (msg.kind) {
       case 'hello':
+        if (this.state === 'open') {
+          // the kernel's settings changed (a model set with %env): the model and the problem as they are now
+          this.models = msg.models ?? [];
+          this.empty.setModels(msg.model ?? '', this.models);
+          this.setState('open', msg.problem ?? '');
+        }
         this.showSessions(msg.session_id, msg.sessions);
         return;
       case 'sessions':

@@ -11,17 +11,20 @@ from pathlib import Path
 from typing import Any
 
 
-def start_run(server: Any, cwd: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    cmd = [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "openai/test"]
-    return subprocess.Popen(
-        [*cmd, "--api-base", server.base_url, *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def start_run(server: Any, cwd: Path, *args: str, **popen: Any) -> subprocess.Popen[Any]:
+    """``jupyter-agent run`` against ``server``; ``popen`` overrides (``text=False``,
+    ``preexec_fn``, ``prefix`` = the argv before ``run``, e.g. a ``-c`` wrapper)."""
+    prefix = popen.pop("prefix", [sys.executable, "-m", "jupyter_agent.cli"])
+    options: dict[str, Any] = {
+        "cwd": cwd,
+        "env": {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"},
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "text": True,
+        **popen,
+    }
+    cmd = [*prefix, "run", "--model", "openai/test", "--api-base", server.base_url]
+    return subprocess.Popen([*cmd, *args], **options)
 
 
 def wait_for(check: Callable[[], bool], timeout: float = 120, what: str = "condition") -> None:

@@ -115,3 +115,17 @@ def small_tmpfs(folder: Path, size: str = "2m") -> Iterator[Path]:
         yield folder
     finally:
         subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def one_message(result: Any) -> str:
+    """What a cell told the user about an expected failure, with no traceback: the printed text
+    and, in a blocking (headless) cell, the one-line ``AgentRunError`` it raises so a notebook
+    run stops there (``magics/outcome.py``)."""
+    shown = result.stdout
+    if result.status != "ok":
+        error = result.error or {}
+        assert error.get("ename") == "AgentRunError", result
+        assert error.get("traceback") == [f"AgentRunError: {error['evalue']}"], error  # no frames
+        shown += error["evalue"]
+    assert "Traceback" not in shown + result.stderr, result
+    return str(shown)

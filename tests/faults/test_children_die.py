@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import alive, start_run, wait_for
+from cli_process import start_run, wait_for
+from host_pids import pids_of, unique_sleep
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import AssistantMessage, ToolPart
 from jupyter_agent.storage.paths import db_path
 from jupyter_agent.storage.sqlite_store import SqliteStore
 
-COMMAND = 'echo "partial-""output"; sleep 300 & echo $! > child.pid; wait'
-"""Prints ``partial-output`` (a string its own input does not contain), then waits on a child."""
+SLEEP = unique_sleep(300)
+COMMAND = f'echo "partial-""output"; {SLEEP} & echo $! > child.pid; wait'
+"""Prints ``partial-output`` (a string its own input does not contain), then waits on a child
+(found by its command line: in the sandbox ``$!`` is a pid of the command's own namespace)."""
 
 
 def _tool(folder: Path) -> tuple[ToolPart, AssistantMessage]:
@@ -58,11 +61,11 @@ def test_killed_run_takes_its_children_and_the_part_is_closed(
     pid_file = tmp_path / "child.pid"
     try:
         wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", what="the child")
-        child = int(pid_file.read_text())
+        assert pids_of(SLEEP), "the child runs"
         wait_for(lambda: _stored("partial-output", tmp_path), what="the partial output in the store")
         run.send_signal(sig)
         run.wait(timeout=20)
-        wait_for(lambda: not alive(child), timeout=5, what=f"child {child} to die")
+        wait_for(lambda: not pids_of(SLEEP), timeout=5, what=f"{SLEEP} to die")
     finally:
         run.kill()
         run.communicate()

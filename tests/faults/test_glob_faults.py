@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import wait_for
+from cli_process import start_run, wait_for
 from faults_support import parts
 from scripted_server import Reply, ToolCall
 
@@ -148,16 +147,7 @@ def test_sigint_ends_a_long_walk(tmp_path: Path, scripted_server: Any) -> None:
         "g.walk_files = crawl\n"
         "runpy.run_module('jupyter_agent.cli', run_name='__main__')\n"
     )
-    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    args = ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "find"]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", slow_walk, *args],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_run(scripted_server, tmp_path, "find", prefix=[sys.executable, "-c", slow_walk])
     try:
         wait_for(lambda: len(scripted_server.requests) == 1, what="the request")
         time.sleep(2)  # inside the walk

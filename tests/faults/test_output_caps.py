@@ -15,13 +15,11 @@ import json
 import os
 import resource
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from cli_process import wait_for
+from cli_process import start_run, wait_for
 from faults_support import parts, tool_results
 from scripted_server import Reply, ToolCall
 
@@ -40,16 +38,7 @@ def _limit_memory() -> None:
 
 def _run_cli_measured(server: Any, cwd: Path, prompt: str) -> tuple[int, str, str, int]:
     """The command as a user runs it: (exit code, stdout, stderr, peak RSS in bytes, from wait4)."""
-    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    cmd = [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "openai/test"]
-    proc = subprocess.Popen(
-        [*cmd, "--api-base", server.base_url, prompt],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=_limit_memory,
-    )
+    proc = start_run(server, cwd, prompt, text=False, preexec_fn=_limit_memory)
     assert proc.stdout is not None and proc.stderr is not None
     out = bytearray()
     err = bytearray()
@@ -157,17 +146,7 @@ def test_sigint_during_a_flood_ends_the_cli_at_once(tmp_path: Path, scripted_ser
     (tmp_path / "jupyter-agent.json").write_text(
         json.dumps({"tool_output": {"max_saved_bytes": 10_000 * MB}})
     )
-    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    cmd = [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "openai/test"]
-    proc = subprocess.Popen(
-        [*cmd, "--api-base", scripted_server.base_url, "flood"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_limit_memory,
-    )
+    proc = start_run(scripted_server, tmp_path, "flood", preexec_fn=_limit_memory)
     try:
         folder = tmp_path / ".jupyter-agent" / "tool-output"
         wait_for(lambda: folder.is_dir() and any(folder.iterdir()), what="the flood to reach the file")

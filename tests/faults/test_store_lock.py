@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import wait_for
+from cli_process import start_run, wait_for
 from scripted_server import Reply
 
 from jupyter_agent.core.messages import Session
@@ -63,16 +62,7 @@ def test_cli_says_who_holds_the_store_and_ctrl_c_ends_the_wait(tmp_path: Path, s
     db, rows = _store_with_a_session(tmp_path)
     scripted_server.queue(Reply(text="never asked"))
     with held(db) as holder:
-        env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-        cmd = [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "openai/test"]
-        proc = subprocess.Popen(
-            [*cmd, "--api-base", scripted_server.base_url, "--continue", "next"],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = start_run(scripted_server, tmp_path, "--continue", "next")
         try:
             assert proc.stderr is not None
             line = proc.stderr.readline()  # the notice, once the wait passed a second

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import wait_for
+from cli_process import start_run, wait_for
 from scripted_server import Reply
 
 from jupyter_agent.config import ConfigError, load_config
@@ -37,20 +34,20 @@ def _text(runtime: Any, sid: str) -> str:
 
 
 async def test_silence_is_retried_then_answered(make_runtime: Any, scripted_server: Any) -> None:
-    """User sees: "[retry 1 in 2 s] The provider stopped sending for 1 s (stream_idle_timeout); the
+    """User sees: "[retry 1 in 2 s] The provider stopped sending for 3 s (stream_idle_timeout); the
     answer is requested again.", then the answer."""
     scripted_server.queue(
         Reply(text="the first words and then silence", chunk_size=4, stall_after_chunks=2),
         Reply(text="the whole answer"),
     )
-    runtime = make_runtime(stream_idle_timeout=1)
+    runtime = make_runtime(stream_idle_timeout=3)  # a loaded machine may pause a second
     started = time.monotonic()
     sid = await runtime.prompt("hi")
     assert time.monotonic() - started < 60  # not the minutes a silent stream waited
     retries = [p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, RetryPart)]
     (retry,) = retries
     assert retry.error.message == (
-        "The provider stopped sending for 1 s (stream_idle_timeout); the answer is requested again."
+        "The provider stopped sending for 3 s (stream_idle_timeout); the answer is requested again."
     )
     assert _text(runtime, sid) == "the whole answer"
     assert len(scripted_server.requests) == 2
@@ -80,7 +77,9 @@ async def test_stop_ends_a_silent_stream(make_runtime: Any, scripted_server: Any
     runtime = make_runtime()
     task = asyncio.create_task(runtime.prompt("hi"))
     deadline = time.monotonic() + 60
-    while not any(e.type == "part.updated" and getattr(e.part, "type", "") == "text" for e in runtime.events):
+    while not any(
+        e.type == "part.updated" and getattr(e.part, "text", "").startswith("some") for e in runtime.events
+    ):
         assert time.monotonic() < deadline
         await asyncio.sleep(0.05)
     await asyncio.sleep(0.5)
@@ -94,16 +93,7 @@ async def test_stop_ends_a_silent_stream(make_runtime: Any, scripted_server: Any
 
 def test_sigint_ends_a_silent_stream(tmp_path: Path, scripted_server: Any) -> None:
     scripted_server.queue(Reply(text="some words then nothing", chunk_size=4, stall_after_chunks=2))
-    env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test"}
-    cmd = [sys.executable, "-m", "jupyter_agent.cli", "run", "--model", "openai/test"]
-    proc = subprocess.Popen(
-        [*cmd, "--api-base", scripted_server.base_url, "hi"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_run(scripted_server, tmp_path, "hi")
     try:
         wait_for(lambda: len(scripted_server.requests) == 1, what="the request")
         time.sleep(1)

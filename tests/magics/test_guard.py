@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import pytest
 
 from jupyter_agent.agent.agents import UnknownAgent, get_agent
+from jupyter_agent.agent.workspace import NO_MODEL, ConfigurationError
 from jupyter_agent.magics.magics import AgentMagics
+from jupyter_agent.magics.outcome import AgentRunError
 from jupyter_agent.session.fork import MessageNotFound
 from jupyter_agent.storage.sqlite_store import SessionNotFound
 
 
-def guard(action: Callable[[], None]) -> None:
-    AgentMagics._guard(None, action)  # type: ignore[arg-type]  # uses nothing of the instance
+def guard(action: Callable[[], None], blocking: bool = False, config: object = None) -> None:
+    magics = AgentMagics.__new__(AgentMagics)  # the guard reads only the runtime's config
+    magics.agent = SimpleNamespace(_runtime=SimpleNamespace(config=config) if config else None)  # type: ignore[assignment]
+    magics._guard(action, blocking)
 
 
 def raise_(exc: BaseException) -> Callable[[], None]:
@@ -46,3 +51,17 @@ def test_another_key_error_is_a_bug_and_keeps_its_traceback(capsys: pytest.Captu
         guard(raise_(KeyError("not_a_setting")))
     assert capsys.readouterr().out == ""
     assert issubclass(UnknownAgent, KeyError)  # callers that catch KeyError around get_agent still work
+
+
+def test_a_blocking_cell_raises_the_problem_as_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Under papermill/nbconvert a cell with no model configured fails the run, not passes it."""
+    with pytest.raises(AgentRunError) as info:
+        guard(raise_(ConfigurationError(NO_MODEL)), blocking=True)
+    assert str(info.value) == "No model is configured for jupyter-agent."
+    assert info.value._render_traceback_() == [f"AgentRunError: {info.value}"]  # no frames of ours
+    assert capsys.readouterr().out == NO_MODEL + "\n"  # the how-to stays above the error
+    with pytest.raises(AgentRunError, match=r"^No session 'ses_x'\.$"):
+        guard(raise_(SessionNotFound("No session 'ses_x'.")), blocking=True)
+    assert capsys.readouterr().out == ""  # one line: said once, by the error
+    guard(raise_(ConfigurationError(NO_MODEL)), blocking=True, config=SimpleNamespace(raise_on_failure=False))
+    assert capsys.readouterr().out == NO_MODEL + "\n"  # "raise_on_failure": false keeps printing

@@ -46,10 +46,15 @@ def test_no_model_prints_guidance(tmp_path: Path, scripted_server: Any) -> None:
     kernel = Kernel(tmp_path, {"JUPYTER_AGENT_API_KEY": "x"})
     try:
         kernel.execute("%load_ext jupyter_agent")
+        # headless (a runner): the guidance is printed and the cell fails, so the run stops here
         result = kernel.execute("%agent hello")
-        assert result.status == "ok" and "JUPYTER_AGENT_MODEL" in result.stdout
+        assert result.status == "error" and "JUPYTER_AGENT_MODEL" in result.stdout
+        assert result.error is not None and result.error["traceback"] == [
+            "AgentRunError: No model is configured for jupyter-agent."
+        ]
         usage = kernel.execute("%agent --bogus hi")
-        assert "Unknown option --bogus" in usage.stdout and "--model M" in usage.stdout
+        assert usage.error is not None and usage.error["evalue"] == "Unknown option --bogus."
+        assert "--model M" in usage.stdout
     finally:
         kernel.shutdown()
 
@@ -152,5 +157,6 @@ def test_session_subcommands(start_kernel: Any, scripted_server: Any, tmp_path: 
     assert "wrote it" in path.read_text()
     fork_id = forked.split("Forked into ")[1].split(":")[0]
     assert "Deleted" in kernel.execute(f"%agent delete {fork_id}").stdout
-    bad = kernel.execute("%agent switch ses_nope")
-    assert bad.status == "ok" and "No session 'ses_nope'" in bad.stdout
+    bad = kernel.execute("%agent switch ses_nope")  # headless (a runner): a mistyped id stops the run
+    assert bad.status == "error" and bad.error is not None and bad.error["ename"] == "AgentRunError"
+    assert "No session 'ses_nope'" in bad.error["evalue"]

@@ -87,10 +87,13 @@ def test_lazy_start_listing_and_stop_with_the_kernel(
     assert "demo  [connected]" in kernel.execute("%agent mcp").stdout and _pids(started) == [pid]
     config["mcp"]["odd"]["enabled"] = False
     (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
-    kernel.execute("%agent config")  # the mcp key changed: servers stop, start on next use
-    assert _gone(pid), "a config change left the old server running"
-    relisted = kernel.execute("%agent mcp").stdout
+    relisted = kernel.execute("%agent mcp").stdout  # the file is read again: only odd's entry changed
     assert "odd  [disabled]" in relisted and "demo  [connected]" in relisted
+    assert _pids(started) == [pid], "a server whose entry did not change was restarted"
+    config["mcp"]["demo"]["environment"]["DEMO_EXTRA"] = "1"
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps(config))
+    assert "demo  [connected]" in kernel.execute("%agent mcp").stdout  # demo's entry changed
+    assert _gone(pid), "a config change left the old server running"
     (pid,) = _pids(started)[1:]
     kernel.shutdown()
     assert _gone(pid), "the MCP server outlived its kernel"

@@ -83,11 +83,14 @@ def test_cost_texts_and_running_totals() -> None:
 
 
 def test_cli_shows_cost_in_run_json_and_sessions_list(tmp_path: Path, anthropic_server: Any) -> None:
+    """The session's title is a model call too (10 in, 3 out): its cost is in every session total."""
+    title = 10 * _price("input_cost_per_token") + 3 * _price("output_cost_per_token")
     anthropic_server.queue(AReply(text="a", usage=AUsage(input_tokens=1000, output_tokens=100)))
     base = ["--model", "anthropic/claude-sonnet-4-5", "--api-base", anthropic_server.base_url]
     plain = run_cli(["run", *base, "x"], tmp_path, JUPYTER_AGENT_API_KEY="sk-ant-test")
     assert plain.returncode == 0, plain.stderr
-    assert "cost: $0.0045 this prompt · $0.0045 session" in plain.stderr
+    assert f"cost: $0.0045 this prompt · ${0.0045 + title:.4f} session" in plain.stderr
+    assert f"${0.0045 + title:.4f}" != "$0.0045"
     anthropic_server.queue(AReply(text="b", usage=AUsage(input_tokens=1000, output_tokens=100)))
     as_json = run_cli(
         ["run", "--continue", "--json", *base, "y"], tmp_path, JUPYTER_AGENT_API_KEY="sk-ant-test"
@@ -95,11 +98,12 @@ def test_cli_shows_cost_in_run_json_and_sessions_list(tmp_path: Path, anthropic_
     assert as_json.returncode == 0, as_json.stderr
     last = json.loads(as_json.stdout.strip().splitlines()[-1])
     assert last["type"] == "run.cost" and last["unknown"] is False
-    assert last["prompt_usd"] == pytest.approx(0.0045) and last["session_usd"] == pytest.approx(0.009)
+    assert last["prompt_usd"] == pytest.approx(0.0045)
+    assert last["session_usd"] == pytest.approx(0.009 + title)  # titled once, by the first prompt
     updates = [json.loads(x) for x in as_json.stdout.splitlines()]
     assert any(e["type"] == "message.updated" and e["message"].get("cost") for e in updates)
     listing = run_cli(["sessions", "list"], tmp_path)
-    assert listing.returncode == 0 and "$0.0090" in listing.stdout
+    assert listing.returncode == 0 and f"${0.009 + title:.4f}" in listing.stdout
     db = tmp_path / ".jupyter-agent" / "sessions.db"
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM session").fetchone()[0] == 1
 

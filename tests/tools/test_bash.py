@@ -8,10 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
+from host_pids import pids_of, unique_sleep
 from tools_support import Call, Recorder
 
 from jupyter_agent.tools.base import PermissionDenied, ToolContext, ToolError
 from jupyter_agent.tools.bash import BashTool
+from jupyter_agent.tools.sandbox import SandboxPolicy
 
 
 def alive(pid: int) -> bool:
@@ -31,6 +33,16 @@ async def wait_dead(pid: int, within: float = 3.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if not alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def wait_gone(command: str, within: float = 3.0) -> bool:
+    """No process runs ``command`` any more (pids inside the sandbox are not ours: by name)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not pids_of(command):
             return True
         await asyncio.sleep(0.05)
     return False
@@ -65,13 +77,14 @@ async def test_rejected_command_never_runs(call: Call, root: Path, rec: Recorder
 
 async def test_timeout_kills_the_process_group(call: Call, root: Path) -> None:
     started = time.monotonic()
-    result = await call(BashTool(), command="sleep 30 & echo $! > child.pid; echo begun; wait", timeout=500)
+    sleep = unique_sleep(30)
+    result = await call(BashTool(), command=f"{sleep} & echo begun; wait", timeout=500)
     assert time.monotonic() - started < 15  # not the 30 s sleep (room for a loaded machine)
     assert result.output.startswith("begun\n")
     assert result.output.endswith(
         "<bash_metadata>\nbash tool terminated command after exceeding timeout 500 ms\n</bash_metadata>"
     )
-    assert await wait_dead(int((root / "child.pid").read_text()))
+    assert await wait_gone(sleep)
 
 
 async def test_children_get_sigterm_before_sigkill(call: Call) -> None:
@@ -86,21 +99,21 @@ async def test_abort_event_kills(call: Call, ctx: ToolContext, root: Path) -> No
         ctx.abort.set()
 
     started = time.monotonic()
-    _, result = await asyncio.gather(
-        stop_soon(), call(BashTool(), command="echo $$ > sh.pid; echo working; sleep 30")
-    )
+    sleep = unique_sleep(30)
+    _, result = await asyncio.gather(stop_soon(), call(BashTool(), command=f"echo working; {sleep}"))
     assert time.monotonic() - started < 15  # not the 30 s sleep (room for a loaded machine)
     assert result.output == "working\n\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
-    assert await wait_dead(int((root / "sh.pid").read_text()))
+    assert await wait_gone(sleep)
 
 
 async def test_task_cancel_kills_and_reports_partial_output(call: Call, root: Path, rec: Recorder) -> None:
-    task = asyncio.ensure_future(call(BashTool(), command="echo $$ > sh.pid; echo partial; sleep 30"))
+    sleep = unique_sleep(30)
+    task = asyncio.ensure_future(call(BashTool(), command=f"echo partial; {sleep}"))
     await asyncio.sleep(0.5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await wait_dead(int((root / "sh.pid").read_text()))
+    assert await wait_gone(sleep)
     assert rec.progress[-1][1]["output"] == "partial\n"
 
 
@@ -115,7 +128,8 @@ async def test_progress_is_streamed_and_throttled(call: Call, rec: Recorder) -> 
     assert outputs[-1].endswith("200000\n") and result.output.endswith("199999\n200000\n")
 
 
-async def test_background_job_holding_stdout_does_not_hang(call: Call, root: Path) -> None:
+async def test_background_job_holding_stdout_does_not_hang(call: Call, ctx: ToolContext, root: Path) -> None:
+    ctx.services.sandbox = SandboxPolicy(enabled=False)  # in the sandbox it ends with the command
     started = time.monotonic()
     result = await call(BashTool(), command="sleep 20 & echo $! > bg.pid; echo early")
     pid = int((root / "bg.pid").read_text())
