@@ -1,8 +1,9 @@
 """``python -m benchmarks [name …]``: run the benchmarks and write docs/performance.md.
 
-Without names every benchmark runs. With names only those run again; the others keep
-their last results from ``benchmarks/results.json`` (each figure is a ratio or a
-comparison measured side by side inside one benchmark's run, so mixing runs is fair).
+Without names every benchmark runs (but ``instructions``, which takes most of an hour
+under valgrind: name it). With names only those run again; the others keep their last
+results from ``benchmarks/results.json`` (each figure is a ratio or a comparison measured
+side by side inside one benchmark's run, so mixing runs is fair).
 """
 
 from __future__ import annotations
@@ -18,10 +19,14 @@ from typing import Any
 from benchmarks import (
     bench_cold,
     bench_context,
+    bench_fast,
+    bench_instructions,
     bench_kernel,
     bench_load,
     bench_memory,
     bench_reopen,
+    bench_responsive,
+    bench_runall,
     bench_session,
     bench_stream,
     bench_turn,
@@ -39,7 +44,13 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "reopen": bench_reopen.run,
     "memory": bench_memory.run,
     "session": bench_session.run,
+    "fast": bench_fast.run,
+    "responsive": bench_responsive.run,
+    "runall": bench_runall.run,
+    "instructions": bench_instructions.run,
 }
+ON_REQUEST = ("instructions",)
+"""Run only when named (slow); the report shows their last results if there are any."""
 RESULTS = ROOT / "benchmarks" / "results.json"
 
 
@@ -48,11 +59,14 @@ def main(names: list[str]) -> None:
     if unknown:
         sys.exit(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
     results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    for name in names or list(BENCHMARKS):
+    for name in names or [n for n in BENCHMARKS if n not in ON_REQUEST]:
         print(f"running {name} …", flush=True)
-        results[name] = {"date": str(dt.date.today()), **BENCHMARKS[name]()}
+        load = os.getloadavg()[0]
+        figures = BENCHMARKS[name]()
+        load = max(load, os.getloadavg()[0])
+        results[name] = {"date": str(dt.date.today()), "load_max": round(load, 1), **figures}
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
-    missing = [n for n in BENCHMARKS if n not in results]
+    missing = [n for n in BENCHMARKS if n not in results and n not in ON_REQUEST]
     if missing:
         sys.exit(f"no results yet for {', '.join(missing)}: run python -m benchmarks {' '.join(missing)}")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.report_round3 import round3
+
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
@@ -56,6 +58,7 @@ def render(r: dict[str, Any], machine: str) -> str:
                 f"| {label}, {case} | {_ms(s[name + '_first'])} | {_ms(s[name + '_request'])} "
                 f"| {s[name + '_done']:.2f} s | {_ms(s[name + '_cpu'])} |"
             )
+    lines += round3(r, _met)
     lines += [
         "",
         "## Goals of performance round 2",

@@ -165,8 +165,9 @@ def widget_traffic(kernel: Kernel) -> list[dict[str, Any]]:
     return [content for _, content in custom_messages(kernel.iopub)]
 
 
-def wait_widget_idle(kernel: Kernel, timeout: float = 60) -> None:
-    """Wait until a widget says its run ended (status ``idle``)."""
+def wait_widget_idle(kernel: Kernel, timeout: float = 300) -> None:
+    """Wait until a widget says its run ended (status ``idle``). A first prompt returns at
+    once and may wait for litellm's import first (tens of seconds on a loaded machine)."""
     kernel.wait_for(
         lambda m: (
             m["msg_type"] == "comm_msg"

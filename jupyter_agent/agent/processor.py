@@ -10,6 +10,7 @@ finished the step. The result tells the loop what comes next: ``continue`` (tool
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
@@ -24,6 +25,23 @@ from jupyter_agent.core.redaction import redact, redact_value
 from jupyter_agent.providers.errors import AbortedError, ContextOverflowError, ProviderError
 
 Outcome = Literal["continue", "stop", "compact"]
+SLICE_S = 0.005
+"""The longest the stream keeps the event loop (it shares the kernel's) before letting
+the user's cells, widget clicks and timers run: a fast provider's chunks are always ready,
+so without a pause nothing else would run until the answer ended."""
+MAX_PASSES = 20
+"""At most this many loop iterations to others per pause (a busy notebook cannot stall the answer)."""
+
+
+async def _let_others_run() -> None:
+    """Give the event loop to whatever waits on it until nothing else is ready: a cell the
+    user runs takes several iterations, one step each. (asyncio's ready queue says so; a
+    loop without one, such as uvloop, gets one iteration.)"""
+    ready = getattr(asyncio.get_running_loop(), "_ready", None)
+    for _ in range(MAX_PASSES):
+        await asyncio.sleep(0)
+        if not ready:
+            return
 
 
 class StepProcessor:
@@ -57,12 +75,16 @@ class StepProcessor:
 
     async def process(self, stream: AsyncIterator[Any]) -> Outcome:
         self._write(self.parts.start())
-        feed, write = self.parts.feed, self._write
+        feed, write, clock = self.parts.feed, self._write, time.monotonic
+        turn_ends = clock() + SLICE_S
         try:
             async for event in stream:
                 write(feed(event))
                 if event.type == "finish-step":
                     self._finished()
+                if clock() >= turn_ends:
+                    await _let_others_run()
+                    turn_ends = clock() + SLICE_S
         except asyncio.CancelledError:
             self._abort()
             raise

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from jupyter_agent.agent.delta_frames import DeltaFrames
 from jupyter_agent.agent.ports import SessionStore
 from jupyter_agent.agent.window import load_window
 from jupyter_agent.core import cost
@@ -62,6 +63,8 @@ class Recorder:
         """Bumped when history is reordered or shrinks: incremental readers start over."""
         self._log: list[str] = []
         """Ids of messages changed, in order; readers keep a position in it."""
+        self._frames = DeltaFrames(self._publish_delta)
+        """Streamed deltas wait here for the end of their frame (``delta_frames.py``)."""
 
     # ------------------------------------------------------------ reads
 
@@ -103,6 +106,7 @@ class Recorder:
 
     def reload(self) -> None:
         """Re-read from the store (after another process or a revert changed it)."""
+        self._frames.flush()
         self.store.flush()
         if self._start is None:
             self._history = self.store.messages(self.session.id, until=self._until)
@@ -148,11 +152,13 @@ class Recorder:
     # ------------------------------------------------------------ writes
 
     def update_session(self, session: Session) -> Session:
+        self._frames.flush()
         self.session = self.store.update_session(_clean(session))
         self.bus.publish(SessionUpdated(session=self.session))
         return self.session
 
     def message(self, message: AnyMessage) -> AnyMessage:
+        self._frames.flush()
         message = _clean(message)
         self.store.update_message(message)
         entry = self._index.get(message.id)
@@ -168,6 +174,7 @@ class Recorder:
 
     def part(self, part: AnyPart, *, delta: str | None = None, final: bool = True) -> AnyPart:
         """Store and publish a part; ``final=False`` while it is still streaming."""
+        self._frames.flush()
         part = _clean(part)
         self.store.update_part(part, delta=delta, final=final)
         entry = self._index.get(part.message_id)
@@ -187,13 +194,19 @@ class Recorder:
         return part
 
     def stream(self, part: AnyPart, delta: str) -> None:
-        """The per-token path: ``part`` (already in the history) grew by ``delta``."""
-        self.store.update_part(part, delta=delta, final=False)
+        """The per-token path: ``part`` (already in the history) grew by ``delta``; stored
+        and published once per frame (``delta_frames.py``)."""
         if not self._log or self._log[-1] != part.message_id:
             self._log.append(part.message_id)
-        self.bus.publish(PartUpdated.model_construct(part=part, delta=delta))
+        self._frames.add(part, delta)
+
+    def _publish_delta(self, part: AnyPart, delta: str) -> None:
+        """One frame of a streaming part: the store keeps it for its coalesced write."""
+        self.store.update_part(part, delta=delta, final=False)
+        self.bus.publish(PartUpdated(part=part, delta=delta))
 
     def remove_part(self, part: AnyPart) -> None:
+        self._frames.flush()
         self.store.remove_part(part)
         entry = self._index.get(part.message_id)
         if entry is not None:
@@ -202,6 +215,7 @@ class Recorder:
         self.bus.publish(PartRemoved(session_id=part.session_id, message_id=part.message_id, part_id=part.id))
 
     def remove_message(self, message_id: str) -> None:
+        self._frames.flush()
         self.store.remove_message(self.session.id, message_id)
         entry = self._index.pop(message_id, None)
         if entry is not None:
@@ -210,6 +224,8 @@ class Recorder:
         self.bus.publish(MessageRemoved(session_id=self.session.id, message_id=message_id))
 
     def flush(self) -> None:
+        """Publish the pending deltas and write every coalesced part now."""
+        self._frames.flush()
         self.store.flush()
 
     def _insert(self, entry: MessageWithParts) -> None:

@@ -2,10 +2,11 @@
 
 A cold first prompt spends seconds importing litellm, the widget stack and the agent,
 and loading the tokenizer. A daemon thread does that work right after ``%load_ext``
-returns, in the order the first prompt needs it. A prompt that arrives early waits on
-Python's import lock for exactly the module being imported, never for work done twice.
-Only imports and read-only caches happen here: no store is opened, no session touched,
-so nothing races with the user's first cell.
+returns, in the order the first prompt needs it. A prompt that arrives early (Run All)
+does its own work meanwhile (the agent, its widget, the session) and then awaits the
+model client (:func:`model_client`) off the event loop, showing that it waits; it never
+waits for work done twice. Only imports and read-only caches happen here: no store is
+opened, no session touched, so nothing races with the user's first cell.
 """
 
 from __future__ import annotations
@@ -47,17 +48,64 @@ _started = threading.Event()
 _yield = threading.Event()
 done = threading.Event()
 """Set when the warm-up finished or gave way (benchmarks and tests wait on it)."""
+client = threading.Event()
+"""Set when the model client is loaded (litellm and its first request's imports), or the
+warm-up could not load it (then whoever needs it loads it)."""
 
 
 def _steps() -> list[Callable[[], object]]:
-    """The first prompt's slow work, in the order it needs it."""
+    """The first prompt's slow work after the model client, in the order it needs it."""
+    steps: list[Callable[[], object]] = [functools.partial(importlib.import_module, name) for name in MODULES]
+    steps += [_tokenizer, _tool_schemas, lambda: asyncio.run(_mock_stream()), _litellm_late]
+    return steps
+
+
+def _client() -> None:
+    """The long pole (litellm, ~2-5 s): never given way, a prompt waits for it anyway."""
     # the warm-up's own work: these imports run in its thread, not at %load_ext
     from jupyter_agent.providers import litellm_client
 
-    steps: list[Callable[[], object]] = [litellm_client.warm_up]  # the long pole: litellm (~2 s)
-    steps += [functools.partial(importlib.import_module, name) for name in MODULES]
-    steps += [_tokenizer, _tool_schemas, lambda: asyncio.run(_mock_stream()), _litellm_late]
-    return steps
+    try:
+        litellm_client.warm_up()
+    finally:
+        client.set()
+
+
+def client_ready() -> bool:
+    """The model client is loaded: a prompt can call it without waiting for an import."""
+    # the providers load litellm lazily; this module is imported by %load_ext
+    from jupyter_agent.providers import litellm_client
+
+    return litellm_client.imported() and (client.is_set() or not _started.is_set())
+
+
+_loading: asyncio.Future[None] | None = None
+"""The one wait for the model client that every cell shares (see ``model_client``)."""
+
+
+async def model_client() -> None:
+    """Wait for the model client in a thread (the warm-up's import, or our own when it could
+    not): the event loop stays free, so the notebook, the widget and Stop keep working.
+    Cells share one wait and resume in the order they asked (Run All's cells run in order);
+    cancelling a caller (its Stop) ends only that caller's wait."""
+    global _loading
+    # the providers load litellm lazily; this module is imported by %load_ext
+    from jupyter_agent.providers import litellm_client
+
+    def load() -> None:
+        if _started.is_set():
+            client.wait()
+        litellm_client.litellm()
+
+    loop = asyncio.get_running_loop()
+    shared = _loading
+    if (
+        shared is None
+        or shared.get_loop() is not loop
+        or (shared.done() and (shared.cancelled() or shared.exception()))
+    ):
+        shared = _loading = asyncio.ensure_future(asyncio.to_thread(load))
+    await asyncio.shield(shared)
 
 
 def _tokenizer() -> None:
@@ -84,6 +132,7 @@ def _litellm_late() -> None:
 
 def _work() -> None:
     try:
+        _client()
         for step in _steps():
             if _yield.is_set():
                 break
@@ -91,6 +140,7 @@ def _work() -> None:
     except Exception:  # a failed warm-up only means the first prompt does the work
         log.debug("warm-up failed", exc_info=True)
     finally:
+        client.set()
         done.set()
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from jupyter_agent.failures import explain
+from jupyter_agent.kernel import warmup
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.logs import debug_enabled
 from jupyter_agent.magics import help_text
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 # %load_ext stays well under 150 ms.
 
 log = logging.getLogger(__name__)
+LOADING = "Loading the model client…"
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
@@ -179,7 +181,8 @@ class AgentMagics(Magics):
             return
         runtime = agent.refresh()  # settings changed since the last prompt apply from this one
         model = runtime.model_for(cmd.model, cmd.agent)
-        problem = runtime.preflight(model)
+        loading = not warmup.client_ready()  # Run All: the warm-up is still importing litellm
+        problem = None if loading else runtime.preflight(model)  # the check may need litellm
         if problem is not None:
             self._problem(problem, headless, cmd.no_raise)
             return
@@ -189,6 +192,7 @@ class AgentMagics(Magics):
         bridge = agent.panels[-1].bridge if agent.panels else None
         handle = RunHandle(interactive=not headless, bridge=bridge)
         since = ids.ascending("msg")
+        waiting: list[asyncio.Future[None]] = []  # the wait for the model client, which Stop ends
         no_widget = agent.headless()
         widget = (
             NoView()
@@ -197,26 +201,29 @@ class AgentMagics(Magics):
                 runtime.bus,
                 session_id,
                 since_id=since,
-                on_stop=lambda: runtime.stop(session_id),
+                on_stop=lambda: _stop(runtime, session_id, waiting),
                 on_approve=runtime.permissions.reply,
             )
         )
-        limits = runtime.settings(model)
-        gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
-        listeners = [runtime.bus.subscribe(gauge)]
+        listeners: list[Callable[[], None]] = []  # the gauge joins once the model client is loaded
         # the transcript replaces the streamed text when the cell's outputs are all the run's
         console = ConsoleStream(session_id, replace=whole_cell) if no_widget else None
         if console is not None:  # no widget shows the run: its text goes to the cell's stdout
             listeners.append(runtime.bus.subscribe(console))
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
-        for notice in runtime.take_notices(session_id, model):
-            run.notice(notice)
         failure: list[str | None] = [None]
 
         async def go() -> None:
             agent.notify_panels(session_id, True)
             status: RunStatus = "done"
             try:
+                if loading:
+                    await _load_client(run, runtime, model, waiting)
+                limits = runtime.settings(model)
+                gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
+                listeners.append(runtime.bus.subscribe(gauge))
+                for notice in runtime.take_notices(session_id, model):
+                    run.notice(notice)
                 await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
                 for notice in runtime.take_notices(session_id, model):
                     run.notice(notice, "warn")
@@ -224,6 +231,10 @@ class AgentMagics(Magics):
             except asyncio.CancelledError:
                 status = "stopped"
                 agent.stopped(run, session_id)
+            except _NotRunnable as exc:
+                status = "failed"
+                failure[0] = str(exc)  # a headless run raises it as its one line
+                run.notice(failure[0], "error")
             except Exception as exc:
                 status = "failed"
                 log.exception("agent run failed")
@@ -253,3 +264,30 @@ class AgentMagics(Magics):
         task = asyncio.get_running_loop().create_task(go())
         agent.tasks.add(task)
         task.add_done_callback(agent.tasks.discard)
+
+
+async def _load_client(run: Any, runtime: Any, model: str, waiting: list[asyncio.Future[None]]) -> None:
+    """Run All: the prompt came while the warm-up still imports litellm. Say so, do the
+    request's own work meanwhile, and wait off the event loop (cells and Stop still work)."""
+    run.status(LOADING)
+    runtime.registry.specs()  # the request's tool schemas (cached) while the import runs
+    waiting.append(asyncio.ensure_future(warmup.model_client()))
+    try:
+        await waiting[0]
+    finally:
+        waiting.clear()
+    run.status("")
+    problem = runtime.preflight(model)  # deferred: it may need litellm
+    if problem is not None:
+        raise _NotRunnable(problem)
+
+
+def _stop(runtime: Any, session_id: str, waiting: list[asyncio.Future[None]]) -> None:
+    """The widget's Stop: the run, or the wait for the model client before it."""
+    runtime.stop(session_id)
+    for future in waiting:
+        future.cancel()
+
+
+class _NotRunnable(Exception):
+    """The prompt cannot start (no API key for the model): its message says what to do."""

@@ -8,10 +8,13 @@ from the raw chunks: a stream cut mid-way has no finish reason and is retried.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
 import os
 import re
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
@@ -22,6 +25,7 @@ from jupyter_agent.core.redaction import redact_value, secret_values
 from jupyter_agent.logs import route_library_logs
 from jupyter_agent.providers import errors as E
 from jupyter_agent.providers.gateway import error_type, gateway_refusal
+from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
 from jupyter_agent.providers.local_server import unreachable
 from jupyter_agent.providers.retry import (
     MAX_RETRIES,
@@ -61,8 +65,8 @@ class _Silent(Exception):
 if sys.version_info >= (3, 11):
 
     async def _within(awaitable: Awaitable[T], seconds: float) -> T:
-        """``await awaitable``, or ``_Silent`` after ``seconds`` (no task per chunk, unlike
-        ``wait_for`` before 3.12: this runs for every chunk of every answer)."""
+        """``await awaitable``, or ``_Silent`` after ``seconds`` (the request; a stream's
+        chunks use one ``IdleWatch`` instead)."""
         try:
             async with asyncio.timeout(seconds) as scope:
                 return await awaitable
@@ -94,6 +98,14 @@ def prepare_environment() -> None:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
+_imported = threading.Event()
+
+
+def imported() -> bool:
+    """litellm is loaded: calling it cannot wait on its (seconds-long) import."""
+    return _imported.is_set()
+
+
 def litellm() -> Any:
     prepare_environment()
     # litellm takes about 2 s to import: it loads on the first model call
@@ -107,12 +119,24 @@ def litellm() -> Any:
     setattr(module, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010 (Final in stubs)
 
     route_library_logs()  # litellm adds its own stderr handler at import: reroute it
+    _imported.set()
     return module
 
 
+FIRST_CALL_MODULES = (
+    "litellm.litellm_core_utils.default_encoding",  # its cost estimate loads a tokenizer (~0.3 s)
+    "anyio._backends._asyncio",
+)
+"""What litellm's first request imports (internal names: a litellm upgrade may move them)."""
+
+
 def warm_up() -> None:
-    """Import litellm ahead of the first prompt (called from a background thread)."""
+    """Import litellm and what its first request loads, ahead of the first prompt (called
+    from a background thread)."""
     litellm()
+    for name in FIRST_CALL_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _usage(model: str, usage: Any) -> tuple[Tokens, float | None]:
@@ -249,12 +273,7 @@ class LiteLLMClient:
                 status=200,
                 retryable=False,
             )
-        async for event in self._events(response, model, abort):
-            yield event
-
-    async def _events(
-        self, response: Any, model: str, abort: asyncio.Event | None
-    ) -> AsyncIterator[StreamEvent]:
+        # the chunk loop is inline, not a generator of its own: every layer costs each chunk
         open_kind: str | None = None
         calls: dict[str, dict[str, Any]] = {}
         thinking = _ThinkingBlocks()
@@ -262,60 +281,64 @@ class LiteLLMClient:
         finish: str | None = None
         usage: Any = None
         iterator = response.__aiter__()
-        while True:
-            if abort is not None and abort.is_set():
-                await _close(response)
-                raise E.AbortedError("Stopped by the user.")
-            try:
-                chunk = await _within(iterator.__anext__(), self.idle_timeout)
-            except StopAsyncIteration:
-                break
-            except _Silent:
-                await _close(response)
-                raise _stopped_sending(self.idle_timeout, started=True) from None
-            except Exception as exc:
-                raise _broken_stream(exc, model, finish) from exc
-            if getattr(chunk, "usage", None):
-                usage = chunk.usage
-            for choice in getattr(chunk, "choices", None) or []:
-                delta = getattr(choice, "delta", None)
-                # a "\ud800" in the provider's JSON is a lone surrogate: text the store cannot keep
-                reasoning = _text(getattr(delta, "reasoning_content", None) if delta else None)
-                text = _text(getattr(delta, "content", None) if delta else None)
-                signed = thinking.add(getattr(delta, "thinking_blocks", None) if delta else None)
-                if reasoning:
-                    if open_kind != "reasoning":
-                        if open_kind == "text":
-                            yield TextEnd()
-                        open_kind = "reasoning"
-                        yield ReasoningStart()
-                    yield ReasoningDelta(delta=reasoning)
-                if signed:
-                    # stored as soon as a block is signed: a Stop while the tool input that
-                    # follows still streams must not lose what Anthropic needs back
-                    yield ReasoningMetadata(provider_metadata={"thinking_blocks": thinking.result()})
-                if text:
-                    if open_kind != "text":
-                        if open_kind == "reasoning":
-                            yield ReasoningEnd()
-                        open_kind = "text"
-                        yield TextStart()
-                    yield TextDelta(delta=text)
-                for call in (getattr(delta, "tool_calls", None) or []) if delta else []:
-                    fn = getattr(call, "function", None)
-                    entry, new = _call_entry(calls, at_index, call)
-                    if new:
-                        entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
-                        yield ToolInputStart(call_id=entry["id"], name=entry["name"])
-                    fields = getattr(call, "provider_specific_fields", None)
-                    if fields:
-                        entry["fields"] = {**entry.get("fields", {}), **dict(fields)}
-                    args = (getattr(fn, "arguments", None) or "") if fn else ""
-                    if args:
-                        entry["args"] += args
-                        yield ToolInputDelta(call_id=entry["id"], delta=args)
-                if getattr(choice, "finish_reason", None):
-                    finish = choice.finish_reason
+        watch = IdleWatch(self.idle_timeout)
+        try:
+            while True:
+                if abort is not None and abort.is_set():
+                    await _close(response)
+                    raise E.AbortedError("Stopped by the user.")
+                try:
+                    chunk = await watch.next(iterator)
+                except StopAsyncIteration:
+                    break
+                except IdleTimeout:
+                    await _close(response)
+                    raise _stopped_sending(self.idle_timeout, started=True) from None
+                except Exception as exc:
+                    raise _broken_stream(exc, model, finish) from exc
+                if found := _read(chunk, "usage"):
+                    usage = found
+                for choice in _read(chunk, "choices") or []:
+                    delta = _read(choice, "delta")
+                    # a "\ud800" in the provider's JSON is a lone surrogate: text the store cannot keep
+                    reasoning = _text(_read(delta, "reasoning_content") if delta else None)
+                    text = _text(_read(delta, "content") if delta else None)
+                    signed = thinking.add(_read(delta, "thinking_blocks") if delta else None)
+                    if reasoning:
+                        if open_kind != "reasoning":
+                            if open_kind == "text":
+                                yield TextEnd()
+                            open_kind = "reasoning"
+                            yield ReasoningStart()
+                        yield ReasoningDelta(delta=reasoning)
+                    if signed:
+                        # stored as soon as a block is signed: a Stop while the tool input that
+                        # follows still streams must not lose what Anthropic needs back
+                        yield ReasoningMetadata(provider_metadata={"thinking_blocks": thinking.result()})
+                    if text:
+                        if open_kind != "text":
+                            if open_kind == "reasoning":
+                                yield ReasoningEnd()
+                            open_kind = "text"
+                            yield TextStart()
+                        yield TextDelta(delta=text)
+                    for call in (_read(delta, "tool_calls") or []) if delta else []:
+                        fn = getattr(call, "function", None)
+                        entry, new = _call_entry(calls, at_index, call)
+                        if new:
+                            entry["name"] = (getattr(fn, "name", None) or "") if fn else ""
+                            yield ToolInputStart(call_id=entry["id"], name=entry["name"])
+                        fields = getattr(call, "provider_specific_fields", None)
+                        if fields:
+                            entry["fields"] = {**entry.get("fields", {}), **dict(fields)}
+                        args = (getattr(fn, "arguments", None) or "") if fn else ""
+                        if args:
+                            entry["args"] += args
+                            yield ToolInputDelta(call_id=entry["id"], delta=args)
+                    if found := _read(choice, "finish_reason"):
+                        finish = found
+        finally:
+            watch.close()
         if open_kind == "text":
             yield TextEnd()
         elif open_kind == "reasoning":
@@ -389,6 +412,33 @@ class LiteLLMClient:
             raise map_exception(exc, model, api_base) from exc
         text = str(response.choices[0].message.content or "")
         return text, step_cost(model, getattr(response, "usage", None))
+
+
+def _read(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` for litellm's pydantic chunks without pydantic's slow path:
+    litellm deletes unset fields and keeps most in ``__pydantic_extra__``, so a plain getattr
+    raises (and catches) an AttributeError several times per chunk."""
+    if getattr(type(obj), "__pydantic_fields__", None) is None:
+        return getattr(obj, name, None)  # not a pydantic model (another SDK's objects, a stub)
+    values = obj.__dict__
+    if name in values:
+        return values[name]
+    extra = obj.__pydantic_extra__
+    if extra and name in extra:
+        return extra[name]
+    return getattr(obj, name, None) if _on_class(type(obj), name) else None
+
+
+_class_attrs: dict[tuple[type, str], bool] = {}
+
+
+def _on_class(cls: type, name: str) -> bool:
+    """``name`` is a class attribute (a property, a method) rather than a field; cached."""
+    key = (cls, name)
+    found = _class_attrs.get(key)
+    if found is None:
+        found = _class_attrs[key] = any(name in vars(base) for base in cls.__mro__)
+    return found
 
 
 def _request(

@@ -3,9 +3,10 @@
 Every write is one ``BEGIN IMMEDIATE`` transaction in WAL mode, so a killed kernel loses
 at most the unflushed tail of one streaming part, never a completed one. Streaming parts
 are coalesced (≤ 1 write per ``COALESCE_S`` per part, plus the final write) because a
-write per token would cost more than the model call (``coalesce.py`` decides when).
+write per token would cost more than the model call, and written by the coalescer's
+thread (``coalesce.py``), so the kernel's event loop never waits for the disk on them.
 
-The database lock is held for a whole transaction (kernel loop and timer thread share
+The database lock is held for a whole transaction (kernel loop and writer thread share
 one connection); the coalescer's lock is never held during I/O, so a streaming update
 never waits for the disk. Lock order: database, then coalescer.
 """
@@ -282,7 +283,8 @@ class SqliteStore(StoreReads):
         """
         if self._db.closed:
             raise sqlite3.ProgrammingError(f"the session store {self.path} is closed")
-        if not final and self._coalescer.offer(part):
+        if not final:  # the coalescer's thread writes it: a stream never waits for the disk
+            self._coalescer.offer(part)
             return part
 
         def written() -> None:

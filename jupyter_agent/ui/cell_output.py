@@ -28,6 +28,7 @@ class NoView:
     session_id = ""
 
     def notice(self, text: str, level: str = "info") -> None: ...
+    def status(self, state: str, text: str = "") -> None: ...
     def set_gauge(self, tokens: int, percent: int | None, cost: str = "") -> None: ...
     def done(self) -> None: ...
     def close(self) -> None: ...
@@ -53,6 +54,10 @@ class CellRun:
         self.widget.notice(text, level)
         if level == "error" or isinstance(self.widget, NoView):
             self.notices.append(text)
+
+    def status(self, text: str) -> None:
+        """What the run waits for now, under the Stop button ("" for the usual "Working…")."""
+        self.widget.status("busy", text)
 
     def finish(self, status: RunStatus, history: Callable[[], Iterable[MessageWithParts]]) -> None:
         """Flush the live view, then replace it with the static transcript of this run."""

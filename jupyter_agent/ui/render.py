@@ -192,6 +192,11 @@ class Renderer:
         self._compacting = False
 
     def part(self, part: AnyPart, delta: str | None = None) -> list[UIMessage]:
+        if delta is not None and isinstance(part, (TextPart, ReasoningPart)):
+            sent = self._text_sent.get(part.id)
+            if sent is not None and sent + len(delta) == len(part.text):  # the streaming path
+                self._text_sent[part.id] = sent + len(delta)
+                return [DeltaMsg(part_id=part.id, text=delta)] if delta else []
         view = part_view(part)
         if view is None:
             return []
@@ -276,7 +281,8 @@ class DeltaBuffer:
     waiting a window); after it, the first pending delta opens a window and a later push
     after the window closes, or the owner's timer calling :meth:`flush`, sends one
     ``delta`` per part. A non-delta message flushes pending deltas first so nothing
-    overtakes the text before it.
+    overtakes the text before it; a gauge (state, not part of the text) waits for the open
+    window instead and goes out after its deltas, so it costs no message of its own.
     """
 
     def __init__(
@@ -289,16 +295,20 @@ class DeltaBuffer:
         self._clock = clock
         self._interval = interval
         self._pending: dict[str, list[str]] = {}
+        self._gauge: GaugeMsg | None = None
         self._opened: float | None = None
         self._started: set[str] = set()
         """Parts whose first delta was sent (bounded: cleared past ``MAX_STARTED``)."""
 
     @property
     def pending(self) -> bool:
-        return bool(self._pending)
+        return bool(self._pending) or self._gauge is not None
 
     def push(self, message: UIMessage) -> bool:
         """Send or queue ``message``; True while deltas wait for a :meth:`flush`."""
+        if isinstance(message, GaugeMsg) and self._pending:
+            self._gauge = message  # the newest wins
+            return True
         if not isinstance(message, DeltaMsg):
             self.flush()
             self._send(message)
@@ -320,5 +330,8 @@ class DeltaBuffer:
 
     def flush(self) -> None:
         pending, self._pending, self._opened = self._pending, {}, None
+        gauge, self._gauge = self._gauge, None
         for part_id, chunks in pending.items():
             self._send(DeltaMsg(part_id=part_id, text="".join(chunks)))
+        if gauge is not None:
+            self._send(gauge)

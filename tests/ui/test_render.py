@@ -310,6 +310,21 @@ def test_other_messages_flush_pending_deltas_first() -> None:
     ]
 
 
+def test_a_gauge_waits_for_the_open_window_and_costs_no_message_of_its_own() -> None:
+    sent: list[UIMessage] = []
+    clock = Clock()
+    buffer = DeltaBuffer(sent.append, clock)
+    buffer.push(DeltaMsg(part_id="a", text="0"))
+    buffer.push(DeltaMsg(part_id="a", text="1"))
+    assert buffer.push(gauge_message(10, 1)) is True  # deltas are pending: it rides their flush
+    assert buffer.push(gauge_message(12, 1)) is True  # only the newest is sent
+    assert sent == [DeltaMsg(part_id="a", text="0")]
+    buffer.flush()
+    assert sent[1:] == [DeltaMsg(part_id="a", text="1"), gauge_message(12, 1)]
+    assert buffer.push(gauge_message(13, 1)) is False  # nothing pending: it goes at once
+    assert sent[-1] == gauge_message(13, 1) and not buffer.pending
+
+
 def test_streaming_traffic_is_linear_in_the_text() -> None:
     """100 KB as 2,000 deltas over ~2 s of streaming: bytes on the wire ≤ 1.5 × text."""
     sizes: list[int] = []
