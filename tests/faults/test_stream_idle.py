@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import time
 from pathlib import Path
@@ -94,15 +95,24 @@ async def test_stop_ends_a_silent_stream(make_runtime: Any, scripted_server: Any
 def test_sigint_ends_a_silent_stream(tmp_path: Path, scripted_server: Any) -> None:
     scripted_server.queue(Reply(text="some words then nothing", chunk_size=4, stall_after_chunks=2))
     proc = start_run(scripted_server, tmp_path, "hi")
+    assert proc.stdout is not None
+    fd, shown = proc.stdout.fileno(), bytearray()
+
+    def printed() -> bool:
+        with contextlib.suppress(BlockingIOError):
+            shown.extend(os.read(fd, 65536))
+        return b"some" in shown
+
     try:
-        wait_for(lambda: len(scripted_server.requests) == 1, what="the request")
-        time.sleep(1)
+        os.set_blocking(fd, False)
+        wait_for(printed, what="the first words")  # then the provider goes silent
+        os.set_blocking(fd, True)
         stopped_at = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        rest, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert time.monotonic() - stopped_at < 15
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "error: stopped" in err
-    assert out.startswith("some")
+    assert (shown.decode() + rest).startswith("some")
