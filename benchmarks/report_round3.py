@@ -85,9 +85,10 @@ NOTES_ROUND3 = [
     "timer per stream that moves on while chunks arrive, not an `asyncio.timeout` per chunk (in "
     "isolation 7 µs a chunk at load 2 and 26 µs at load 10, against 1 µs for the one timer: 12-50 ms "
     "of a 2,000-chunk answer; `tests/providers/test_idle_watch.py`).",
-    "- **Fast providers: where the time goes.** Wall and CPU times on this machine move by more than "
-    "the targets between runs (each row above says the load average it ran under: at 6-16 on 2 cores "
-    "each runnable thread gets a fraction of a core), so the kernel was also measured in instructions "
+    "- **Fast providers: where the time goes.** Wall and CPU times on a shared 2-core machine move "
+    "by more than the targets between runs (each row above says the load average it ran under: "
+    "at 6-16 on 2 cores each runnable thread gets a fraction of a core), so the kernel was also "
+    "measured in instructions "
     "(callgrind, `python -m benchmarks instructions`: the kernel under valgrind, its clock slowed as "
     "much as valgrind slows it so every time-based window behaves as at native speed). For this "
     "turn, before this round: 6.07 G instructions against 5.39 G for bare litellm (1.127×); after: "

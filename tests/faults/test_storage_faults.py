@@ -164,7 +164,8 @@ def test_newer_schema_with_a_leftover_wal_is_not_checkpointed(tmp_path: Path) ->
 
 
 def test_newer_store_is_refused_in_a_kernel(start_kernel: Any, tmp_path: Path) -> None:
-    """User sees: which version is needed; the file is untouched; no traceback."""
+    """User sees: which version is needed (one line, raised: the cell blocks); the file is
+    untouched; no traceback."""
     db = _filled_db(tmp_path)
     conn = sqlite3.connect(db)
     conn.execute("INSERT INTO schema_version(version) VALUES (?)", (migrations.SCHEMA_VERSION + 1,))
@@ -172,9 +173,10 @@ def test_newer_store_is_refused_in_a_kernel(start_kernel: Any, tmp_path: Path) -
     conn.close()
     before = db.read_bytes()
     kernel = start_kernel()
-    result = kernel.execute("%agent --wait hello")
-    assert result.status == "ok"
-    assert "newer jupyter-agent" in result.stdout and "Traceback" not in result.stdout
+    result = kernel.execute("%agent --wait hello")  # a blocking cell: the problem is raised
+    assert result.status == "error" and result.error is not None
+    assert result.error["ename"] == "AgentRunError"
+    assert "newer jupyter-agent" in result.error["evalue"] and "Traceback" not in result.stdout
     assert db.read_bytes() == before
 
 
