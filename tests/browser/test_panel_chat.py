@@ -105,7 +105,7 @@ def test_stop_says_stopped_once(page: Any, lab: Lab, server: ScriptedServer) -> 
     assert panel_text(panel).count("Stopped") == 1, panel_text(panel)[-300:]
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("theme", ["dark"])  # one theme: the other file-mates cover both
 def test_a_rejection_reason_reaches_the_model(
     page: Any, lab: Lab, server: ScriptedServer, theme: str
 ) -> None:
@@ -129,7 +129,7 @@ def test_a_rejection_reason_reaches_the_model(
     assert "with this feedback: keep the build folder, it is cached" in sent_text(server)
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("theme", ["light"])  # one theme: the other file-mates cover both
 def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedServer, theme: str) -> None:
     panel = open_panel(page, lab, f"slash-{theme}.ipynb")
     set_theme(page, THEMES[theme])
@@ -171,7 +171,7 @@ def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedSe
     assert box.input_value() == ""
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("theme", ["dark"])  # one theme: the other file-mates cover both
 def test_the_active_cell_or_selection_attaches_as_a_chip(
     page: Any, lab: Lab, server: ScriptedServer, theme: str
 ) -> None:
@@ -200,7 +200,7 @@ def test_the_active_cell_or_selection_attaches_as_a_chip(
     assert chip.count() == 0  # sent with the prompt, then gone
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("theme", ["light"])  # one theme: the other file-mates cover both
 def test_the_empty_state_teaches_and_picks_the_model(
     page: Any, lab: Lab, server: ScriptedServer, theme: str
 ) -> None:
