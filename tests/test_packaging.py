@@ -17,10 +17,10 @@ import tarfile
 import zipfile
 from email.message import Message
 from email.parser import Parser
-from importlib import metadata
 from pathlib import Path
 
 import pytest
+from dist_closure import closure, dist_name
 
 # the module builds the sdist and the wheel (a minute): not the fast tier
 pytestmark = pytest.mark.slow
@@ -119,38 +119,17 @@ def test_the_description_has_no_links_a_package_page_would_break(dist: Path) -> 
 
 def test_the_kernel_package_needs_no_jupyter_server(dist: Path) -> None:
     requires = _metadata(dist).get_all("Requires-Dist") or []
-    base = {_name(r) for r in requires if "extra ==" not in r}
-    lab = {_name(r) for r in requires if re.search(r"extra == ['\"]lab['\"]", r)}
+    base = {dist_name(r) for r in requires if "extra ==" not in r}
+    lab = {dist_name(r) for r in requires if re.search(r"extra == ['\"]lab['\"]", r)}
     assert "jupyterlab" in lab and not base & SERVER_SIDE
     # nor does anything they require, as installed here
-    assert not _closure(sorted(base)) & SERVER_SIDE
+    assert not closure(sorted(base)) & SERVER_SIDE
 
 
 def test_the_test_extra_holds_no_proxy_server(dist: Path) -> None:
     """A LiteLLM proxy's server packages are the `proxy` extra, not in every test install."""
     requires = _metadata(dist).get_all("Requires-Dist") or []
-    test = {_name(r) for r in requires if re.search(r"extra == ['\"]test['\"]", r)}
-    proxy = {_name(r) for r in requires if re.search(r"extra == ['\"]proxy['\"]", r)}
+    test = {dist_name(r) for r in requires if re.search(r"extra == ['\"]test['\"]", r)}
+    proxy = {dist_name(r) for r in requires if re.search(r"extra == ['\"]proxy['\"]", r)}
     assert {"fastapi", "apscheduler", "rq", "fastapi-sso"} <= proxy
     assert "pytest" in test and not test & proxy
-
-
-def _name(requirement: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0]).lower()
-
-
-def _closure(names: list[str]) -> set[str]:
-    """These distributions and everything they require (markers of extras left out)."""
-    seen: set[str] = set()
-    todo = list(names)
-    while todo:
-        name = _name(todo.pop())
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            requires = metadata.requires(name) or []
-        except metadata.PackageNotFoundError:
-            continue
-        todo += [r for r in requires if "extra ==" not in r]
-    return seen

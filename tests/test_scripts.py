@@ -22,6 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from dist_closure import closure, dist_name
 
 ROOT = Path(__file__).resolve().parents[1]
 # what install.sh calls besides the stand-ins (chromium is left out on purpose)
@@ -192,7 +193,7 @@ def test_the_quickstart_needs_only_what_start_installs() -> None:
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    wanted = _closure([*project["dependencies"], *extras["lab"], *extras["examples"]])
+    wanted = closure([*project["dependencies"], *extras["lab"], *extras["examples"]])
     nb = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())
     modules = {"matplotlib"}  # the agent's plots (sales.plot) need it
     for cell in nb["cells"]:
@@ -209,30 +210,9 @@ def test_the_quickstart_needs_only_what_start_installs() -> None:
     missing = {
         m
         for m in modules - set(sys.stdlib_module_names)
-        if not {_norm(d) for d in owners.get(m, [])} & wanted
+        if not {dist_name(d) for d in owners.get(m, [])} & wanted
     }
     assert not missing, f"the quickstart imports {missing}, which start.sh does not install"
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _closure(requirements: list[str]) -> set[str]:
-    """Distribution names of these requirements and of everything they require."""
-    seen: set[str] = set()
-    todo = [re.split(r"[\s<>=!~;\[(]", r, maxsplit=1)[0] for r in requirements]
-    while todo:
-        name = _norm(todo.pop())
-        if name in seen:
-            continue
-        seen.add(name)
-        try:
-            requires = metadata.requires(name) or []
-        except metadata.PackageNotFoundError:
-            continue
-        todo += [re.split(r"[\s<>=!~;\[(]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r]
-    return seen
 
 
 def test_start_installs_notebook_7() -> None:

@@ -27,13 +27,9 @@ from jupyter_agent.tools.bash_parse import (
     SimpleCommand,
     parse,
 )
+from jupyter_agent.tools.bash_programs import names
 
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-FILE_COMMANDS = _names(
+FILE_COMMANDS = names(
     "cd pushd rm rmdir cp mv mkdir touch chmod chown chgrp ln cat tac tee truncate dd "
     "install rsync head tail less more source . find ls grep egrep fgrep rg sed awk sort "
     "diff wc stat shred unlink split csplit zip unzip tar git"
@@ -45,7 +41,7 @@ FIRST_IS_NOT_A_PATH = {
 """Leading operands that are not paths (a mode, an owner, a pattern or script)."""
 HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/", "-")
 
-READERS = _names(
+READERS = names(
     "ls cat tac head tail wc pwd echo printf grep egrep fgrep rg file stat du df tree which "
     "type whoami id date uname printenv cut tr cmp basename dirname realpath readlink nl od "
     "true false test [ column md5sum sha1sum sha256sum cd seq jq diff sort uniq find git : "
@@ -63,7 +59,7 @@ WRITING_OPTIONS = {
     "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html into every folder
     "git": ("--output", "--ext-diff", "-O", "--open-files-in-pager", "-c", "--exec-path", "--upload-pack"),
 }
-GIT_READERS = _names("status diff log show blame ls-files rev-parse grep shortlog describe ls-tree cat-file")
+GIT_READERS = names("status diff log show blame ls-files rev-parse grep shortlog describe ls-tree cat-file")
 
 
 def patterns(parsed: ParsedCommand) -> list[str]:
@@ -222,13 +218,13 @@ def _command_writes(cmd: SimpleCommand) -> str | None:
     return None
 
 
-INTERPRETERS = _names(
+INTERPRETERS = names(
     "python python3 perl ruby node nodejs deno bun php lua luajit Rscript R julia awk gawk mawk "
     "nawk sed gsed expect tclsh wish osascript pwsh"
 )
 """Programs that run code from their arguments: a rule cannot see what that code runs."""
 UNWRAPPED = READERS | FILE_COMMANDS | WRAPPERS | SHELLS | STRING_RUNNERS | frozenset(RUN_SUBCOMMANDS)
-UNWRAPPED |= _names(
+UNWRAPPED |= names(
     "eval alias trap mapfile readarray ssh autossh scp sftp script fd fdfind tar rsync zip rm "
     "rmdir mkdir touch cp mv ln kill sleep exit return set shopt local declare export unset read"
 )

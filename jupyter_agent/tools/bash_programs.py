@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from jupyter_agent.tools.bash_words import SimpleCommand, Word
 
 
-def _names(text: str) -> frozenset[str]:
+def names(text: str) -> frozenset[str]:
+    """Program names written as one space-separated string."""
     return frozenset(text.split())
 
 
-WRAPPERS = _names(
+WRAPPERS = names(
     "env command builtin exec nohup time nice ionice timeout stdbuf sudo doas xargs setsid "
     "chrt taskset unbuffer strace ltrace flock caffeinate busybox parallel then do else coproc "
     "unshare chroot nsenter runuser setpriv firejail systemd-run dbus-run-session xvfb-run "
@@ -26,12 +27,12 @@ WRAPPERS = _names(
     "prlimit catchsegv valgrind ssh-agent chronic ifne entr rlwrap nocache eatmydata watch sg"
 )
 """Commands that run the command given in their arguments (docs/security.md lists them)."""
-SHELLS = _names("sh bash zsh dash ksh mksh ash fish su rbash")
+SHELLS = names("sh bash zsh dash ksh mksh ash fish su rbash")
 STRING_RUNNERS = frozenset({"eval"})
 """Commands that join their arguments and run them as shell text."""
-TEXT_WRAPPERS = _names("watch parallel sg")
+TEXT_WRAPPERS = names("watch parallel sg")
 """Wrappers whose arguments are also shell text (``watch 'rm …'``, ``parallel 'rm {}' ::: x``)."""
-DASH_C = _names("script runuser flock")
+DASH_C = names("script runuser flock")
 """Wrappers whose ``-c``/``--command`` value is shell text."""
 RUN_SUBCOMMANDS = {
     "uv": "run", "poetry": "run", "pipenv": "run", "conda": "run", "mamba": "run", "pixi": "run",
@@ -50,13 +51,13 @@ COMMAND_OPTIONS = {
     "less": ("--lesskey-src",),
 }  # fmt: skip
 """Options whose value a program runs as a command (``tar --checkpoint-action=exec=…``)."""
-COMMAND_VARS = _names(
+COMMAND_VARS = names(
     "GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER MANPAGER SYSTEMD_PAGER GIT_EDITOR EDITOR VISUAL "
     "GIT_SEQUENCE_EDITOR GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS GIT_PROXY_COMMAND "
     "PROMPT_COMMAND PS0 PS1 PS2 PS4 LESSOPEN LESSCLOSE RSYNC_RSH BROWSER"
 )
 """Variables whose value a program runs as a command: parsed like ``bash -c``."""
-CODE_VARS = _names(
+CODE_VARS = names(
     "LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV SHELLOPTS BASHOPTS GIT_DIR GIT_EXEC_PATH "
     "GIT_TEMPLATE_DIR GIT_ALLOW_PROTOCOL GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM "
     "GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT TAR_OPTIONS PYTHONSTARTUP PERL5OPT RUBYOPT NODE_OPTIONS"
