@@ -148,9 +148,12 @@ async def test_server_killed_mid_call(mcp_runtime: Any, scripted_server: Any, tm
 
     def killer() -> None:
         deadline = time.time() + 60
-        while not pid_file.exists() and time.time() < deadline:
+        while time.time() < deadline:  # the file may exist before its pid is written
+            text = pid_file.read_text().strip() if pid_file.exists() else ""
+            if text:
+                os.kill(int(text), signal.SIGKILL)
+                return
             time.sleep(0.05)
-        os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
     threading.Thread(target=killer, daemon=True).start()
     started = time.time()
