@@ -176,3 +176,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or any(item.get_closest_marker(m) for m in SLOW_MARKERS)
         ):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def mcp_runtime(make_runtime: Any) -> Iterator[Any]:
+    """``make_runtime`` whose MCP servers are stopped at the end of the test."""
+    made: list[Any] = []
+
+    def make(**overrides: Any) -> Any:
+        runtime = make_runtime(**overrides)
+        runtime.generate_titles = False
+        made.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in made:
+        manager = runtime.services.mcp
+        if manager is not None:
+            manager.close()

@@ -8,11 +8,13 @@ completed or failed tool results. A case takes it before the fault and passes it
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import shutil
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +131,17 @@ def one_message(result: Any) -> str:
         shown += error["evalue"]
     assert "Traceback" not in shown + result.stderr, result
     return str(shown)
+
+
+async def stop_once(runtime: Any, task: Any, seen: Callable[[Any], bool], wait: float = 60) -> float:
+    """Once an event shows ``seen`` (and half a second more), Stop: the seconds the run took to end."""
+    deadline = time.monotonic() + wait
+    while not any(seen(e) for e in runtime.events):
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    stopped_at = time.monotonic()
+    runtime.stop()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return time.monotonic() - stopped_at

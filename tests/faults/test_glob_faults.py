@@ -9,7 +9,6 @@ big tree ends at once on Stop or Ctrl-C.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 from cli_process import start_run, wait_for
-from faults_support import parts
+from faults_support import parts, stop_once
 from scripted_server import Reply, ToolCall
 
 from jupyter_agent.core.messages import ToolPart
@@ -112,19 +111,11 @@ async def test_stop_ends_a_long_walk(
     monkeypatch.setattr(glob_tool, "walk_files", crawling)
     scripted_model.queue(Reply(tool_calls=[ToolCall("glob", json.dumps({"pattern": EVIL}))]))
     task = asyncio.create_task(runtime.prompt("find"))
-    deadline = time.monotonic() + 30
-    while not any(
-        e.type == "part.updated" and isinstance(e.part, ToolPart) and e.part.state.status == "running"
-        for e in runtime.events
-    ):
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)
-    stopped_at = time.monotonic()
-    runtime.stop()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - stopped_at < 10  # the walk had 40 s to go
+
+    def running(e: Any) -> bool:
+        return e.type == "part.updated" and isinstance(e.part, ToolPart) and e.part.state.status == "running"
+
+    assert await stop_once(runtime, task, running, wait=30) < 10  # the walk had 40 s to go
     await asyncio.sleep(1)
     so_far = len(walked)
     await asyncio.sleep(1)

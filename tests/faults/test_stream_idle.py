@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from cli_process import start_run, wait_for
+from faults_support import stop_once
 from scripted_server import Reply
 
 from jupyter_agent.config import ConfigError, load_config
@@ -77,18 +78,11 @@ async def test_stop_ends_a_silent_stream(make_runtime: Any, scripted_server: Any
     scripted_server.queue(Reply(text="some words then nothing", chunk_size=4, stall_after_chunks=2))
     runtime = make_runtime()
     task = asyncio.create_task(runtime.prompt("hi"))
-    deadline = time.monotonic() + 60
-    while not any(
-        e.type == "part.updated" and getattr(e.part, "text", "").startswith("some") for e in runtime.events
-    ):
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)
-    stopped_at = time.monotonic()
-    runtime.stop()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - stopped_at < 10  # the silence had 120 s to go
+
+    def words(e: Any) -> bool:
+        return e.type == "part.updated" and getattr(e.part, "text", "").startswith("some")
+
+    assert await stop_once(runtime, task, words) < 10  # the silence had 120 s to go
     assert _text(runtime, runtime.latest_session().id).startswith("some")
 
 

@@ -21,21 +21,3 @@ def http_server() -> Iterator[Any]:
     yield start
     for server in started:
         server.stop()
-
-
-@pytest.fixture
-def mcp_runtime(make_runtime: Any) -> Iterator[Any]:
-    """``make_runtime`` whose MCP servers are stopped at the end of the test."""
-    made: list[Any] = []
-
-    def make(**overrides: Any) -> Any:
-        runtime = make_runtime(**overrides)
-        runtime.generate_titles = False
-        made.append(runtime)
-        return runtime
-
-    yield make
-    for runtime in made:
-        manager = runtime.services.mcp
-        if manager is not None:
-            manager.close()

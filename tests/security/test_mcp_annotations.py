@@ -30,22 +30,6 @@ def fs_runtime(mcp_runtime: Any) -> Any:
     return make
 
 
-@pytest.fixture
-def mcp_runtime(make_runtime: Any) -> Any:
-    made: list[Any] = []
-
-    def make(**overrides: Any) -> Any:
-        runtime = make_runtime(**overrides)
-        runtime.generate_titles = False
-        made.append(runtime)
-        return runtime
-
-    yield make
-    for runtime in made:
-        if runtime.services.mcp is not None:
-            runtime.services.mcp.close()
-
-
 async def _call(runtime: Any, model: Any, tool: str, agent: str = "build", **args: Any) -> Any:
     await runtime.start_mcp()
     return await run_tool(runtime, model, tool, agent=agent, **args)
