@@ -21,12 +21,12 @@ from mcp_support import stdio_server
 pytestmark = pytest.mark.kernel
 
 HEAVY = ("litellm", "openai", "mcp", "httpx", "aiohttp", "tiktoken", "anywidget", "ipywidgets", "tokenizers")
-RECORDED_LOAD = """
+RECORDED_LOAD = f"""
 import json as _json, sys as _sys, threading as _threading
 class _Recorder:  # notes each import of a heavy package that the kernel's own thread makes
     seen = []
     def find_spec(self, name, path=None, target=None):
-        if _threading.current_thread() is _threading.main_thread() and name.split(".")[0] in {heavy!r}:
+        if _threading.current_thread() is _threading.main_thread() and name.split(".")[0] in {set(HEAVY)!r}:
             self.seen.append(name)
         return None
 _recorder = _Recorder()
@@ -34,7 +34,7 @@ _sys.meta_path.insert(0, _recorder)
 get_ipython().run_line_magic("load_ext", "jupyter_agent")
 _sys.meta_path.remove(_recorder)
 print(_json.dumps(sorted(set(_recorder.seen))))
-""".format(heavy=set(HEAVY))
+"""
 AFTER_WARMUP = """
 import json, sys, threading
 from jupyter_agent.kernel import warmup
@@ -73,7 +73,9 @@ def test_load_ext_with_mcp_servers_is_fast_and_starts_nothing(tmp_path: Path, sc
     kernel = _kernel(tmp_path, scripted_server)
     result = kernel.execute(RECORDED_LOAD)
     assert result.status == "ok", result.error
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == [], "%load_ext imported a heavy package itself"
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [], (
+        "%load_ext imported a heavy package itself"
+    )
     try:
         state = json.loads(kernel.execute(AFTER_WARMUP).stdout)
         assert state["done"] is True
