@@ -180,11 +180,9 @@ class _StopOnSignals:
 
 async def _run(args: argparse.Namespace) -> int:
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
-    from jupyter_agent.agent.agents import UnknownAgent
     from jupyter_agent.agent.workspace import ConfigurationError
     from jupyter_agent.run_checks import run_problem
-    from jupyter_agent.storage.lease import SessionBusyError
-    from jupyter_agent.storage.sqlite_store import SessionNotFound, StoreError, StoreWaitStopped
+    from jupyter_agent.storage.sqlite_store import StoreError, StoreWaitStopped
 
     problem = run_problem(args)
     if problem is not None:
@@ -216,15 +214,6 @@ async def _run(args: argparse.Namespace) -> int:
         )
         if stopper.hit:  # the abort event ended the step before the cancellation arrived
             raise asyncio.CancelledError
-    except ConfigurationError as exc:
-        print(f"error: {exc.for_cli}", file=sys.stderr)
-        return EXIT_USAGE
-    except (SessionNotFound, UnknownAgent) as exc:  # names the user typed; any other KeyError is a bug
-        print(f"error: {exc.args[0]}", file=sys.stderr)
-        return EXIT_USAGE
-    except SessionBusyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
     except (asyncio.CancelledError, StoreWaitStopped) as stop:  # SIGTERM or Ctrl-C
         waited = isinstance(stop, StoreWaitStopped)
         try:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from jupyter_agent import system_config
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.core import nesting
+from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
 PROJECT_FILE = "jupyter-agent.json"
@@ -31,7 +32,7 @@ _LAYERS = ("defaults", "environment", "flags")
 Action = Literal["allow", "ask", "deny"]
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageFailure, ValueError):
     """A config file or value is invalid; the message names the file and the key."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from jupyter_agent.core.cost import CostTotal
+from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.messages import TextPart, ToolPart
 from jupyter_agent.failures import UsageProblem
 from jupyter_agent.session.export import SessionExport
@@ -101,8 +102,6 @@ def _read_export(file: str) -> str:
 def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
     """``build_runtime``: the CLI's (it reads ``--notebook``)."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
-    from jupyter_agent.agent.revert import RevertError
-    from jupyter_agent.session.fork import MessageNotFound
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
@@ -168,8 +167,8 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
                     elif isinstance(p, ToolPart):
                         print(f"[tool {p.tool}: {p.state.status}]")
         return 0
-    except (SessionNotFound, RevertError, MessageNotFound) as exc:  # names the user typed; not any KeyError
+    except UsageFailure as exc:  # a name the user typed, a revert that cannot be done; not any KeyError
         moved = " (it may be in the damaged store that was just moved aside)"
         extra = moved if isinstance(exc, SessionNotFound) and runtime.store.notice else ""
-        print(f"error: {exc.args[0] if exc.args else exc}{extra}", file=sys.stderr)
-        return 2
+        print(f"error: {exc.for_user(cli=True)}{extra}", file=sys.stderr)
+        return exc.exit_code

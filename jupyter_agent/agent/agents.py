@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.core.errors import NameNotFound
+
 Mode = Literal["primary", "subagent", "hidden"]
 
 EDIT_TOOLS = frozenset({"write", "edit", "notebook_edit"})
@@ -21,11 +23,10 @@ READ_ONLY_TOOLS = frozenset(
 )
 
 
-class UnknownAgent(KeyError):
+class UnknownAgent(NameNotFound):
     """An agent name that does not exist or cannot take prompts; the message lists the agents."""
 
-    def __str__(self) -> str:  # KeyError would show the message in quotes
-        return str(self.args[0]) if self.args else "unknown agent"
+    missing = "unknown agent"
 
 
 class AgentInfo(BaseModel):

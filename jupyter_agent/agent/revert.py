@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.agent.outside import external_pattern, refused_paths
+from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from jupyter_agent.agent.sessions import SessionService
 
 
-class RevertError(Exception):
+class RevertError(UsageFailure):
     """A revert that cannot be done; the message says why."""
 
 

@@ -20,6 +20,7 @@ from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config, output_token_max_from_env
 from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX
 from jupyter_agent.core.bus import Bus
+from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.mcp.tools import attach
 from jupyter_agent.providers.models import (
@@ -36,12 +37,15 @@ from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
 
 
-class ConfigurationError(Exception):
+class ConfigurationError(UsageFailure):
     """No model configured: the message says how to set one (``for_cli`` in a terminal)."""
 
     def __init__(self, message: str, for_cli: str | None = None) -> None:
         super().__init__(message)
         self.for_cli = for_cli or message
+
+    def for_user(self, *, cli: bool = False) -> str:
+        return self.for_cli if cli else str(self)
 
 
 NO_MODEL = (

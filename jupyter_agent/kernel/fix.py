@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jupyter_agent.context.truncate import truncate_output
+from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.fence import fence
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.kernel.cell_errors import CellError, CellErrors
@@ -28,7 +29,7 @@ SKIP = frozenset({"In", "Out", "get_ipython", "exit", "quit", "display"})
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class NothingToFix(ValueError):
+class NothingToFix(UsageFailure, ValueError):
     """No failed cell matches: the message says which and what to do."""
 
 

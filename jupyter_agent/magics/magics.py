@@ -117,19 +117,11 @@ class AgentMagics(Magics):
     def _guard(self, action: Any, blocking: bool, no_raise: bool = False) -> None:
         """Expected problems (no model, unknown session…) print guidance, not a traceback;
         in a blocking cell they raise it as one line, so a headless runner stops there."""
-        # %load_ext imports this module: the agent definitions and the store load on the first failure
-        from jupyter_agent.agent.agents import UnknownAgent
-        from jupyter_agent.session.fork import MessageNotFound
-        from jupyter_agent.storage.sqlite_store import SessionNotFound
-
         try:
             action()
         except AgentRunError:
             raise
-        # names the user typed (a session, an agent, a message); any other KeyError is a bug
-        except (SessionNotFound, UnknownAgent, MessageNotFound) as exc:
-            self._problem(str(exc), blocking, no_raise)
-        except Exception as exc:  # the CLI's list: config, store, a file that cannot be written
+        except Exception as exc:  # the CLI's rule: a JupyterAgentError, or a file that cannot be written
             explained = explain(exc)
             if explained is None or debug_enabled():
                 raise

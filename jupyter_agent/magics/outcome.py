@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from jupyter_agent.core.errors import JupyterAgentError
+
 if TYPE_CHECKING:  # %load_ext imports this module: the message models load with the first run
     from jupyter_agent.core.messages import MessageWithParts
 
 
-class AgentRunError(Exception):
+class AgentRunError(JupyterAgentError):
     """An agent run in a blocking cell failed, was stopped, or hit its step cap or budget."""
 
     def __init__(self, message: str) -> None:

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from jupyter_agent.agent.agents import PROMPTABLE
+from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.magics.help_text import SUBCOMMANDS, USAGE
 
 EXPORT_FORMATS = ("json", "md", "ipynb")
@@ -28,7 +29,7 @@ _CELL_REF = re.compile(r"^(?:\[?\d+\]?|(?=[\w-]*[\d-])[\w-]{4,64})$")
 """An execution count (``3``, ``[3]``) or a notebook cell id (has a digit or a dash)."""
 
 
-class UsageError(ValueError):
+class UsageError(UsageFailure, ValueError):
     """Bad arguments; the message is the problem followed by the full usage text."""
 
 

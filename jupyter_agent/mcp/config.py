@@ -13,11 +13,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from jupyter_agent.core.errors import UsageFailure
+
 ENV_REF = re.compile(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_TIMEOUT = 30.0
 
 
-class McpConfigError(ValueError):
+class McpConfigError(UsageFailure, ValueError):
     """A server's settings cannot be used (a referenced variable is missing)."""
 
 

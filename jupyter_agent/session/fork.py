@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from jupyter_agent.core import ids
+from jupyter_agent.core.errors import NameNotFound
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -18,11 +19,10 @@ from jupyter_agent.core.messages import (
 )
 
 
-class MessageNotFound(KeyError):
+class MessageNotFound(NameNotFound):
     """A message id the user typed that the session does not have."""
 
-    def __str__(self) -> str:  # KeyError would show the message in quotes
-        return str(self.args[0]) if self.args else "message not found"
+    missing = "message not found"
 
 
 def fork_title(title: str, existing: list[str]) -> str:

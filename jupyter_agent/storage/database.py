@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.storage import lock_wait, migrations
 
 BUSY_TIMEOUT_MS = lock_wait.POLL_MS
@@ -33,7 +34,7 @@ _MAGIC = b"SQLite format 3\x00"
 T = TypeVar("T")
 
 
-class StoreError(RuntimeError):
+class StoreError(JupyterAgentError, RuntimeError):
     """The session store cannot be used; the message names the file and what to do."""
 
 

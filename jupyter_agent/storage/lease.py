@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass
 
 from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.storage.database import Database
 
 TTL_MS = 30_000
@@ -30,7 +31,7 @@ START_SLACK_MS = 2_000
 """The boot time in ``/proc/stat`` has whole seconds: a start this close to a renewal counts as before."""
 
 
-class SessionBusyError(RuntimeError):
+class SessionBusyError(JupyterAgentError, RuntimeError):
     """Another live process is running this session; the message names its pid."""
 
     def __init__(self, session_id: str, pid: int, host: str, silent_s: int = 0) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.cost import CostTotal
+from jupyter_agent.core.errors import NameNotFound
 from jupyter_agent.core.messages import (
     AnyMessage,
     AnyPart,
@@ -77,11 +78,10 @@ def _close_open_stores() -> None:
             store.close()
 
 
-class SessionNotFound(KeyError):
+class SessionNotFound(NameNotFound):
     """An unknown session id; the message lists close matches."""
 
-    def __str__(self) -> str:  # KeyError would show the message in quotes
-        return str(self.args[0]) if self.args else "session not found"
+    missing = "session not found"
 
 
 def _row(part: AnyPart, stamp: int) -> tuple[Any, ...]:

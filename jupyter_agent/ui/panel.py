@@ -18,8 +18,8 @@ from pydantic import ValidationError
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
-from jupyter_agent.config import ConfigError
 from jupyter_agent.core import unicode
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
 from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.completions import complete
@@ -27,7 +27,6 @@ from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
-from jupyter_agent.storage.sqlite_store import StoreError
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
@@ -67,8 +66,8 @@ class PanelConnection:
         try:
             runtime = self.agent.refresh()
             session_id = self.agent.current_session()
-        except (ConfigurationError, ConfigError, StoreError) as exc:
-            self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=str(exc)))
+        except JupyterAgentError as exc:  # no model, a broken file, a store that cannot be used
+            self._send(wire.HelloMsg(session_id="", sessions=[], busy=False, problem=exc.for_user()))
             return
         if self in self.agent.panels:  # the panel that greeted last edits for ``%agent`` cells
             self.agent.panels.remove(self)
@@ -196,8 +195,8 @@ class PanelConnection:
     def handle(self, request: wire.PanelRequest) -> None:
         try:
             self._handle_request(request)
-        except (ConfigurationError, ConfigError) as exc:  # no model, a broken file: say what to do
-            self.stream.notice(str(exc), "error")
+        except JupyterAgentError as exc:  # no model, a broken file, an unknown session: what to do
+            self.stream.notice(exc.for_user(), "error")
 
     def _handle_request(self, request: wire.PanelRequest) -> None:
         runtime = self.agent.runtime
