@@ -30,7 +30,7 @@ from benchmarks.common import Reply, ScriptedServer, kernel_env
 
 CHARS = 16_000
 CHUNKS = 2_000
-ROUNDS = 9
+ROUNDS = 15
 HELPERS = """
 import asyncio, json, time
 import litellm

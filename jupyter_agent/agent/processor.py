@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from jupyter_agent.agent.assembler import PartAssembler, PartWrite
 from jupyter_agent.agent.executor import DOOM_LOOP_THRESHOLD, run_tool_calls
+from jupyter_agent.agent.gil_turns import short_gil_turns
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.tool_runner import ToolRunner, abort_unfinished
 from jupyter_agent.core.clock import now_ms
@@ -78,13 +79,14 @@ class StepProcessor:
         feed, write, clock = self.parts.feed, self._write, time.monotonic
         turn_ends = clock() + SLICE_S
         try:
-            async for event in stream:
-                write(feed(event))
-                if event.type == "finish-step":
-                    self._finished()
-                if clock() >= turn_ends:
-                    await _let_others_run()
-                    turn_ends = clock() + SLICE_S
+            with short_gil_turns():
+                async for event in stream:
+                    write(feed(event))
+                    if event.type == "finish-step":
+                        self._finished()
+                    if clock() >= turn_ends:
+                        await _let_others_run()
+                        turn_ends = clock() + SLICE_S
         except asyncio.CancelledError:
             self._abort()
             raise
