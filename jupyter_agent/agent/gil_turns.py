@@ -28,7 +28,8 @@ _saved = 0.0
 @contextmanager
 def short_gil_turns() -> Iterator[None]:
     """Shorten the switch interval for the duration; nested and concurrent streams (sub-agents,
-    a panel prompt beside a cell's) share one saved value, restored by the last to end."""
+    a panel prompt beside a cell's) share one saved value, restored by the last to end (a value
+    set by other code while a stream runs is replaced by the one from before the stream)."""
     global _streams, _saved
     with _lock:
         if _streams == 0:
