@@ -89,7 +89,9 @@ async def test_timeout_kills_the_process_group(call: Call, root: Path) -> None:
 
 async def test_children_get_sigterm_before_sigkill(call: Call) -> None:
     script = "(trap 'echo child-cleanup; exit 0' TERM; sleep 30 & wait) & wait"
-    result = await call(BashTool(), command=script, timeout=300)
+    # the timeout must come after the subshell set its trap: under load (and the sandbox's start)
+    # 300 ms was sometimes before it, and the subshell died of the TERM it was about to trap
+    result = await call(BashTool(), command=script, timeout=3000)
     assert "child-cleanup" in result.output
 
 
