@@ -78,11 +78,12 @@ async def test_rejected_command_never_runs(call: Call, root: Path, rec: Recorder
 async def test_timeout_kills_the_process_group(call: Call, root: Path) -> None:
     started = time.monotonic()
     sleep = unique_sleep(30)
-    result = await call(BashTool(), command=f"{sleep} & echo begun; wait", timeout=500)
+    # long enough for the sandbox to start and echo under load, far short of the 30 s sleep
+    result = await call(BashTool(), command=f"{sleep} & echo begun; wait", timeout=2000)
     assert time.monotonic() - started < 15  # not the 30 s sleep (room for a loaded machine)
     assert result.output.startswith("begun\n")
     assert result.output.endswith(
-        "<bash_metadata>\nbash tool terminated command after exceeding timeout 500 ms\n</bash_metadata>"
+        "<bash_metadata>\nbash tool terminated command after exceeding timeout 2000 ms\n</bash_metadata>"
     )
     assert await wait_gone(sleep)
 
