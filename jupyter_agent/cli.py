@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from jupyter_agent import __version__
 from jupyter_agent.core import cost
 from jupyter_agent.core.clock import now_ms
+from jupyter_agent.core.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
 from jupyter_agent.core.redaction import RedactingWriter
-from jupyter_agent.failures import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, explain
+from jupyter_agent.failures import explain
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.providers.retry import describe_wait

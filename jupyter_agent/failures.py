@@ -12,16 +12,7 @@ from __future__ import annotations
 import errno
 from typing import NamedTuple
 
-from jupyter_agent.core.errors import (
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_USAGE,
-    JupyterAgentError,
-    UsageFailure,
-)
-
-__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "Explained", "UsageProblem", "explain"]
+from jupyter_agent.core.errors import EXIT_FAILED, JupyterAgentError, UsageFailure
 
 
 class UsageProblem(UsageFailure):
