@@ -118,9 +118,8 @@ class Printer:
             print(f"error: {event.error.message}", file=sys.stderr)
 
 
-def _print_notices(runtime: Any, session_id: str, model: str) -> None:
-    for notice in runtime.take_notices(session_id, model):
-        print(f"note: {notice}", file=sys.stderr)
+def _print_notice(notice: str, level: str = "info") -> None:
+    print(f"note: {notice}", file=sys.stderr)
 
 
 def print_cost(recorder: Recorder, session_id: str, as_json: bool) -> None:
@@ -181,7 +180,7 @@ class _StopOnSignals:
 
 async def _run(args: argparse.Namespace) -> int:
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
-    from jupyter_agent.agent.workspace import ConfigurationError
+    from jupyter_agent.agent import send
     from jupyter_agent.run_checks import run_problem
     from jupyter_agent.storage.sqlite_store import StoreError, StoreWaitStopped
 
@@ -200,19 +199,14 @@ async def _run(args: argparse.Namespace) -> int:
     stopper = _StopOnSignals(runtime)
     stopper.install()
     try:
-        model = runtime.model_for(args.model, args.agent)
-        problem = runtime.preflight(model, cli=True)
+        problem = send.problem(runtime, args.model, args.agent, cli=True)
         if problem is not None:
             print(problem, file=sys.stderr)
             return EXIT_USAGE
-        runtime.settings(model)  # notices about the model (unknown limits) before the request
         await runtime.store.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
-        await runtime.start_mcp()  # an MCP server that fails to start is told before the request
-        _print_notices(runtime, session_id, model)
-        session_id = await runtime.prompt(
-            args.prompt, session_id=session_id, agent=args.agent, model=args.model
-        )
+        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model)
+        session_id = await send.send(runtime, prompt, _print_notice, cli=True)
         if stopper.hit:  # the abort event ended the step before the cancellation arrived
             raise asyncio.CancelledError
     except (asyncio.CancelledError, StoreWaitStopped) as stop:  # SIGTERM or Ctrl-C
@@ -227,11 +221,8 @@ async def _run(args: argparse.Namespace) -> int:
             print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        try:
-            model = runtime.model_for(args.model, args.agent)
-        except ConfigurationError:
-            model = ""
-        _print_notices(runtime, session_id or "", model)
+        for notice in runtime.take_notices(session_id or "", None):  # what the run itself queued
+            _print_notice(notice)
     recorder = runtime.recorder(session_id)
     window = recorder.window()
     last = next((m.info for m in reversed(window) if isinstance(m.info, AssistantMessage)), None)
@@ -251,7 +242,7 @@ async def _compact(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     sid = session_id if isinstance(session_id, str) else session_id.id
     runtime.bus.subscribe(Printer(False))
-    await runtime.compact(sid, args.model)
+    await runtime.compact(sid, runtime.resolve_model(args.model))
     last = runtime.recorder(sid).window()[-1].info
     if isinstance(last, AssistantMessage) and last.error is not None:
         return EXIT_FAILED

@@ -281,9 +281,9 @@ def test_the_workspace_ignores_a_model_flag_when_the_model_is_locked(tmp_path: P
         runtime = build_runtime(
             config=cfg, store=store, project_root=tmp_path / "proj", working_dir=tmp_path / "proj"
         )
-        assert runtime.model_for("openai/gpt-5") == ADMIN["model"]
-        assert runtime.model_for(ADMIN["model"]) == ADMIN["model"]
-        notices = runtime.take_notices("s", ADMIN["model"])
+        assert runtime.resolve_model("openai/gpt-5").name == ADMIN["model"]
+        assert runtime.resolve_model(ADMIN["model"]).name == ADMIN["model"]
+        notices = runtime.take_notices("s", None)
         assert len(notices) == 1 and "model (from --model openai/gpt-5)" in notices[0]
         assert str(tmp_path / "etc" / "config.json") in notices[0]
     finally:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.config import AgentConfig
 from jupyter_agent.core.errors import NameNotFound
 
 Mode = Literal["primary", "subagent", "hidden"]
@@ -140,16 +141,18 @@ SUBTASK_AGENTS = tuple(name for name, info in BUILTIN.items() if info.mode == "s
 """The agents ``@name …`` runs as a subtask (the ``task`` tool's ``subagent_type``)."""
 
 
-def get_agent(name: str, overrides: dict[str, Any] | None = None) -> AgentInfo:
+def get_agent(name: str, config: AgentConfig | None = None) -> AgentInfo:
     """The agent ``name`` with config ``agent.<name>`` applied; unknown names raise."""
     if name not in BUILTIN:
         raise UnknownAgent(f"Unknown agent '{name}'. Available agents: {', '.join(PROMPTABLE)}")
     info = BUILTIN[name]
-    if not overrides:
+    if config is None:
         return info
-    update = {k: v for k, v in overrides.items() if k in {"model", "prompt", "steps"} and v}
-    if overrides.get("permission"):
-        update["permission"] = {**info.permission, **overrides["permission"]}
+    update: dict[str, Any] = {
+        k: v for k, v in config.model_dump(include={"model", "prompt", "steps"}).items() if v
+    }
+    if config.permission:
+        update["permission"] = {**info.permission, **config.permission}
     return info.model_copy(update=update)
 
 

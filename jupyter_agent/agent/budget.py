@@ -56,5 +56,5 @@ def crossed(
 def stop(loop: AgentLoop, user: MessageWithParts, text: str, answer: AssistantMessage | None) -> None:
     """End the run with ``text`` on the last answer (or a new one when no step ran)."""
     error = MessageError(name="aborted", message=text, metadata={"budget": True})
-    answer = answer or error_answer(user.info, loop.settings.model)
+    answer = answer or error_answer(user.info, loop.settings.model.name)
     end_with_error(loop.recorder, answer, error)

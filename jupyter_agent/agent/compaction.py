@@ -95,17 +95,14 @@ class CompactionRunner:
     def _model_and_prompt(self) -> tuple[str, str]:
         """``compaction.model`` / ``agent.compaction.{model,prompt}`` from config, else defaults."""
         s = self.settings
-        override = s.agent_overrides.get("compaction") or {}
-        model = s.compaction_model or override.get("model") or s.model
-        return model, override.get("prompt") or load_prompt("compaction")
+        configured = s.agents.get("compaction")
+        return s.compaction_model(), (configured.prompt if configured else None) or load_prompt("compaction")
 
     async def _run(self) -> Literal["continue", "stop"]:
         s = self.settings
         history, previous, replay = ctx.split_for_summary(self._before(), self.part.replay_id)
-        budget = s.preserve_recent_tokens or ctx.preserve_recent_budget(
-            usable(s.context_limit, s.input_limit, s.output_limit, s.reserved, s.output_token_max)
-        )
-        tail_id = ctx.select_tail(history, s.tail_turns, budget, self.counter)
+        budget = s.compaction.preserve_recent_tokens or ctx.preserve_recent_budget(usable(s.model))
+        tail_id = ctx.select_tail(history, s.compaction.tail_turns, budget, self.counter)
         cut = next((i for i, m in enumerate(history) if m.info.id == tail_id), len(history))
         update = {"tail_start_id": tail_id, "replay_id": replay.info.id if replay else None}
         self.recorder.part(self.part.model_copy(update=update))

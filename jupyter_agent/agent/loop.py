@@ -25,7 +25,8 @@ from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.step import StepDeps, model_step
 from jupyter_agent.agent.subtask import run_subtask
 from jupyter_agent.agent.tool_runner import ToolEnv
-from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, is_overflow
+from jupyter_agent.config import AgentConfig, CompactionConfig
+from jupyter_agent.context.overflow import is_overflow
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
@@ -40,6 +41,7 @@ from jupyter_agent.core.messages import (
     ToolPart,
     UserMessage,
 )
+from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.prompts import load_prompt
 
 log = logging.getLogger(__name__)
@@ -49,32 +51,43 @@ DEFAULT_MAX_STEPS = 100
 
 @dataclass
 class LoopSettings:
-    """Per-run knobs resolved from config, the model and the caller."""
+    """Per-run knobs: the resolved model and the config sections a run reads, typed."""
 
-    model: str
+    model: ResolvedModel
+    """The run's model, resolved once (``Workspace.resolve_model``): name, window, flags."""
     system: Callable[[AgentInfo], str]
     """Builds the system prompt for an agent (agent prompt, environment, instructions)."""
-    context_limit: int
-    input_limit: int | None
-    output_limit: int | None
-    auto_compact: bool = True
-    prune: bool = True
-    reserved: int | None = None
-    output_token_max: int = OUTPUT_TOKEN_MAX
-    tail_turns: int = 2
-    preserve_recent_tokens: int | None = None
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
+    agents: dict[str, AgentConfig] = field(default_factory=dict)
+    """``agent.<name>`` from config: model, prompt, steps, options per agent."""
     max_steps: int | None = None
-    supports_vision: bool = False
-    media_in_tool_results: bool = False
+    """``steps`` from config (an agent's own ``steps`` wins; else ``DEFAULT_MAX_STEPS``)."""
     api_base: str | None = None
     api_key: str | None = None
-    agent_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
-    compaction_model: str | None = None
     options: Callable[[str, str], dict[str, Any]] | None = None
     """litellm call arguments for (model, agent): ``models.<id>.options`` + ``agent.<name>.options``."""
     budget: Budget | None = None
     model_locked: bool = False
     """The admin's file locks ``model``: a prompt's own model (a flag, an older message) is not used."""
+    _agents: dict[str, AgentInfo] = field(default_factory=dict, repr=False)
+
+    def agent(self, name: str) -> AgentInfo:
+        """The agent ``name`` with its config applied (resolved once per run)."""
+        if name not in self._agents:
+            self._agents[name] = get_agent(name, self.agents.get(name))
+        return self._agents[name]
+
+    def step_cap(self, agent: AgentInfo) -> int:
+        """Most model calls for one prompt to ``agent`` (SPEC "Loop": the last may not call tools)."""
+        return agent.steps or self.max_steps or DEFAULT_MAX_STEPS
+
+    def step_model(self, user: UserMessage, agent: AgentInfo) -> str:
+        """A step's model: the prompt's own (unless the admin locks it), the agent's, the run's."""
+        return (None if self.model_locked else user.model) or agent.model or self.model.name
+
+    def compaction_model(self) -> str:
+        """The model that writes summaries: ``compaction.model``, ``agent.compaction.model``, the run's."""
+        return self.compaction.model or self.agent("compaction").model or self.model.name
 
 
 class AgentLoop:
@@ -193,7 +206,7 @@ class AgentLoop:
                 break
             cap = self._max_steps(prompt)
             if step > cap + 1:  # the last step overflowed and was retried once already
-                self._last_error = refuse_step(self.recorder, prompt, self.settings.model, cap)
+                self._last_error = refuse_step(self.recorder, prompt, self.settings.model.name, cap)
                 break
             if new_prompt and self._over_budget(last_user, None):
                 break
@@ -215,23 +228,14 @@ class AgentLoop:
             if result == "stop":
                 break
         self.recorder.flush()
-        if self.settings.prune:
+        if self.settings.compaction.prune:
             self.prune()
 
     def _overflow(self, info: AssistantMessage) -> bool:
         return self._overflow_tokens(info.tokens)
 
     def _overflow_tokens(self, tokens: Tokens) -> bool:
-        s = self.settings
-        return is_overflow(
-            tokens,
-            context=s.context_limit,
-            input_limit=s.input_limit,
-            output_limit=s.output_limit,
-            reserved=s.reserved,
-            auto=s.auto_compact,
-            output_token_max=s.output_token_max,
-        )
+        return is_overflow(tokens, self.settings.model, auto=self.settings.compaction.auto)
 
     def prune(self) -> int:
         """Clear old tool outputs (SPEC "Prune"); the recorder writes ``time.compacted``."""
@@ -242,15 +246,16 @@ class AgentLoop:
         return len(part_ids)
 
     def _max_steps(self, user: UserMessage) -> int:
-        agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
-        return agent.steps or self.settings.max_steps or DEFAULT_MAX_STEPS
+        return self.settings.step_cap(self.settings.agent(user.agent))
 
     async def _step(
         self, step: int, last_user: MessageWithParts, last_finished: MessageWithParts | None
     ) -> Outcome:
         user = _prompt(last_user)
-        agent = get_agent(user.agent, self.settings.agent_overrides.get(user.agent))
-        model = (None if self.settings.model_locked else user.model) or agent.model or self.settings.model
+        agent = self.settings.agent(user.agent)
+        model = (
+            (None if self.settings.model_locked else user.model) or agent.model or self.settings.model.name
+        )
         message = AssistantMessage(
             id=ids.ascending("msg"),
             session_id=user.session_id,
@@ -259,7 +264,7 @@ class AgentLoop:
             model=model,
         )
         self.recorder.message(message)
-        max_steps = self._max_steps(user)
+        max_steps = self.settings.step_cap(agent)
         last_step = step >= max_steps
         # user messages newer than the last answer arrived mid-task (a reminder); after a
         # summary the newer one is the replayed prompt, sent as written (as OpenCode 1.18)
@@ -308,8 +313,8 @@ class AgentLoop:
     ) -> list[dict[str, Any]]:
         """System prompt + visible history in the provider's shape (incremental per step)."""
         if self._builder is None or self._builder.model != model:
-            s = self.settings
-            self._builder = RequestBuilder(self.recorder, model, s.supports_vision, s.media_in_tool_results)
+            m = self.settings.model
+            self._builder = RequestBuilder(self.recorder, model, m.vision, m.media_in_tool_results)
         if agent.name not in self._system:
             self._system[agent.name] = self.settings.system(agent)
         return self._builder.build(agent, self._system[agent.name], remind_after)
@@ -318,7 +323,7 @@ class AgentLoop:
         run_child = self.tool_env.services.run_child
         if run_child is None:
             raise RuntimeError("sub-agents are not available in this runtime")
-        await run_subtask(self.recorder, self.settings.model, task, _prompt(last_user), run_child)
+        await run_subtask(self.recorder, self.settings.model.name, task, _prompt(last_user), run_child)
 
 
 def _follows_summary(history: list[MessageWithParts], user_id: str) -> bool:

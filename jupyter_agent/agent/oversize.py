@@ -28,8 +28,7 @@ def _chars(m: MessageWithParts) -> int:
 
 
 def window(loop: AgentLoop) -> int:
-    s = loop.settings
-    return usable(s.context_limit, s.input_limit, s.output_limit, s.reserved, s.output_token_max)
+    return usable(loop.settings.model)
 
 
 def too_large(loop: AgentLoop, user: MessageWithParts) -> int | None:
@@ -51,11 +50,11 @@ def refuse(
         if isinstance(p, TextPart) and not p.ignored:
             rec.part(p.model_copy(update={"ignored": True}))
     message = (
-        f"This prompt is too large for {s.model}: about {size:,} tokens, but the model's context "
-        f"window is {s.context_limit:,} tokens ({window(loop):,} usable for a request). It was not "
+        f"This prompt is too large for {s.model.name}: about {size:,} tokens, but the model's context "
+        f"window is {s.model.context:,} tokens ({window(loop):,} usable for a request). It was not "
         "sent and the session is unchanged. Send a shorter prompt (put large data in a file the "
         "agent can read), or start over with `%agent new` (CLI: run without --continue)."
     )
     error = MessageError(name="context_overflow", message=message)
-    answer = (answer or error_answer(user.info, s.model)).model_copy(update={"finish": "error"})
+    answer = (answer or error_answer(user.info, s.model.name)).model_copy(update={"finish": "error"})
     end_with_error(rec, answer, error)

@@ -22,6 +22,7 @@ from jupyter_agent.agent.title import generate_title
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.messages import FilePart, SubtaskPart, TextPart, UserMessage
+from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage import lock_wait
 
 
@@ -77,11 +78,14 @@ class Runner:
             rec.part(FilePart(id=ids.ascending("prt"), **common, mime=mime, url=url, filename=name))
         return message
 
-    async def run(self, session_id: str, model: str | None = None, handle: RunHandle | None = None) -> None:
+    async def run(
+        self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
+    ) -> None:
         """Run the loop of a session until done (queued behind a running one).
 
-        ``handle``: how this run asks and where its notebook edits go (the front end's);
-        by default not interactive unless the runner is."""
+        ``model``: resolved by the caller (default: the configured one); ``handle``: how this
+        run asks and where its notebook edits go (the front end's); by default not interactive
+        unless the runner is."""
         async with self.sessions.locks.lock(session_id):
             await self._wait_writable(session_id)
             self.claim(session_id)
@@ -90,12 +94,11 @@ class Runner:
             finally:
                 self.workspace.store.leases.release(session_id)
 
-    async def _run_locked(self, session_id: str, model: str | None, handle: RunHandle) -> None:
+    async def _run_locked(self, session_id: str, model: ResolvedModel | None, handle: RunHandle) -> None:
         ws = self.workspace
         await ws.start_mcp()
         recorder = self.sessions.recorder(session_id)
-        chosen = ws.model_for(model)
-        settings = ws.settings(chosen)
+        settings = ws.settings(model or ws.resolve_model())
         loop = AgentLoop(recorder, ws.client, ws.tool_env(), settings, ws.permissions, run=handle)
         self._loops[session_id] = loop
         self._runs[session_id] = handle
@@ -119,20 +122,24 @@ class Runner:
         agent: str = "build",
         model: str | None = None,
         handle: RunHandle | None = None,
+        resolved: ResolvedModel | None = None,
     ) -> str:
-        """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop."""
+        """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop.
+
+        ``model``: the one a flag or picker asked for; ``resolved``: the model already decided
+        for it (``agent/send.py``), else decided here."""
         runnable_agent(agent)  # before a session is created
-        chosen = self.workspace.model_for(model, agent)
+        chosen = resolved or self.workspace.resolve_model(model, agent)
         await self._wait_writable(session_id or "")  # another process's lock: said, and stoppable
         session_id = session_id or self.sessions.create().id
         self.claim(session_id)  # before anything is written: a busy session is refused at once
         try:
             subtask = _parse_subtask(text)
-            asked = chosen if model else None  # the model that runs (a locked one replaces a flag's)
+            asked = chosen.name if model else None  # the model that runs (a locked one replaces a flag's)
             self.add_user_message(session_id, text, agent=agent, model=asked, subtask=subtask)
             await self.run(session_id, chosen, handle)
             if self.generate_titles:
-                await generate_title(self.workspace, self.sessions, session_id, chosen)
+                await generate_title(self.workspace, self.sessions, session_id, chosen.name)
         finally:
             self.workspace.store.leases.release(session_id)
         return session_id
@@ -158,10 +165,10 @@ class Runner:
             close_orphans(store, session_id)
 
     async def compact(
-        self, session_id: str, model: str | None = None, handle: RunHandle | None = None
+        self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
     ) -> None:
-        """Manual compaction (``%compact``): summarise now, then stop."""
-        chosen = self.workspace.model_for(model)
+        """Manual compaction (``%compact``): summarise now, then stop (``model``: the run's, resolved)."""
+        chosen = model or self.workspace.resolve_model()
         self.sessions.finish_revert(session_id)
         rec = self.sessions.recorder(session_id)
         last_user = next((m.info for m in reversed(rec.window()) if isinstance(m.info, UserMessage)), None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_agent.agent.loop import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
@@ -20,6 +19,7 @@ from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import Session, UserMessage
+from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
@@ -75,16 +75,13 @@ class Runtime:
     def notices(self) -> list[str]:
         return self.workspace.notices
 
-    def model_for(self, model: str | None = None, agent: str = "build") -> str:
-        return self.workspace.model_for(model, agent)
-
-    def settings(self, model: str) -> LoopSettings:
-        return self.workspace.settings(model)
+    def resolve_model(self, model: str | None = None, agent: str = "build") -> ResolvedModel:
+        return self.workspace.resolve_model(model, agent)
 
     def preflight(self, model: str, *, cli: bool = False) -> str | None:
         return self.workspace.preflight(model, cli=cli)
 
-    def take_notices(self, session_id: str, model: str) -> list[str]:
+    def take_notices(self, session_id: str, model: ResolvedModel | None) -> list[str]:
         return self.workspace.take_notices(session_id, model)
 
     async def start_mcp(self) -> None:
@@ -137,7 +134,9 @@ class Runtime:
             session_id, text, agent=agent, model=model, files=files, subtask=subtask
         )
 
-    async def run(self, session_id: str, model: str | None = None, handle: RunHandle | None = None) -> None:
+    async def run(
+        self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
+    ) -> None:
         await self.runner.run(session_id, model, handle)
 
     async def prompt(
@@ -148,11 +147,14 @@ class Runtime:
         agent: str = "build",
         model: str | None = None,
         handle: RunHandle | None = None,
+        resolved: ResolvedModel | None = None,
     ) -> str:
-        return await self.runner.prompt(text, session_id=session_id, agent=agent, model=model, handle=handle)
+        return await self.runner.prompt(
+            text, session_id=session_id, agent=agent, model=model, handle=handle, resolved=resolved
+        )
 
     async def compact(
-        self, session_id: str, model: str | None = None, handle: RunHandle | None = None
+        self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
     ) -> None:
         await self.runner.compact(session_id, model, handle)
 

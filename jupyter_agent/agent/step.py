@@ -70,7 +70,7 @@ async def model_step(
         tools=tools or None,
         api_base=s.api_base,
         api_key=s.api_key,
-        max_tokens=max_output(s.output_limit, s.output_token_max),
+        max_tokens=max_output(s.model),
         abort=deps.run.abort,
         on_retry=retry_recorder(deps.recorder, message),
         **({"extra": extra} if extra else {}),

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 from typing import TYPE_CHECKING
 
-from jupyter_agent.config import Config, output_token_max_from_env
-from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, max_output
+from jupyter_agent.context.overflow import max_output
 from jupyter_agent.core.messages import TextPart, UserMessage
 from jupyter_agent.prompts import load_prompt
-from jupyter_agent.providers.models import resolve_limits
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.sessions import SessionService
@@ -52,7 +49,7 @@ async def generate_title(
             messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
             api_base=workspace.config.api_base,
             api_key=workspace.config.api_key(),
-            max_tokens=_max_tokens(workspace.config, title_model),
+            max_tokens=max_output(workspace.describe(title_model)),
         )
     except Exception:
         log.info("title generation failed", exc_info=True)
@@ -65,14 +62,3 @@ async def generate_title(
         return None
     sessions.recorder(session_id).update_session(session.model_copy(update={"title": title}))
     return title
-
-
-def _max_tokens(config: Config, model: str) -> int:
-    """``max_output`` of the title model, as every request carries (SPEC): a small cap
-    leaves a reasoning model nothing to answer with. Read without ``Workspace.settings``,
-    which would tell the session about the small model's window."""
-    entry = config.models.get(model)
-    known_as = entry.base_model if entry is not None and entry.base_model else model
-    limits, _ = resolve_limits(known_as, entry.limit.model_dump(exclude_none=True) if entry else None)
-    cap = output_token_max_from_env(os.environ) or config.output_token_max or OUTPUT_TOKEN_MAX
-    return max_output(limits.output, cap)

@@ -18,9 +18,9 @@ from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.system_prompt import build_for_runtime
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config, output_token_max_from_env
-from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.errors import UsageFailure
+from jupyter_agent.core.model import OUTPUT_TOKEN_MAX, ResolvedModel
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.mcp.tools import attach
 from jupyter_agent.providers.models import (
@@ -77,13 +77,12 @@ class Workspace:
     permissions: PermissionManager
     services: Services = field(default_factory=Services)
     """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
-    _window_notices: dict[str, str] = field(default_factory=dict)
-    """Per model: its context window is unknown (told once per session, ``take_notices``)."""
     _window_told: set[tuple[str, str]] = field(default_factory=set)
     _sandbox_told: set[str] = field(default_factory=set)
     _config_told: set[str] = field(default_factory=set)
 
     def model_for(self, model: str | None = None, agent: str = "build") -> str:
+        """The model a prompt to ``agent`` uses: the admin's lock, a flag, the agent's, the config's."""
         overrides = self.config.agent.get(agent)
         default = (overrides.model if overrides else None) or self.config.model
         if model and model != default and self.config.ignore_locked_flag("model", f"--model {model}"):
@@ -93,7 +92,12 @@ class Workspace:
             raise ConfigurationError(NO_MODEL, NO_MODEL_CLI)
         return chosen
 
-    def settings(self, model: str) -> LoopSettings:
+    def resolve_model(self, requested: str | None = None, agent: str = "build") -> ResolvedModel:
+        """The model a run uses, decided once: ``model_for`` then ``describe``."""
+        return self.describe(self.model_for(requested, agent))
+
+    def describe(self, model: str) -> ResolvedModel:
+        """``model`` with its window and capabilities (litellm's map, then ``models.<id>``)."""
         cfg = self.config
         configured = cfg.models.get(model)
         unknown_base = (
@@ -106,31 +110,29 @@ class Workspace:
         limits, notice = resolve_limits(
             known_as, configured.limit.model_dump(exclude_none=True) if configured else None
         )
-        notice = " ".join(n for n in (unknown_base, notice) if n)
-        if notice:  # told once per session that uses the model (take_notices)
-            self._window_notices[model] = notice
-
         env_max = None if cfg.is_locked("output_token_max") else output_token_max_from_env(os.environ)
-        return LoopSettings(
-            model=model,
-            system=lambda agent: self.system_prompt(agent, model),
-            context_limit=limits.context,
-            input_limit=limits.input,
-            output_limit=limits.output,
-            auto_compact=cfg.compaction.auto,
-            prune=cfg.compaction.prune,
+        return ResolvedModel(
+            name=model,
+            limits=limits,
             reserved=cfg.compaction.reserved,
             output_token_max=env_max or (cfg.output_token_max or OUTPUT_TOKEN_MAX),
-            tail_turns=cfg.compaction.tail_turns,
-            preserve_recent_tokens=cfg.compaction.preserve_recent_tokens,
-            max_steps=cfg.steps,
-            supports_vision=supports_vision(known_as),
+            vision=supports_vision(known_as),
             media_in_tool_results=media_in_tool_results(model),
+            notice=" ".join(n for n in (unknown_base, notice) if n) or None,
+        )
+
+    def settings(self, model: ResolvedModel) -> LoopSettings:
+        """What a run of ``model`` reads from the config (the config as it is now)."""
+        cfg = self.config
+        return LoopSettings(
+            model=model,
+            system=lambda agent: self.system_prompt(agent, model.name),
+            compaction=cfg.compaction,
+            agents=dict(cfg.agent),
+            max_steps=cfg.steps,
             api_base=cfg.api_base,
             # local OpenAI-compatible servers rarely need a key, but the client requires one
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
-            agent_overrides={k: v.model_dump(exclude_none=True) for k, v in cfg.agent.items()},
-            compaction_model=cfg.compaction.model,
             options=cfg.options_for,
             budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
             model_locked=cfg.is_locked("model"),
@@ -170,15 +172,14 @@ class Workspace:
                 self.services.notices.append(line)
         return self.services.notices
 
-    def take_notices(self, session_id: str, model: str) -> list[str]:
+    def take_notices(self, session_id: str, model: ResolvedModel | None) -> list[str]:
         """Notices a run in ``session_id`` should show: the pending ones (then cleared) and,
-        once per session, that ``model``'s context window is unknown (after ``settings``)."""
+        once per session, why ``model``'s context window is a guess."""
         taken, self.notices[:] = list(self.notices), []
         told = self._window_told
-        window = self._window_notices.get(model)
-        if window and (session_id, model) not in told:
-            told.add((session_id, model))
-            taken.append(window)
+        if model is not None and model.notice and (session_id, model.name) not in told:
+            told.add((session_id, model.name))
+            taken.append(model.notice)
         unconfined = sandbox.start_problem(self.services.sandbox) if "bash" in self.registry else None
         if unconfined and session_id not in self._sandbox_told:  # once per session, like the window
             self._sandbox_told.add(session_id)

@@ -5,52 +5,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jupyter_agent.core.messages import AssistantMessage, MessageWithParts, Tokens
+from jupyter_agent.core.model import ResolvedModel
 
-OUTPUT_TOKEN_MAX = 32_000
 COMPACTION_BUFFER = 20_000
 
 
-def max_output(output_limit: int | None, output_token_max: int = OUTPUT_TOKEN_MAX) -> int:
-    return min(output_limit, output_token_max) if output_limit else output_token_max
+def max_output(model: ResolvedModel) -> int:
+    """``max_tokens`` of every request: the model's output limit, capped by ``output_token_max``."""
+    output = model.limits.output
+    return min(output, model.output_token_max) if output else model.output_token_max
 
 
-def reserved_tokens(
-    reserved: int | None, output_limit: int | None, output_token_max: int = OUTPUT_TOKEN_MAX
-) -> int:
-    if reserved is not None:
-        return reserved
-    return min(COMPACTION_BUFFER, max_output(output_limit, output_token_max))
+def reserved_tokens(model: ResolvedModel) -> int:
+    if model.reserved is not None:
+        return model.reserved
+    return min(COMPACTION_BUFFER, max_output(model))
 
 
-def usable(
-    context: int,
-    input_limit: int | None,
-    output_limit: int | None,
-    reserved: int | None = None,
-    output_token_max: int = OUTPUT_TOKEN_MAX,
-) -> int:
+def usable(model: ResolvedModel) -> int:
     """Tokens a request may use before compaction: input limit − reserved, else context − output."""
-    if not context:
+    limits = model.limits
+    if not limits.context:
         return 0
-    if input_limit:
-        return max(0, input_limit - reserved_tokens(reserved, output_limit, output_token_max))
-    return max(0, context - max_output(output_limit, output_token_max))
+    if limits.input:
+        return max(0, limits.input - reserved_tokens(model))
+    return max(0, limits.context - max_output(model))
 
 
-def is_overflow(
-    tokens: Tokens,
-    *,
-    context: int,
-    input_limit: int | None = None,
-    output_limit: int | None = None,
-    reserved: int | None = None,
-    auto: bool = True,
-    output_token_max: int = OUTPUT_TOKEN_MAX,
-) -> bool:
-    if not auto or not context:
+def is_overflow(tokens: Tokens, model: ResolvedModel, *, auto: bool = True) -> bool:
+    if not auto or not model.limits.context:
         return False
     count = tokens.total or (tokens.input + tokens.output + tokens.cache.read + tokens.cache.write)
-    return count >= usable(context, input_limit, output_limit, reserved, output_token_max)
+    return count >= usable(model)
 
 
 @dataclass(frozen=True)

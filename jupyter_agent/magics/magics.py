@@ -156,8 +156,11 @@ class AgentMagics(Magics):
 
     def _prompt(self, cmd: PromptCommand, whole_cell: bool = False, expanded: str | None = None) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
+        from jupyter_agent.agent import send
         from jupyter_agent.agent.run import RunHandle
         from jupyter_agent.core import ids, unicode
+        from jupyter_agent.core.errors import JupyterAgentError
+        from jupyter_agent.core.model import ResolvedModel
         from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
         from jupyter_agent.ui.console_stream import ConsoleStream
@@ -172,9 +175,8 @@ class AgentMagics(Magics):
             self._problem(f"{bad}.", headless, cmd.no_raise)
             return
         runtime = agent.refresh()  # settings changed since the last prompt apply from this one
-        model = runtime.model_for(cmd.model, cmd.agent)
         loading = not warmup.client_ready()  # Run All: the warm-up is still importing litellm
-        problem = None if loading else runtime.preflight(model)  # the check may need litellm
+        problem = None if loading else send.problem(runtime, cmd.model, cmd.agent)  # needs litellm
         if problem is not None:
             self._problem(problem, headless, cmd.no_raise)
             return
@@ -202,30 +204,28 @@ class AgentMagics(Magics):
         console = ConsoleStream(session_id, replace=whole_cell) if no_widget else None
         if console is not None:  # no widget shows the run: its text goes to the cell's stdout
             listeners.append(runtime.bus.subscribe(console))
-        run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since, model=model)
+        run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since)
         failure: list[str | None] = [None]
+
+        def on_model(model: ResolvedModel) -> None:
+            run.model = model.name
+            gauge = LiveGauge(widget, session_id, model.context, runtime.store)
+            listeners.append(runtime.bus.subscribe(gauge))
 
         async def go() -> None:
             agent.notify_panels(session_id, True)
             status: RunStatus = "done"
             try:
                 if loading:
-                    await _load_client(run, runtime, model, waiting)
-                limits = runtime.settings(model)
-                gauge = LiveGauge(widget, session_id, limits.context_limit, runtime.store)
-                listeners.append(runtime.bus.subscribe(gauge))
-                for notice in runtime.take_notices(session_id, model):
-                    run.notice(notice)
-                await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
-                for notice in runtime.take_notices(session_id, model):
-                    run.notice(notice, "warn")
-                await runtime.prompt(text, session_id=session_id, agent=cmd.agent, model=model, handle=handle)
+                    await _load_client(run, runtime, waiting)
+                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle)
+                await send.send(runtime, prompt, run.notice, on_model=on_model)
             except asyncio.CancelledError:
                 status = "stopped"
                 agent.stopped(run, session_id)
-            except _NotRunnable as exc:
+            except JupyterAgentError as exc:  # no key, no model: known before anything ran
                 status = "failed"
-                failure[0] = str(exc)  # a headless run raises it as its one line
+                failure[0] = exc.for_user()  # a headless run raises it as its one line
                 run.notice(failure[0], "error")
             except Exception as exc:
                 status = "failed"
@@ -258,9 +258,10 @@ class AgentMagics(Magics):
         task.add_done_callback(agent.tasks.discard)
 
 
-async def _load_client(run: Any, runtime: Any, model: str, waiting: list[asyncio.Future[None]]) -> None:
+async def _load_client(run: Any, runtime: Any, waiting: list[asyncio.Future[None]]) -> None:
     """Run All: the prompt came while the warm-up still imports litellm. Say so, do the
-    request's own work meanwhile, and wait off the event loop (cells and Stop still work)."""
+    request's own work meanwhile, and wait off the event loop (cells and Stop still work);
+    the key is checked after it (``send``)."""
     run.status(LOADING)
     runtime.registry.specs()  # the request's tool schemas (cached) while the import runs
     waiting.append(asyncio.ensure_future(warmup.model_client()))
@@ -269,9 +270,6 @@ async def _load_client(run: Any, runtime: Any, model: str, waiting: list[asyncio
     finally:
         waiting.clear()
     run.status("")
-    problem = runtime.preflight(model)  # deferred: it may need litellm
-    if problem is not None:
-        raise _NotRunnable(problem)
 
 
 def _stop(runtime: Any, session_id: str, waiting: list[asyncio.Future[None]]) -> None:
@@ -279,7 +277,3 @@ def _stop(runtime: Any, session_id: str, waiting: list[asyncio.Future[None]]) ->
     runtime.stop(session_id)
     for future in waiting:
         future.cancel()
-
-
-class _NotRunnable(Exception):
-    """The prompt cannot start (no API key for the model): its message says what to do."""

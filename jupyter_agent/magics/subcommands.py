@@ -171,8 +171,8 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     if rt.busy(sid):
         print("The agent is still working in this session; stop it or wait, then %compact.")
         return
-    model = rt.model_for(None)
-    limit = rt.settings(model).context_limit
+    model = rt.resolve_model()
+    limit = model.context
     before = gauge(window, limit)
     print(f"Compacting {sid} (before: {before.text})…")
     # the widget stack (anywidget, ipywidgets) loads only when a view is shown
@@ -183,7 +183,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     since = ids.ascending("msg")
     widget = NoView() if agent.headless() else AgentWidget(rt.bus, sid, since_id=since)
     # no prompt to echo: the transcript shows "history summarised here" and the summary
-    run = CellRun(widget, session_id=sid, prompt="", since=since, model=model)
+    run = CellRun(widget, session_id=sid, prompt="", since=since, model=model.name)
     try:
         run_blocking(rt.compact(sid, model))
     finally:

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from jupyter_agent.context.to_provider import is_anthropic_family
+from jupyter_agent.core.model import ModelLimits
 from jupyter_agent.providers.litellm_client import litellm
 
 DEFAULT_CONTEXT = 32_000
 DEFAULT_OUTPUT = 4_096
-
-
-class ModelLimits(BaseModel):
-    context: int
-    input: int | None = None
-    output: int | None = None
 
 
 def model_info(model: str) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
+from jupyter_agent.agent import send
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
@@ -88,7 +89,7 @@ class PanelConnection:
         runtime = self.agent.runtime
         problem: str | None
         try:
-            model = runtime.model_for(self.model or None)
+            model = runtime.resolve_model(self.model or None).name
         except ConfigurationError as exc:
             model, problem = "", str(exc)
         else:
@@ -123,7 +124,7 @@ class PanelConnection:
         if self._gauge_off is not None:  # the previous session's gauge
             self._gauge_off()
         try:
-            limit: int | None = runtime.settings(runtime.model_for(None)).context_limit
+            limit: int | None = runtime.resolve_model().context
         except ConfigurationError:  # no model yet: the gauge shows tokens without a window
             limit = None
         listener = LiveGauge(self.stream, session_id, limit, runtime.store)
@@ -211,7 +212,7 @@ class PanelConnection:
             self.prompt(request.text, request.context)
         elif isinstance(request, wire.ModelRequest):
             self.model = request.model.strip()
-            self.stream.notice(f"Next prompts use {runtime.model_for(self.model or None)}.")
+            self.stream.notice(f"Next prompts use {runtime.resolve_model(self.model or None).name}.")
         elif isinstance(request, wire.StopRequest):
             if not runtime.stop(sid):
                 self.stream.status("idle")
@@ -258,8 +259,7 @@ class PanelConnection:
                 done()
             return
         runtime = self.agent.refresh()  # settings changed since the last prompt apply from this one
-        model = runtime.model_for(self.model or None)
-        problem = runtime.preflight(model)
+        problem = send.problem(runtime, self.model or None, agent)
         if problem is not None:
             self.stream.notice(problem, "error")
             if done is not None:
@@ -268,9 +268,6 @@ class PanelConnection:
         sid = self.agent.current_session()
         if sid != self.stream.session_id:
             self.show(sid)
-        runtime.settings(model)  # learns whether the model's window is known
-        for notice in runtime.take_notices(sid, model):
-            self.stream.notice(notice)
         if expanded is not None:
             prompt = expanded
         else:  # attached context is fenced like a mention: its text cannot close the block
@@ -278,10 +275,8 @@ class PanelConnection:
             prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
 
         async def work() -> None:
-            await runtime.start_mcp()  # first prompt: start MCP servers, show failures now
-            self._flush_notices()
-            self.send_mcp()
-            await runtime.prompt(prompt, session_id=sid, model=model, agent=agent, handle=self._handle())
+            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle())
+            await send.send(runtime, asked, self.stream.notice, on_ready=self.send_mcp)
 
         self._start(work(), sid, done)
 

@@ -115,7 +115,7 @@ async def test_overflow_replays_the_prompt_once_after_the_summary(
     runtime.add_user_message(
         sid, "look at this plot", files=[("image/png", "data:image/png;base64,AAAA", "plot.png")]
     )
-    await runtime.run(sid, runtime.model_for(None))
+    await runtime.run(sid, runtime.resolve_model())
     assert len(scripted_model.requests) == 4
     summary = _texts(scripted_model.requests[2])
     assert all("look at this plot" not in text for _, text in summary)  # not summarised

@@ -50,7 +50,7 @@ async def test_empty_texts_are_never_sent(make_runtime: Any, scripted_model: Any
     runtime = make_runtime()
     sid = runtime.new_session().id
     runtime.add_user_message(sid, "", files=[("text/csv", "data:text/csv;base64,YQ==", "data.csv")])
-    await runtime.run(sid, runtime.model_for(None))
+    await runtime.run(sid, runtime.resolve_model())
     users = [m for m in scripted_model.requests[0]["body"]["messages"] if m["role"] == "user"]
     assert users == [{"role": "user", "content": "[Attached text/csv: data.csv]"}]
 
@@ -72,7 +72,7 @@ async def test_empty_texts_are_never_wrapped(make_runtime: Any, scripted_model: 
     runtime = make_runtime()
     sid = await runtime.prompt("question one")
     runtime.add_user_message(sid, "", files=[("image/png", "data:image/png;base64,AAAA", "plot.png")])
-    await runtime.run(sid, runtime.model_for(None))
+    await runtime.run(sid, runtime.resolve_model())
     replay = scripted_model.requests[3]["body"]["messages"]
     assert replay[-1] == {"role": "user", "content": "[Attached image/png: plot.png]"}
     assert "system-reminder" not in json.dumps(replay)
@@ -103,7 +103,7 @@ async def test_a_message_sent_during_a_run_is_still_a_reminder(
     runtime = make_runtime()
     sid = runtime.new_session().id
     runtime.add_user_message(sid, "look around")
-    run = asyncio.create_task(runtime.run(sid, runtime.model_for(None)))
+    run = asyncio.create_task(runtime.run(sid, runtime.resolve_model()))
     for _ in range(1_000):
         if scripted_model.requests:
             break

@@ -133,10 +133,10 @@ async def test_an_alias_is_priced_and_sized_as_its_base_model(
     )
     [step] = [p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, StepFinishPart)]
     assert step.cost == pytest.approx(expected, rel=1e-9) and not step.cost_unknown
-    assert runtime.settings(alias).context_limit == 400_000  # GPT-5's window, not the 32k guess
-    assert runtime.take_notices(sid, alias) == []
+    assert runtime.resolve_model(alias).context == 400_000  # GPT-5's window, not the 32k guess
+    assert runtime.take_notices(sid, runtime.resolve_model(alias)) == []
     other = await runtime.prompt("hi", model=unknown)
-    [told] = runtime.take_notices(other, unknown)
+    [told] = runtime.take_notices(other, runtime.resolve_model(unknown))
     assert told.startswith(f"litellm does not know nowhere/nothing, the base_model of {unknown}")
     [step] = [p for m in runtime.store.messages(other) for p in m.parts if isinstance(p, StepFinishPart)]
     assert step.cost_unknown

@@ -7,20 +7,21 @@ from typing import Any
 from scripted_server import Reply, Usage
 
 from jupyter_agent.context.overflow import gauge, usable
-from jupyter_agent.providers.models import ModelLimits, limits_from_litellm, model_info, resolve_limits
+from jupyter_agent.core.model import ModelLimits, ResolvedModel
+from jupyter_agent.providers.models import limits_from_litellm, model_info, resolve_limits
 
 
 def test_gpt5_window_is_input_plus_output() -> None:
     limits, _ = resolve_limits("openai/gpt-5")
     assert limits == ModelLimits(context=400_000, input=272_000, output=128_000)
     # OpenCode: usable = input - reserved (min(20k, min(output, 32k)))
-    assert usable(limits.context, limits.input, limits.output) == 252_000
+    assert usable(ResolvedModel(name="m", limits=limits)) == 252_000
 
 
 def test_anthropic_max_input_is_the_window() -> None:
     limits, _ = resolve_limits("anthropic/claude-sonnet-4-5")
     assert limits == ModelLimits(context=200_000, input=None, output=64_000)
-    assert usable(limits.context, limits.input, limits.output) == 200_000 - 32_000
+    assert usable(ResolvedModel(name="m", limits=limits)) == 200_000 - 32_000
 
 
 def test_other_models_keep_litellm_window() -> None:
@@ -49,7 +50,6 @@ async def test_gpt5_gauge_and_max_tokens_through_the_server(make_runtime: Any, s
     sid = await runtime.prompt("hello")
     body = scripted_server.requests[0]["body"]
     assert body.get("max_tokens", body.get("max_completion_tokens")) == 32_000
-    settings = runtime.settings("openai/gpt-5")
-    g = gauge(runtime.store.messages(sid), settings.context_limit)
+    g = gauge(runtime.store.messages(sid), runtime.resolve_model().context)
     assert g.tokens == 100_000 and g.percent == 25  # of the 400k window, as OpenCode shows it
     assert g.text == "100,000 tokens · 25% used"

@@ -239,14 +239,14 @@ async def test_a_sandbox_that_cannot_start_is_reported_once(
 ) -> None:
     monkeypatch.setenv("JUPYTER_AGENT_BWRAP", str(tmp_path / "no-such-bwrap"))
     runtime = make_runtime()
-    notices = runtime.take_notices("ses_1", "m") + runtime.take_notices("ses_1", "m")
+    notices = runtime.take_notices("ses_1", None) + runtime.take_notices("ses_1", None)
     told = [n for n in notices if "without the OS sandbox" in n]
     assert len(told) == 1 and "no-such-bwrap" in told[0], notices
-    assert [n for n in runtime.take_notices("ses_2", "m") if "sandbox" in n]  # each session is told
+    assert [n for n in runtime.take_notices("ses_2", None) if "sandbox" in n]  # each session is told
     part = await run_bash(runtime, scripted_model, "echo still runs")
     assert part.state.output.startswith("still runs"), part.state
     quiet = make_runtime(sandbox={"enabled": False})
-    assert not [n for n in quiet.take_notices("ses_3", "m") if "sandbox" in n]
+    assert not [n for n in quiet.take_notices("ses_3", None) if "sandbox" in n]
 
 
 async def test_code_that_runs_later_outside_is_read_only(
@@ -286,7 +286,7 @@ async def test_an_older_bubblewrap_still_sandboxes(
     victim = outside / "victim.txt"
     victim.write_text("keep me")
     runtime = make_runtime()
-    assert not [n for n in runtime.take_notices("ses_1", "m") if "sandbox" in n]
+    assert not [n for n in runtime.take_notices("ses_1", None) if "sandbox" in n]
     part = await run_bash(runtime, scripted_model, f"echo pwned > {computed(victim)}; echo ran")
     assert "ran" in part.state.output and victim.read_text() == "keep me", part.state
 

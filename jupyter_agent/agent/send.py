@@ -1,0 +1,81 @@
+"""Send a prompt: the one path the magics, the side panel and the CLI take to run one.
+
+The model is decided once here (``Runtime.resolve_model``), its key checked, the notices a
+run owes the user shown (an unknown window, a sandbox that cannot start, MCP servers that
+failed), then the runner takes the prompt. Front ends only say how notices and the model's
+window are shown, and how a failure is worded (``failures.explain``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.runtime import Runtime
+from jupyter_agent.core.errors import UsageFailure
+from jupyter_agent.core.model import ResolvedModel
+
+Level = Literal["info", "warn"]
+
+
+class NotRunnable(UsageFailure):
+    """The prompt cannot start (no API key for its model): the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What a user sent, from any front end."""
+
+    text: str
+    session_id: str
+    agent: str = "build"
+    model: str | None = None
+    """The model a flag or the panel's picker asked for (None: the configured one)."""
+    handle: RunHandle | None = None
+    """How the run asks for permission and edits the notebook (the front end's)."""
+
+
+def problem(runtime: Runtime, model: str | None, agent: str = "build", *, cli: bool = False) -> str | None:
+    """Why a prompt cannot start now (no API key), before a session or message is written.
+
+    Raises ``ConfigurationError`` when no model is configured at all."""
+    return runtime.preflight(runtime.resolve_model(model, agent).name, cli=cli)
+
+
+async def send(
+    runtime: Runtime,
+    prompt: Prompt,
+    notice: Callable[[str, Level], None],
+    *,
+    on_model: Callable[[ResolvedModel], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
+    cli: bool = False,
+) -> str:
+    """Run ``prompt`` to the end; ``on_model`` learns the model (a gauge's window) first,
+    ``on_ready`` is told when the MCP servers have started, just before the request.
+
+    Raises ``NotRunnable``/``ConfigurationError`` before anything is written; a run's own
+    failures are recorded in the session as usual."""
+    model = runtime.resolve_model(prompt.model, prompt.agent)
+    why = runtime.preflight(model.name, cli=cli)
+    if why is not None:
+        raise NotRunnable(why)
+    if on_model is not None:
+        on_model(model)
+    for text in runtime.take_notices(prompt.session_id, model):
+        notice(text, "info")
+    await runtime.start_mcp()  # first prompt: MCP servers start, a failure is told before the request
+    for text in runtime.take_notices(prompt.session_id, model):
+        notice(text, "warn")
+    if on_ready is not None:
+        on_ready()
+    return await runtime.prompt(
+        prompt.text,
+        session_id=prompt.session_id,
+        agent=prompt.agent,
+        model=prompt.model,
+        handle=prompt.handle,
+        resolved=model,
+    )
