@@ -191,7 +191,7 @@ async def _run(args: argparse.Namespace) -> int:
     runtime = build_runtime(args)
     session_id = args.session
     if session_id:
-        runtime.store.get_session(session_id)  # a mistyped id fails before any note or request
+        runtime.get_session(session_id)  # a mistyped id fails before any note or request
     if args.cont and not session_id:
         latest = runtime.latest_session()
         session_id = latest.id if latest else None
@@ -203,7 +203,7 @@ async def _run(args: argparse.Namespace) -> int:
         if problem is not None:
             print(problem, file=sys.stderr)
             return EXIT_USAGE
-        await runtime.store.wait_writable()  # another process's lock: said, and Ctrl-C ends it
+        await runtime.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
         prompt = send.Prompt(args.prompt, session_id, args.agent, args.model)
         session_id = await send.send(runtime, prompt, _print_notice, cli=True)
@@ -212,16 +212,16 @@ async def _run(args: argparse.Namespace) -> int:
     except (asyncio.CancelledError, StoreWaitStopped) as stop:  # SIGTERM or Ctrl-C
         waited = isinstance(stop, StoreWaitStopped)
         try:
-            runtime.store.flush()
+            runtime.flush()
         except StoreError:  # still locked by another process: what was written is kept
             waited = True
         if waited:
-            print(f"error: stopped. {StoreWaitStopped(runtime.store.path)}", file=sys.stderr)
+            print(f"error: stopped. {StoreWaitStopped(runtime.store_path)}", file=sys.stderr)
         else:
             print("error: stopped; the interrupted step is kept in the session", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        for notice in runtime.take_notices(session_id or "", None):  # what the run itself queued
+        for notice in send.later_notices(runtime, session_id or ""):
             _print_notice(notice)
     recorder = runtime.recorder(session_id)
     window = recorder.window()

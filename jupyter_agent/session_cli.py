@@ -67,12 +67,12 @@ def _export(runtime: Any, session_id: str, fmt: str, output: str | None) -> None
             raise UsageProblem("--output NOTEBOOK.ipynb is required for --format ipynb")
         path = Path(output)
         nb = nbformat.read(path, as_version=4) if path.exists() else nbformat.v4.new_notebook()
-        cells = runtime.sessions.export_cells(session_id)
+        cells = runtime.export_cells(session_id)
         nb.cells.extend(cells)
         nbformat.write(nb, path)
         print(f"added {len(cells)} markdown cells to {path}", file=sys.stderr)
         return
-    chunks = runtime.sessions.export(session_id, "json" if fmt == "json" else "md")
+    chunks = runtime.export(session_id, "json" if fmt == "json" else "md")
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for chunk in chunks:  # streamed: a huge session is never built in memory at once
@@ -119,23 +119,23 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
                 )
             return 0
         if args.action == "fork":
-            session = runtime.fork(runtime.store.get_session(args.id).id, args.at)
+            session = runtime.fork(runtime.get_session(args.id).id, args.at)
             print(f"forked as {session.id}: {session.title}")
             return 0
         if args.action == "export":
-            _export(runtime, runtime.store.get_session(args.id).id, args.format, args.output)
+            _export(runtime, runtime.get_session(args.id).id, args.format, args.output)
             return 0
         if args.action == "revert":
-            state = runtime.sessions.revert(runtime.store.get_session(args.id).id, args.at)
+            state = runtime.revert(runtime.get_session(args.id).id, args.at)
             print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
             return 0
         if args.action == "unrevert":
-            runtime.sessions.unrevert(runtime.store.get_session(args.id).id)
+            runtime.unrevert(runtime.get_session(args.id).id)
             print("unreverted")
             return 0
         if args.action == "list":
-            costs = runtime.store.session_costs()
-            listed = sorted(runtime.store.list_sessions(None), key=lambda s: -s.time.updated)
+            costs = runtime.session_costs()
+            listed = sorted(runtime.list_sessions(every_notebook=True), key=lambda s: -s.time.updated)
             if args.json:
                 rows = [
                     {**s.model_dump(mode="json"), "cost_usd": costs.get(s.id, CostTotal()).usd}
@@ -148,7 +148,7 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
                 cost = costs.get(s.id, CostTotal()).text()
                 print(f"{s.id}  {_when(s.time.updated)}  {cost:>10}  {s.title}{child}")
             return 0
-        session = runtime.store.get_session(args.id)
+        session = runtime.get_session(args.id)
         if args.action == "rename":
             runtime.rename_session(session.id, args.title)
             print(f"renamed {session.id}: {args.title}")
@@ -159,7 +159,7 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
             _export(runtime, session.id, "json", None)
         else:
             print(f"# {session.title}  ({session.id})")
-            for m in runtime.store.messages(session.id):
+            for m in runtime.messages(session.id):
                 print(f"\n## {m.info.role}")
                 for p in m.parts:
                     if isinstance(p, TextPart) and not p.ignored:
@@ -169,6 +169,6 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
         return 0
     except UsageFailure as exc:  # a name the user typed, a revert that cannot be done; not any KeyError
         moved = " (it may be in the damaged store that was just moved aside)"
-        extra = moved if isinstance(exc, SessionNotFound) and runtime.store.notice else ""
+        extra = moved if isinstance(exc, SessionNotFound) and runtime.store_notice else ""
         print(f"error: {exc.for_user(cli=True)}{extra}", file=sys.stderr)
         return exc.exit_code

@@ -3,12 +3,16 @@
 The magics, the widget, the side panel and the headless CLI each get one ``Runtime`` from
 ``agent/compose.py``. It only forwards: sessions live in ``agent/sessions.py``, running in
 ``agent/runner.py``, configuration and what a run is built from in ``agent/workspace.py``.
+It is the whole front door: front ends never reach through it to the services or the store
+(``tests/test_front_door.py``); a prompt goes through ``agent/send.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
@@ -18,7 +22,8 @@ from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config
 from jupyter_agent.core.bus import Bus
-from jupyter_agent.core.messages import Session, UserMessage
+from jupyter_agent.core.cost import CostTotal
+from jupyter_agent.core.messages import MessageWithParts, RevertState, Session, UserMessage
 from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
@@ -41,7 +46,28 @@ class Runtime:
 
     @property
     def store(self) -> SqliteStore:
+        """The store itself, for composition and tests; front ends use the methods below."""
         return self.workspace.store
+
+    @property
+    def store_path(self) -> Path:
+        return self.workspace.store.path
+
+    @property
+    def store_notice(self) -> str | None:
+        """Why the store is not where it used to be (a moved project)."""
+        return self.workspace.store.notice
+
+    async def wait_writable(self) -> None:
+        """Wait out another process's write lock on the store (``stop`` ends the wait)."""
+        await self.workspace.store.wait_writable()
+
+    def flush(self) -> None:
+        self.workspace.store.flush()
+
+    def save_output(self, text: str) -> str:
+        """Keep ``text`` in a file the agent can read (a long traceback), return its path."""
+        return self.workspace.tool_env().save_output(text)
 
     @property
     def bus(self) -> Bus:
@@ -88,6 +114,45 @@ class Runtime:
         await self.workspace.start_mcp()
 
     # ------------------------------------------------------------ sessions
+
+    def get_session(self, session_id: str) -> Session:
+        """The session (``SessionNotFound`` says which id and how to list them)."""
+        return self.workspace.store.get_session(session_id)
+
+    def list_sessions(self, *, every_notebook: bool = False) -> list[Session]:
+        """The top-level sessions of this notebook, or every session of the store."""
+        if every_notebook:
+            return self.workspace.store.list_sessions(None)
+        return self.sessions.list()
+
+    def session_costs(self) -> dict[str, CostTotal]:
+        return self.workspace.store.session_costs()
+
+    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
+        return self.workspace.store.call_costs(session_id)
+
+    def messages(
+        self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
+    ) -> list[MessageWithParts]:
+        return self.workspace.store.messages(session_id, since, until=until, parts=parts)
+
+    def message_before(self, session_id: str, before: str | None, count: int = 1) -> str | None:
+        return self.workspace.store.message_before(session_id, before, count)
+
+    def last_message(self, session_id: str) -> MessageWithParts | None:
+        return self.workspace.store.last_message(session_id)
+
+    def export(self, session_id: str, fmt: Literal["json", "md"]) -> Iterator[str]:
+        return self.sessions.export(session_id, fmt)
+
+    def export_cells(self, session_id: str) -> list[dict[str, Any]]:
+        return self.sessions.export_cells(session_id)
+
+    def revert(self, session_id: str, message_id: str | None = None) -> RevertState:
+        return self.sessions.revert(session_id, message_id)
+
+    def unrevert(self, session_id: str) -> None:
+        self.sessions.unrevert(session_id)
 
     def new_session(self, title: str = "", parent_id: str | None = None) -> Session:
         return self.sessions.create(title, parent_id)

@@ -44,6 +44,12 @@ def problem(runtime: Runtime, model: str | None, agent: str = "build", *, cli: b
     return runtime.preflight(runtime.resolve_model(model, agent).name, cli=cli)
 
 
+def later_notices(runtime: Runtime, session_id: str) -> list[str]:
+    """Notices queued while the run went on (an MCP server that stopped), for a front end
+    that shows them only at the end (the CLI)."""
+    return runtime.take_notices(session_id, None)
+
+
 async def send(
     runtime: Runtime,
     prompt: Prompt,

@@ -186,7 +186,7 @@ class KernelAgent:
         (``cont``: ``--continue``, or ``"headless_session": "continue"``, keeps it)."""
         rt = self.runtime
         if session_id:
-            self.session_id = rt.store.get_session(session_id).id
+            self.session_id = rt.get_session(session_id).id
         elif new or cont or self.session_id is None:
             fresh = new or (not cont and self.headless() and rt.config.headless_session == "new")
             latest = None if fresh else rt.latest_session()
@@ -204,7 +204,7 @@ class KernelAgent:
 
     def stopped(self, view: Any, session_id: str) -> None:
         """A run was cancelled: say so once (the stopped answer may already say it)."""
-        last = self.runtime.store.last_message(session_id)
+        last = self.runtime.last_message(session_id)
         error = getattr(last.info, "error", None) if last else None
         if getattr(error, "name", None) != "aborted":
             view.notice("Stopped.")

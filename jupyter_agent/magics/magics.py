@@ -150,7 +150,7 @@ class AgentMagics(Magics):
         except NothingToFix as exc:
             print(str(exc))
             return
-        save = self.agent.runtime.workspace.tool_env().save_output
+        save = self.agent.runtime.save_output
         words, prompt = fix_prompt(error, self.shell, save)
         self._prompt(PromptCommand(prompt=words, agent="fix"), expanded=prompt)
 
@@ -209,7 +209,7 @@ class AgentMagics(Magics):
 
         def on_model(model: ResolvedModel) -> None:
             run.model = model.name
-            gauge = LiveGauge(widget, session_id, model.context, runtime.store)
+            gauge = LiveGauge(widget, session_id, model.context, runtime)
             listeners.append(runtime.bus.subscribe(gauge))
 
         async def go() -> None:
@@ -239,7 +239,7 @@ class AgentMagics(Magics):
                 if console is not None:
                     console.finish()
                 agent.notify_panels(session_id, False)
-                done = _read(lambda: runtime.store.messages(session_id, since))
+                done = _read(lambda: runtime.messages(session_id, since))
                 why = stop_reason(done or [])
                 if why:  # a budget or a repeated call ended it: the transcript says why, not just "stopped"
                     run.notice(why, "warn")

@@ -24,7 +24,7 @@ def _when(ms: int) -> str:
 
 def sessions_table(agent: KernelAgent) -> dict[str, str]:
     """The notebook's sessions as HTML and as aligned plain text (terminal IPython, VS Code)."""
-    costs = agent.runtime.store.session_costs()
+    costs = agent.runtime.session_costs()
     rows = [
         (
             "▶" if s.id == agent.session_id else "",
@@ -33,7 +33,7 @@ def sessions_table(agent: KernelAgent) -> dict[str, str]:
             _when(s.time.updated),
             costs.get(s.id, CostTotal()).text(),
         )
-        for s in sorted(agent.runtime.sessions.list(), key=lambda s: -s.time.updated)
+        for s in sorted(agent.runtime.list_sessions(), key=lambda s: -s.time.updated)
     ]
     if not rows:
         return {
@@ -66,7 +66,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         if not args:
             print("Usage: %agent switch SESSION_ID  (see %agent sessions)")
             return
-        session = rt.store.get_session(args[0])
+        session = rt.get_session(args[0])
         agent.session_id = session.id
         print(f"Switched to {session.id}: {session.title}")
     elif cmd.name == "rename":
@@ -80,7 +80,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         if not args:
             print("Usage: %agent delete SESSION_ID  (see %agent sessions)")
             return
-        session = rt.store.get_session(args[0])
+        session = rt.get_session(args[0])
         if rt.busy(session.id):
             print("The agent is working in that session; stop it first.")
             return
@@ -111,13 +111,13 @@ def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
             agent.session_id = session.id
             print(f"Forked into {session.id}: {session.title} (now current)")
         elif name == "revert":
-            state = rt.sessions.revert(sid, args[0] if args else None)
+            state = rt.revert(sid, args[0] if args else None)
             print(
                 f"Reverted to before {state.message_id}: files restored, later messages hidden. "
                 "%agent unrevert undoes this until the next prompt."
             )
         elif name == "unrevert":
-            rt.sessions.unrevert(sid)
+            rt.unrevert(sid)
             print("Unreverted: files and messages are back.")
         else:
             export_into_notebook(agent, sid, args)
@@ -129,10 +129,10 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     """``%agent export [--format md|json|ipynb]``: md/json to a file, ipynb into this notebook."""
     fmt = args[0] if args else "ipynb"  # the parser validated it
     rt = agent.runtime
-    rt.store.get_session(sid)
+    rt.get_session(sid)
     if fmt in ("md", "json"):
         path = rt.working_dir / f"{sid}.{fmt}"
-        lines = rt.sessions.export(sid, "md" if fmt == "md" else "json")
+        lines = rt.export(sid, "md" if fmt == "md" else "json")
         with path.open("w", encoding="utf-8") as fh:
             for chunk in lines:
                 fh.write(chunk)
@@ -144,7 +144,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
         return
 
     if frontend_attached(agent.shell.user_ns, __import__("os").environ):
-        for cell in rt.sessions.export_cells(sid):  # the open notebook: show, don't overwrite
+        for cell in rt.export_cells(sid):  # the open notebook: show, don't overwrite
             source = "".join(cell["source"])
             display({"text/markdown": source, "text/plain": source}, raw=True)
         print("The notebook is open in a frontend: the transcript is shown above (save to keep it).")
@@ -153,7 +153,7 @@ def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
-    cells = rt.sessions.export_cells(sid)
+    cells = rt.export_cells(sid)
     nb.cells.extend(cells)
     nbformat.write(nb, notebook)
     print(f"Added {len(cells)} markdown cells to {notebook}")

@@ -7,7 +7,7 @@ the oldest one shown, through the message index (nothing older is read until the
 
 from __future__ import annotations
 
-from jupyter_agent.agent.ports import SessionStore
+from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.core.messages import MessageWithParts
 
 PAGE = 50
@@ -15,7 +15,7 @@ PAGE = 50
 
 
 def page_before(
-    store: SessionStore, session_id: str, before: str | None = None
+    store: Runtime, session_id: str, before: str | None = None
 ) -> tuple[list[MessageWithParts], str | None]:
     """The ``PAGE`` messages before ``before`` (None: the newest page), oldest first, and
     the id to ask for the page before them (None: nothing older)."""

@@ -93,7 +93,7 @@ class PanelConnection:
         except ConfigurationError as exc:
             model, problem = "", str(exc)
         else:
-            problem = runtime.preflight(model)
+            problem = send.problem(runtime, model)
         return wire.HelloMsg(
             session_id=session_id,
             sessions=self._sessions(),
@@ -127,13 +127,13 @@ class PanelConnection:
             limit: int | None = runtime.resolve_model().context
         except ConfigurationError:  # no model yet: the gauge shows tokens without a window
             limit = None
-        listener = LiveGauge(self.stream, session_id, limit, runtime.store)
+        listener = LiveGauge(self.stream, session_id, limit, runtime)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
         """Replay one page of stored messages (the newest, or those before ``before``) and
         say whether earlier ones exist."""
-        messages, older = page_before(self.agent.runtime.store, session_id, before)
+        messages, older = page_before(self.agent.runtime, session_id, before)
         self.stream.replay(messages)
         self.stream.post(OlderMsg(session_id=session_id, before=older))
 
@@ -303,7 +303,7 @@ class PanelConnection:
             self.stream.notice(f"Already fixing cell {error.label}.")
             return
         runtime = self.agent.runtime
-        words, prompt = fix_prompt(error, self.agent.shell, runtime.workspace.tool_env().save_output)
+        words, prompt = fix_prompt(error, self.agent.shell, runtime.save_output)
         self._fixing.add(key)
         self.prompt(words, agent="fix", expanded=prompt, done=lambda: self._fixing.discard(key))
 
@@ -354,7 +354,7 @@ class PanelConnection:
         """A fresh session, unless the one shown is still empty (New twice makes one)."""
         runtime = self.agent.runtime
         sid = self.stream.session_id
-        if sid and not runtime.busy(sid) and not runtime.store.last_message(sid):
+        if sid and not runtime.busy(sid) and not runtime.last_message(sid):
             self._switch(self.agent.current_session(session_id=sid))
             return
         self._switch(self.agent.current_session(new=True))
@@ -409,7 +409,7 @@ class PanelConnection:
 
     def _sessions(self) -> list[wire.SessionInfo]:
         runtime = self.agent.runtime
-        ordered = sorted(runtime.sessions.list(), key=lambda s: s.time.updated, reverse=True)
+        ordered = sorted(runtime.list_sessions(), key=lambda s: s.time.updated, reverse=True)
         shown = [
             wire.SessionInfo(
                 id=s.id,
