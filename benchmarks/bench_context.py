@@ -29,6 +29,7 @@ from jupyter_agent.core.messages import (
     ToolTimeCompleted,
     UserMessage,
 )
+from jupyter_agent.core.model import ModelLimits, ResolvedModel
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.registry import ToolRegistry
 
@@ -68,11 +69,8 @@ def _session(messages: int) -> tuple[AgentLoop, Recorder]:
     for n in range(messages // 2):
         _turn(recorder, session.id, n)
     settings = LoopSettings(
-        model="openai/test",
+        model=ResolvedModel(name="openai/test", limits=ModelLimits(context=10**9)),
         system=lambda a: "system prompt",
-        context_limit=10**9,
-        input_limit=None,
-        output_limit=None,
     )
     env = ToolEnv(
         registry=ToolRegistry(), allowed=None, project_root=folder, working_dir=folder, save_output=str

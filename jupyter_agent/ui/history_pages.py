@@ -7,15 +7,25 @@ the oldest one shown, through the message index (nothing older is read until the
 
 from __future__ import annotations
 
-from jupyter_agent.agent.runtime import Runtime
+from typing import Protocol
+
 from jupyter_agent.core.messages import MessageWithParts
 
 PAGE = 50
 """Messages per page: a few turns with their tool calls."""
 
 
+class Pages(Protocol):
+    """What paging reads (the runtime, or a store)."""
+
+    def message_before(self, session_id: str, before: str | None, count: int = 1) -> str | None: ...
+    def messages(
+        self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
+    ) -> list[MessageWithParts]: ...
+
+
 def page_before(
-    store: Runtime, session_id: str, before: str | None = None
+    store: Pages, session_id: str, before: str | None = None
 ) -> tuple[list[MessageWithParts], str | None]:
     """The ``PAGE`` messages before ``before`` (None: the newest page), oldest first, and
     the id to ask for the page before them (None: nothing older)."""
