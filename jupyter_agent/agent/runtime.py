@@ -101,6 +101,9 @@ class Runtime:
     def notices(self) -> list[str]:
         return self.workspace.notices
 
+    def model_name(self, model: str | None = None, agent: str = "build") -> str:
+        return self.workspace.model_for(model, agent)
+
     def resolve_model(self, model: str | None = None, agent: str = "build") -> ResolvedModel:
         return self.workspace.resolve_model(model, agent)
 

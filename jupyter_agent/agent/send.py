@@ -37,11 +37,16 @@ class Prompt:
     """How the run asks for permission and edits the notebook (the front end's)."""
 
 
-def problem(runtime: Runtime, model: str | None, agent: str = "build", *, cli: bool = False) -> str | None:
+def problem(
+    runtime: Runtime, model: str | None, agent: str = "build", *, cli: bool = False, keys: bool = True
+) -> str | None:
     """Why a prompt cannot start now (no API key), before a session or message is written.
 
-    Raises ``ConfigurationError`` when no model is configured at all."""
-    return runtime.preflight(runtime.resolve_model(model, agent).name, cli=cli)
+    Raises ``ConfigurationError`` when no model is configured at all; ``keys=False`` checks
+    only that (the key check needs litellm, which Run All may still be importing: ``send``
+    checks the key again)."""
+    name = runtime.model_name(model, agent)
+    return runtime.preflight(name, cli=cli) if keys else None
 
 
 def later_notices(runtime: Runtime, session_id: str) -> list[str]:

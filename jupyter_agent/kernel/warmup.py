@@ -27,6 +27,7 @@ MODULES = (
     "jupyter_agent.agent.compose",
     "jupyter_agent.agent.recovery",
     "jupyter_agent.agent.revert",
+    "jupyter_agent.agent.send",
     "jupyter_agent.agent.system_prompt",
     "jupyter_agent.agent.title",
     "jupyter_agent.context.system",

@@ -176,7 +176,7 @@ class AgentMagics(Magics):
             return
         runtime = agent.refresh()  # settings changed since the last prompt apply from this one
         loading = not warmup.client_ready()  # Run All: the warm-up is still importing litellm
-        problem = None if loading else send.problem(runtime, cmd.model, cmd.agent)  # needs litellm
+        problem = send.problem(runtime, cmd.model, cmd.agent, keys=not loading)  # keys need litellm
         if problem is not None:
             self._problem(problem, headless, cmd.no_raise)
             return

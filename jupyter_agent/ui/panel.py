@@ -89,7 +89,7 @@ class PanelConnection:
         runtime = self.agent.runtime
         problem: str | None
         try:
-            model = runtime.resolve_model(self.model or None).name
+            model = runtime.model_name(self.model or None)
         except ConfigurationError as exc:
             model, problem = "", str(exc)
         else:
@@ -212,7 +212,7 @@ class PanelConnection:
             self.prompt(request.text, request.context)
         elif isinstance(request, wire.ModelRequest):
             self.model = request.model.strip()
-            self.stream.notice(f"Next prompts use {runtime.resolve_model(self.model or None).name}.")
+            self.stream.notice(f"Next prompts use {runtime.model_name(self.model or None)}.")
         elif isinstance(request, wire.StopRequest):
             if not runtime.stop(sid):
                 self.stream.status("idle")
