@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_agent.agent.loop import LoopSettings
+from jupyter_agent.agent.loop_settings import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle

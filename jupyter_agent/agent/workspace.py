@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
-from jupyter_agent.agent.loop import LoopSettings
+from jupyter_agent.agent.loop_settings import LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.system_prompt import build_for_runtime
