@@ -7,14 +7,9 @@ next prompt continues from there; the error says what was spent and how to go on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from jupyter_agent.agent.ending import end_with_error, error_answer
 from jupyter_agent.core import cost
-from jupyter_agent.core.messages import AssistantMessage, MessageError, MessageWithParts
-
-if TYPE_CHECKING:
-    from jupyter_agent.agent.loop import AgentLoop
+from jupyter_agent.core.messages import MessageError, MessageWithParts
 
 HOW = (
     'Raise it with "budget": {"session_usd": N, "turn_usd": N} in jupyter-agent.json '
@@ -53,8 +48,6 @@ def crossed(
     return None
 
 
-def stop(loop: AgentLoop, user: MessageWithParts, text: str, answer: AssistantMessage | None) -> None:
-    """End the run with ``text`` on the last answer (or a new one when no step ran)."""
-    error = MessageError(name="aborted", message=text, metadata={"budget": True})
-    answer = answer or error_answer(user.info, loop.settings.model.name)
-    end_with_error(loop.recorder, answer, error)
+def budget_error(text: str) -> MessageError:
+    """The error a run that crossed a budget ends with (``text`` from ``crossed``)."""
+    return MessageError(name="aborted", message=text, metadata={"budget": True})

@@ -2,92 +2,55 @@
 
 Everything the loop decides is read from the messages (state = replay of messages), so
 a loop can resume a stored session after a kernel restart exactly where it stopped.
+What to do next is a value (``decision.py``); ``run`` matches on it and does it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
-from jupyter_agent.agent import oversize
-from jupyter_agent.agent.agents import AgentInfo, get_agent
-from jupyter_agent.agent.budget import Budget, crossed
-from jupyter_agent.agent.budget import stop as stop_for_budget
+from jupyter_agent.agent.agents import AgentInfo
+from jupyter_agent.agent.budget import budget_error
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
-from jupyter_agent.agent.max_steps import fail_max_steps, max_steps_message, refuse_step
+from jupyter_agent.agent.decision import (
+    AutoCompact,
+    Decision,
+    Done,
+    Ending,
+    Idle,
+    Next,
+    OverBudget,
+    Refuse,
+    Rules,
+    RunCompaction,
+    RunSubtask,
+    Step,
+    StepCapReached,
+    after_step,
+    decide,
+)
+from jupyter_agent.agent.ending import end_with_error, error_answer
+from jupyter_agent.agent.loop_settings import LoopSettings
+from jupyter_agent.agent.max_steps import max_steps_error, max_steps_message
+from jupyter_agent.agent.oversize import refusal, unsent
 from jupyter_agent.agent.ports import ModelClient, PermissionAsker
-from jupyter_agent.agent.processor import Outcome, StepProcessor
+from jupyter_agent.agent.processor import StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.step import StepDeps, model_step
 from jupyter_agent.agent.subtask import run_subtask
 from jupyter_agent.agent.tool_runner import ToolEnv
-from jupyter_agent.config import AgentConfig, CompactionConfig
-from jupyter_agent.context.overflow import is_overflow
+from jupyter_agent.context.overflow import is_overflow, usable
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.messages import (
-    AssistantMessage,
-    CompactionPart,
-    MessageError,
-    MessageWithParts,
-    SubtaskPart,
-    Tokens,
-    ToolPart,
-    UserMessage,
-)
-from jupyter_agent.core.model import ResolvedModel
+from jupyter_agent.core.messages import AssistantMessage, MessageError, SubtaskPart, Tokens, UserMessage
 from jupyter_agent.prompts import load_prompt
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MAX_STEPS = 100
-
-
-@dataclass
-class LoopSettings:
-    """Per-run knobs: the resolved model and the config sections a run reads, typed."""
-
-    model: ResolvedModel
-    """The run's model, resolved once (``Workspace.resolve_model``): name, window, flags."""
-    system: Callable[[AgentInfo], str]
-    """Builds the system prompt for an agent (agent prompt, environment, instructions)."""
-    compaction: CompactionConfig = field(default_factory=CompactionConfig)
-    agents: dict[str, AgentConfig] = field(default_factory=dict)
-    """``agent.<name>`` from config: model, prompt, steps, options per agent."""
-    max_steps: int | None = None
-    """``steps`` from config (an agent's own ``steps`` wins; else ``DEFAULT_MAX_STEPS``)."""
-    api_base: str | None = None
-    api_key: str | None = None
-    options: Callable[[str, str], dict[str, Any]] | None = None
-    """litellm call arguments for (model, agent): ``models.<id>.options`` + ``agent.<name>.options``."""
-    budget: Budget | None = None
-    model_locked: bool = False
-    """The admin's file locks ``model``: a prompt's own model (a flag, an older message) is not used."""
-    _agents: dict[str, AgentInfo] = field(default_factory=dict, repr=False)
-
-    def agent(self, name: str) -> AgentInfo:
-        """The agent ``name`` with its config applied (resolved once per run)."""
-        if name not in self._agents:
-            self._agents[name] = get_agent(name, self.agents.get(name))
-        return self._agents[name]
-
-    def step_cap(self, agent: AgentInfo) -> int:
-        """Most model calls for one prompt to ``agent`` (SPEC "Loop": the last may not call tools)."""
-        return agent.steps or self.max_steps or DEFAULT_MAX_STEPS
-
-    def step_model(self, user: UserMessage, agent: AgentInfo) -> str:
-        """A step's model: the prompt's own (unless the admin locks it), the agent's, the run's."""
-        return (None if self.model_locked else user.model) or agent.model or self.model.name
-
-    def compaction_model(self) -> str:
-        """The model that writes summaries: ``compaction.model``, ``agent.compaction.model``, the run's."""
-        return self.compaction.model or self.agent("compaction").model or self.model.name
 
 
 class AgentLoop:
@@ -110,132 +73,91 @@ class AgentLoop:
         self.counter = counter or TokenCounter()
         self.steps = StepDeps(recorder, client, settings, tool_env, asker, run or RunHandle())
         """What each model step (and compaction) of this run uses."""
-        self._last_finish: str | None = None
-        self._last_error: MessageError | None = None
-        self._last_message: AssistantMessage | None = None
+        self.rules = self._rules()
+        """What the decisions read from the settings (``decision.py``)."""
         self._system: dict[str, str] = {}
-        self._builder: RequestBuilder | None = None
         """System prompt per agent, built once per run (it reads files and the kernel)."""
+        self._builder: RequestBuilder | None = None
 
-    # ------------------------------------------------------------ state
+    # ------------------------------------------------------------ settings
 
-    def _scan(self) -> tuple[MessageWithParts | None, MessageWithParts | None, MessageWithParts | None]:
-        """Last user, last assistant, last finished assistant — by id (creation order).
+    def _rules(self) -> Rules:
+        """The one place the loop reads the model's window, the step cap and the budget."""
+        s = self.settings
 
-        The recorder's window is id-ordered, so walking back from the end finds them
-        after a few messages (the compaction tail reorders only what the model sees).
-        """
-        last_user = last_assistant = last_finished = None
-        for m in reversed(self.recorder.window()):
-            info = m.info
-            if isinstance(info, UserMessage):
-                last_user = last_user or m
-            elif isinstance(info, AssistantMessage):
-                last_assistant = last_assistant or m
-                if info.finish and last_finished is None:
-                    last_finished = m
-            if last_user is not None and last_finished is not None:
-                break
-        return last_user, last_assistant, last_finished
+        def overflow(tokens: Tokens) -> bool:
+            return is_overflow(tokens, s.model, auto=s.compaction.auto)
 
-    def _pending_task(self, after: str) -> CompactionPart | SubtaskPart | None:
-        """A compaction or subtask part in user messages newer than the last finished answer.
-
-        One that already has an answer (even a failed summary) is done: never re-run it.
-        """
-        answered: set[str] = set()
-        for m in reversed(self.recorder.window()):
-            if m.info.id <= after:
-                return None
-            if isinstance(m.info, AssistantMessage):
-                answered.add(m.info.parent_id)
-            elif m.info.id not in answered:
-                for p in m.parts:
-                    if isinstance(p, (CompactionPart, SubtaskPart)):
-                        return p
-        return None
-
-    def _done(self, last_user: MessageWithParts | None, last_assistant: MessageWithParts | None) -> bool:
-        if last_assistant is None or last_user is None:
-            return False
-        info = _answer(last_assistant)
-        if last_user.info.id > info.id:
-            return False
-        if info.error is not None:
-            return True
-        unfinished = any(
-            isinstance(p, ToolPart) and p.state.status in ("pending", "running") for p in last_assistant.parts
-        )
-        return (
-            bool(info.finish)
-            and info.finish != "tool-calls"
-            and not unfinished
-            and last_user.info.id < info.id
+        return Rules(
+            context=s.model.context,
+            usable=usable(s.model),
+            overflow=overflow,
+            agent=s.agent,
+            max_steps=s.max_steps,
+            counter=self.counter,
+            budget=s.budget or None,
+            spent=self.recorder.spent,
         )
 
     # ------------------------------------------------------------ run
 
     async def run(self) -> None:
-        """Loop until done; prune afterwards (also after an error, as OpenCode does)."""
+        """Loop until done; prune afterwards (also after an error, as OpenCode does).
+
+        Each iteration decides from the messages; a step's own outcome (compact, a budget
+        crossed, the cap) is the next decision, taken without reading the window again.
+        """
         step = 0
+        decision: Decision
+        follow: Decision | None = None
         while True:
-            last_user, last_assistant, last_finished = self._scan()
-            if last_user is None:
-                return
-            prompt = _prompt(last_user)
-            finished = _answer(last_finished) if last_finished is not None else None
-            if self._done(last_user, last_assistant):
-                break
-            step += 1  # every iteration counts, compaction and subtask included (SPEC "Loop")
-            task = self._pending_task(finished.id if finished else "")
-            if isinstance(task, SubtaskPart):
-                await self._run_subtask(task, last_user)
-                continue
-            if isinstance(task, CompactionPart):
-                outcome = await CompactionRunner(self.steps, self.counter, last_user, task).run()
-                if outcome == "stop":
+            if follow is None:
+                step += 1  # every iteration counts, compaction and subtask included (SPEC "Loop")
+                decision = decide(self.recorder.window(), step, self.rules)
+            else:
+                decision, follow = follow, None
+            match decision:
+                case Idle():
+                    return
+                case Done():
                     break
-                continue
-            if finished is not None and not finished.summary and self._overflow(finished):
-                create_compaction(self.recorder, prompt, auto=True, overflow=False)
-                continue
-            new_prompt = finished is None or finished.id < prompt.id
-            size = oversize.too_large(self, last_user) if new_prompt else None
-            if size is not None:
-                oversize.refuse(self, last_user, size)
-                break
-            cap = self._max_steps(prompt)
-            if step > cap + 1:  # the last step overflowed and was retried once already
-                self._last_error = refuse_step(self.recorder, prompt, self.settings.model.name, cap)
-                break
-            if new_prompt and self._over_budget(last_user, None):
-                break
-            result = await self._step(step, last_user, last_finished)
-            if result == "continue" and self._over_budget(last_user, self._last_message):
-                break
-            if result == "compact":
-                # overflow = the step never finished (provider said "too long"): a new
-                # prompt is summarised without it and re-sent once after the summary
-                overflow = self._last_finish is None
-                if overflow and new_prompt and _follows_summary(self.recorder.window(), prompt.id):
-                    # it was just replayed after a summary and still does not fit
-                    size = oversize.message_tokens(last_user, self.counter)
-                    oversize.refuse(self, last_user, size, self._last_message)
+                case Next():
+                    pass
+                case RunSubtask(task=task, prompt=prompt):
+                    await self._run_subtask(task, prompt)
+                case RunCompaction(task=task, user=user):
+                    if await CompactionRunner(self.steps, self.counter, user, task).run() == "stop":
+                        break
+                case AutoCompact(prompt=prompt, overflow=overflow, replay_id=replay_id):
+                    create_compaction(
+                        self.recorder, prompt, auto=True, overflow=overflow, replay_id=replay_id
+                    )
+                case Step():
+                    follow = await self._step(decision)
+                case Refuse() | StepCapReached() | OverBudget():
+                    self._end(decision)
                     break
-                replay_id = prompt.id if overflow and new_prompt else None
-                create_compaction(self.recorder, prompt, auto=True, overflow=overflow, replay_id=replay_id)
-                continue
-            if result == "stop":
-                break
+                case _:
+                    assert_never(decision)
         self.recorder.flush()
         if self.settings.compaction.prune:
             self.prune()
 
-    def _overflow(self, info: AssistantMessage) -> bool:
-        return self._overflow_tokens(info.tokens)
-
-    def _overflow_tokens(self, tokens: Tokens) -> bool:
-        return is_overflow(tokens, self.settings.model, auto=self.settings.compaction.auto)
+    def _end(self, ending: Ending) -> None:
+        """The one place a run ends with an error the user reads: on the answer in progress,
+        or on a fresh answer when no step ran."""
+        answer = ending.answer or error_answer(ending.prompt, self.settings.model.name)
+        error: MessageError
+        if isinstance(ending, Refuse):
+            for part in unsent(ending.user):  # kept for the record, never sent
+                self.recorder.part(part)
+            answer = answer.model_copy(update={"finish": "error"})
+            error = refusal(self.settings.model.name, ending.size, self.rules.context, self.rules.usable)
+        elif isinstance(ending, StepCapReached):
+            error = max_steps_error(ending.cap)
+        else:
+            error = budget_error(ending.text)
+        end_with_error(self.recorder, answer, error)
 
     def prune(self) -> int:
         """Clear old tool outputs (SPEC "Prune"); the recorder writes ``time.compacted``."""
@@ -245,17 +167,10 @@ class AgentLoop:
         self.recorder.mark_compacted(part_ids, now_ms())
         return len(part_ids)
 
-    def _max_steps(self, user: UserMessage) -> int:
-        return self.settings.step_cap(self.settings.agent(user.agent))
-
-    async def _step(
-        self, step: int, last_user: MessageWithParts, last_finished: MessageWithParts | None
-    ) -> Outcome:
-        user = _prompt(last_user)
-        agent = self.settings.agent(user.agent)
-        model = (
-            (None if self.settings.model_locked else user.model) or agent.model or self.settings.model.name
-        )
+    async def _step(self, step: Step) -> Decision:
+        """One model call and its tools; returns what its outcome leads to."""
+        user, agent = step.prompt, step.agent
+        model = self.settings.step_model(user, agent)
         message = AssistantMessage(
             id=ids.ascending("msg"),
             session_id=user.session_id,
@@ -264,49 +179,23 @@ class AgentLoop:
             model=model,
         )
         self.recorder.message(message)
-        max_steps = self.settings.step_cap(agent)
-        last_step = step >= max_steps
-        # user messages newer than the last answer arrived mid-task (a reminder); after a
-        # summary the newer one is the replayed prompt, sent as written (as OpenCode 1.18)
-        after = None
-        if step > 1 and last_finished is not None and not _answer(last_finished).summary:
-            after = last_finished.info.id
-        messages = self.build_request(agent, step, model, remind_after=after)
-        if last_step:
+        messages = self.build_request(agent, step.number, model, remind_after=step.remind_after)
+        if step.last:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
         allowed = agent.tools
         runner = self.steps.tool_runner(agent.name, allowed)
         specs = self.tool_env.registry.specs()
         tools = [t for t in specs if allowed is None or t["function"]["name"] in allowed]
         extra: dict[str, Any] = dict(self.steps.options(model, agent.name) or {})
-        if last_step:
+        if step.last:
             # the last request forbids tools (still declared so past tool calls stay valid)
-            runner.refuse = max_steps_message(max_steps)
+            runner.refuse = max_steps_message(step.cap)
             if tools:
                 extra.update(tool_choice="none", drop_params=True)
-        processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
+        processor = StepProcessor(self.recorder, message, runner, overflow=self.rules.overflow)
         outcome = await model_step(self.steps, processor, messages, tools=tools, extra=extra)
-        self._last_finish = processor.message.finish
-        self._last_error = processor.message.error
-        self._last_message = processor.message
-        if runner.refused and self._last_error is None:
-            self._last_error = fail_max_steps(self.recorder, processor.message, max_steps)
-            return "stop"
-        return outcome
-
-    def _over_budget(self, user: MessageWithParts, answer: AssistantMessage | None) -> bool:
-        """Stop after the step that crossed a budget (or before a prompt when none is left)."""
-        budget = self.settings.budget
-        if not budget:
-            return False
-        text = crossed(budget, self.recorder.window(), user.info.id, self.recorder.spent())
-        if text is None:
-            return False
-        entry = self.recorder.find(answer.id) if answer is not None else None
-        if entry is not None and isinstance(entry.info, AssistantMessage):
-            answer = entry.info
-        stop_for_budget(self, user, text, answer)
-        return True
+        window = self.recorder.window()
+        return after_step(step, outcome, processor.message, runner.refused > 0, window, self.rules)
 
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
@@ -319,33 +208,8 @@ class AgentLoop:
             self._system[agent.name] = self.settings.system(agent)
         return self._builder.build(agent, self._system[agent.name], remind_after)
 
-    async def _run_subtask(self, task: SubtaskPart, last_user: MessageWithParts) -> None:
+    async def _run_subtask(self, task: SubtaskPart, prompt: UserMessage) -> None:
         run_child = self.tool_env.services.run_child
         if run_child is None:
             raise RuntimeError("sub-agents are not available in this runtime")
-        await run_subtask(self.recorder, self.settings.model.name, task, _prompt(last_user), run_child)
-
-
-def _follows_summary(history: list[MessageWithParts], user_id: str) -> bool:
-    """True for a prompt re-sent right after a successful summary (an overflow replay)."""
-    before = None
-    for m in history:
-        if m.info.id >= user_id:
-            break
-        before = m
-    info = before.info if before is not None else None
-    return isinstance(info, AssistantMessage) and info.summary and info.error is None
-
-
-def _prompt(entry: MessageWithParts) -> UserMessage:
-    """The user message of an entry ``_scan`` found as one (typed for the checks below)."""
-    if not isinstance(entry.info, UserMessage):
-        raise TypeError(f"{entry.info.id} is not a user message")
-    return entry.info
-
-
-def _answer(entry: MessageWithParts) -> AssistantMessage:
-    """The assistant message of an entry ``_scan`` found as one."""
-    if not isinstance(entry.info, AssistantMessage):
-        raise TypeError(f"{entry.info.id} is not an assistant message")
-    return entry.info
+        await run_subtask(self.recorder, self.settings.model.name, task, prompt, run_child)

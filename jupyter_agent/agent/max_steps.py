@@ -3,14 +3,12 @@ tool call in its answer is not run — the run ends with a clear error instead.
 
 Without this a model that keeps calling tools after the notice loops forever. The loop
 also never makes a call past ``steps`` + 1 (an overflow on the last step compacts and
-may retry once; after that the run ends here, without calling the model).
+may retry once; after that the run ends without calling the model).
 """
 
 from __future__ import annotations
 
-from jupyter_agent.agent.ending import end_with_error, error_answer
-from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.core.messages import AssistantMessage, MessageError, UserMessage
+from jupyter_agent.core.messages import MessageError
 
 
 def max_steps_message(max_steps: int) -> str:
@@ -21,15 +19,7 @@ def max_steps_message(max_steps: int) -> str:
     )
 
 
-def fail_max_steps(recorder: Recorder, message: AssistantMessage, max_steps: int) -> MessageError:
-    """End the run: the model called a tool on its last allowed step."""
-    error = MessageError(
-        name="max_steps", message=max_steps_message(max_steps), metadata={"steps": max_steps}
-    )
-    end_with_error(recorder, message, error)
-    return error
-
-
-def refuse_step(recorder: Recorder, user: UserMessage, model: str, max_steps: int) -> MessageError:
-    """End the run without calling the model: the cap (plus one retry) is used up."""
-    return fail_max_steps(recorder, error_answer(user, model), max_steps)
+def max_steps_error(max_steps: int) -> MessageError:
+    """The error a run ends with: the model called a tool on its last allowed step, or the
+    cap (plus one retry) is used up."""
+    return MessageError(name="max_steps", message=max_steps_message(max_steps), metadata={"steps": max_steps})

@@ -10,9 +10,11 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from jupyter_agent.agent.outside import external_pattern, refused_paths
+from jupyter_agent.agent.permissions import Rule
+from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.messages import (
     AssistantMessage,
@@ -22,16 +24,31 @@ from jupyter_agent.core.messages import (
     RevertState,
     UserMessage,
 )
+from jupyter_agent.storage.sqlite_store import SqliteStore
 
-if TYPE_CHECKING:
-    from jupyter_agent.agent.sessions import SessionService
+
+class SessionAccess(Protocol):
+    """What a revert needs of the sessions (``SessionService`` passes itself); named here so
+    that this module does not import the service that offers revert."""
+
+    @property
+    def store(self) -> SqliteStore: ...
+
+    @property
+    def project_root(self) -> Path: ...
+
+    def rules_for(self, agent: str) -> dict[str, Rule]: ...
+
+    def busy(self, session_id: str) -> bool: ...
+
+    def recorder(self, session_id: str) -> Recorder: ...
 
 
 class RevertError(UsageFailure):
     """A revert that cannot be done; the message says why."""
 
 
-def _check_inside(sessions: SessionService, paths: list[str], action: str) -> None:
+def _check_inside(sessions: SessionAccess, paths: list[str], action: str) -> None:
     """Refuse before writing anything when a stored path leaves the project (an imported
     or tampered session must not write elsewhere); only an "allow" rule lets it through."""
     bad = refused_paths(paths, sessions.project_root, sessions.rules_for("build"))
@@ -72,7 +89,7 @@ def _default_point(history: list[MessageWithParts]) -> str:
     return users[-1]
 
 
-def revert(sessions: SessionService, session_id: str, message_id: str | None = None) -> RevertState:
+def revert(sessions: SessionAccess, session_id: str, message_id: str | None = None) -> RevertState:
     """Hide the messages from ``message_id`` on and restore the files they changed."""
     if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first, then revert.")
@@ -107,7 +124,7 @@ def revert(sessions: SessionService, session_id: str, message_id: str | None = N
     return state
 
 
-def unrevert(sessions: SessionService, session_id: str) -> None:
+def unrevert(sessions: SessionAccess, session_id: str) -> None:
     """Put back the files and messages of the pending revert."""
     if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first.")
@@ -121,7 +138,7 @@ def unrevert(sessions: SessionService, session_id: str) -> None:
     sessions.recorder(session_id).update_session(session.model_copy(update={"revert": None}))
 
 
-def cleanup(sessions: SessionService, session_id: str) -> int:
+def cleanup(sessions: SessionAccess, session_id: str) -> int:
     """Make a pending revert final: delete the hidden messages. Returns how many."""
     session = sessions.store.get_session(session_id)
     if session.revert is None:

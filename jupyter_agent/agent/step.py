@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from jupyter_agent.agent.loop_settings import LoopSettings
 from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
@@ -23,9 +24,6 @@ from jupyter_agent.core.messages import AssistantMessage, RetryError, RetryPart
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.providers.errors import ProviderError
 from jupyter_agent.providers.retry import RetryCallback
-
-if TYPE_CHECKING:
-    from jupyter_agent.agent.loop import LoopSettings
 
 
 @dataclass

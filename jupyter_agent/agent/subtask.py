@@ -6,12 +6,13 @@ parent's window; the parent sees one tool result.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
+    Session,
     SubtaskPart,
     TextPart,
     ToolPart,
@@ -26,10 +27,23 @@ from jupyter_agent.tools.services import ChildRunner
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.recorder import Recorder
-    from jupyter_agent.agent.runtime import Runtime
+    from jupyter_agent.agent.run import RunHandle
 
 
-async def run_child(runtime: Runtime, parent_id: str, agent: str, prompt: str) -> tuple[str, str]:
+class ChildHost(Protocol):
+    """What a child run needs of the runtime (``compose.py`` passes the ``Runtime``); named
+    here so that the loop, which runs ``@agent`` prompts, does not depend on the runtime."""
+
+    def new_session(self, *, parent_id: str | None) -> Session: ...
+
+    def run_handle(self, session_id: str) -> RunHandle | None: ...
+
+    async def prompt(self, text: str, *, session_id: str, agent: str, handle: RunHandle | None) -> str: ...
+
+    def recorder(self, session_id: str) -> Recorder: ...
+
+
+async def run_child(runtime: ChildHost, parent_id: str, agent: str, prompt: str) -> tuple[str, str]:
     """Run ``agent`` on ``prompt`` in a new child session; returns (session id, answer)."""
     child = runtime.new_session(parent_id=parent_id)
     parent = runtime.run_handle(parent_id)

@@ -13,15 +13,37 @@ import platform
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from jupyter_agent.agent.agents import AgentInfo
+from jupyter_agent.config import Config
 from jupyter_agent.context import system
 from jupyter_agent.prompts import load_prompt
+from jupyter_agent.tools.services import Services
 from jupyter_agent.tools.skill import discover_skills
 
-if TYPE_CHECKING:
-    from jupyter_agent.agent.workspace import Workspace
+
+class PromptSource(Protocol):
+    """What the system prompt reads of a workspace (``Workspace`` passes itself); named here
+    so that this module does not import the workspace that builds runs from it."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def project_root(self) -> Path: ...
+
+    @property
+    def working_dir(self) -> Path: ...
+
+    @property
+    def notebook_path(self) -> str | None: ...
+
+    @property
+    def services(self) -> Services: ...
+
+    @property
+    def notices(self) -> list[str]: ...
 
 
 MAX_INSTRUCTION_BYTES = 200_000
@@ -71,7 +93,7 @@ def _read_all(files: list[Path], skipped: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
+def _notebook_info(runtime: PromptSource) -> system.NotebookInfo | None:
     if not runtime.notebook_path:
         return None
     cells: int | None = None
@@ -94,7 +116,7 @@ def _notebook_info(runtime: Workspace) -> system.NotebookInfo | None:
     )
 
 
-def build_for_runtime(runtime: Workspace, agent: AgentInfo, model: str) -> str:
+def build_for_runtime(runtime: PromptSource, agent: AgentInfo, model: str) -> str:
     """Agent prompt → environment → instruction files → skills (SPEC "System prompt")."""
     root = runtime.project_root
     env = system.environment_block(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
-from jupyter_agent.agent.loop import LoopSettings
+from jupyter_agent.agent.loop_settings import DEFAULT_MAX_STEPS, LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.system_prompt import build_for_runtime
@@ -129,7 +129,7 @@ class Workspace:
             system=lambda agent: self.system_prompt(agent, model.name),
             compaction=cfg.compaction,
             agents=dict(cfg.agent),
-            max_steps=cfg.steps,
+            max_steps=cfg.steps or DEFAULT_MAX_STEPS,
             api_base=cfg.api_base,
             # local OpenAI-compatible servers rarely need a key, but the client requires one
             api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),

@@ -65,7 +65,7 @@ async def test_a_text_answer_on_the_last_step_ends_normally(make_runtime: Any, s
 
 
 def test_build_agent_has_a_default_cap() -> None:
-    from jupyter_agent.agent.loop import DEFAULT_MAX_STEPS
+    from jupyter_agent.agent.loop_settings import DEFAULT_MAX_STEPS
 
     assert 0 < DEFAULT_MAX_STEPS <= 200
 
