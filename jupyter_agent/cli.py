@@ -27,12 +27,13 @@ from jupyter_agent.core import cost
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
-from jupyter_agent.core.messages import AssistantMessage, ToolPart, ToolStateError
+from jupyter_agent.core.messages import AssistantMessage
 from jupyter_agent.core.redaction import RedactingWriter
 from jupyter_agent.failures import explain
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.providers.retry import describe_wait
+from jupyter_agent.session.rendering import Rendered, render_part
 from jupyter_agent.session_cli import add_session_commands, run_session_command
 
 if TYPE_CHECKING:
@@ -91,31 +92,34 @@ class Printer:
             print(event.model_dump_json(), flush=True)
             return
         if isinstance(event, PartUpdated):
-            part = event.part
-            if part.type in ("step-start", "step-finish"):
-                self._attempt_text = False
-            if part.type == "text" and event.delta:
-                self._streamed.add(part.id)
-                self._attempt_text = True
-                sys.stdout.write(event.delta)
-                sys.stdout.flush()
-            elif part.type == "text" and part.time and part.time.end and part.id in self._streamed:
-                sys.stdout.write("\n")
-            elif isinstance(part, ToolPart) and self._tool_status.get(part.id) != part.state.status:
-                self._tool_status[part.id] = part.state.status
-                if part.state.status in ("completed", "error"):
-                    detail = part.state.error if isinstance(part.state, ToolStateError) else ""
-                    print(f"[{part.tool}] {part.state.status} {detail}".rstrip(), file=sys.stderr)
-            elif part.type == "retry" and self._attempt_text:
-                # the text above is dropped from the store; what follows replaces it
-                sys.stdout.write(f"\n[retrying: {part.error.message}]\n")
-                sys.stdout.flush()
-                self._attempt_text = False
-            elif part.type == "retry":
-                wait = describe_wait(max(0, part.next - now_ms()))
-                print(f"[retry {part.attempt} in {wait}] {part.error.message}", file=sys.stderr)
+            shown = render_part(event.part)
+            if shown is not None:
+                self._show(event.part.id, shown, event.delta)
         elif isinstance(event, SessionErrored):
             print(f"error: {event.error.message}", file=sys.stderr)
+
+    def _show(self, part_id: str, shown: Rendered, delta: str | None) -> None:
+        if shown.boundary:
+            self._attempt_text = False
+        elif delta and shown.text and not shown.aside:  # the answer streams, the thinking does not
+            self._streamed.add(part_id)
+            self._attempt_text = True
+            sys.stdout.write(delta)
+            sys.stdout.flush()
+        elif shown.done and part_id in self._streamed:
+            sys.stdout.write("\n")
+        elif shown.name and self._tool_status.get(part_id) != shown.status:
+            self._tool_status[part_id] = shown.status
+            if shown.done:
+                print(f"[{shown.name}] {shown.status} {shown.error}".rstrip(), file=sys.stderr)
+        elif shown.attempt is not None and self._attempt_text:
+            # the text above is dropped from the store; what follows replaces it
+            sys.stdout.write(f"\n[retrying: {shown.error}]\n")
+            sys.stdout.flush()
+            self._attempt_text = False
+        elif shown.attempt is not None:
+            wait = describe_wait(max(0, shown.next - now_ms()))
+            print(f"[retry {shown.attempt} in {wait}] {shown.error}", file=sys.stderr)
 
 
 def _print_notice(notice: str, level: str = "info") -> None:

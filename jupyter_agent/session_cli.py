@@ -6,7 +6,7 @@ import argparse
 import datetime as dt
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,26 @@ from pydantic import ValidationError
 
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.errors import UsageFailure
-from jupyter_agent.core.messages import TextPart, ToolPart
+from jupyter_agent.core.messages import MessageWithParts, Session
 from jupyter_agent.failures import UsageProblem
 from jupyter_agent.session.export import SessionExport
+from jupyter_agent.session.rendering import View, render_part
+
+SHOW = View(system_text=True)
+"""``sessions show`` is the raw listing: the text the system wrote into the history too."""
+
+
+def show_text(session: Session, messages: Iterable[MessageWithParts]) -> str:
+    """``sessions show``: each message's role, its text and one line per tool call."""
+    lines = [f"# {session.title}  ({session.id})"]
+    for m in messages:
+        lines.append(f"\n## {m.info.role}")
+        for shown in (render_part(p, SHOW, m.info) for p in m.parts):
+            if shown is not None and shown.name:
+                lines.append(f"[tool {shown.name}: {shown.status}]")
+            elif shown is not None and shown.text.strip() and not shown.aside:
+                lines.append(shown.text)
+    return "\n".join(lines)
 
 
 def add_session_commands(sub: Any) -> None:
@@ -158,14 +175,7 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
         elif args.json:
             _export(runtime, session.id, "json", None)
         else:
-            print(f"# {session.title}  ({session.id})")
-            for m in runtime.messages(session.id):
-                print(f"\n## {m.info.role}")
-                for p in m.parts:
-                    if isinstance(p, TextPart) and not p.ignored:
-                        print(p.text)
-                    elif isinstance(p, ToolPart):
-                        print(f"[tool {p.tool}: {p.state.status}]")
+            print(show_text(session, runtime.messages(session.id)))
         return 0
     except UsageFailure as exc:  # a name the user typed, a revert that cannot be done; not any KeyError
         moved = " (it may be in the damaged store that was just moved aside)"

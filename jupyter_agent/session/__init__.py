@@ -1,1 +1,2 @@
-"""Session lifecycle as pure transforms: fork (copy with new ids) and export/import shapes."""
+"""Session lifecycle as pure transforms: fork (copy with new ids), export/import shapes,
+and what each part shows (one table every view formats)."""

@@ -12,19 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.core.messages import (
-    AssistantMessage,
-    CompactionPart,
-    MessageWithParts,
-    ReasoningPart,
-    Session,
-    SubtaskPart,
-    TextPart,
-    ToolPart,
-    ToolStateCompleted,
-    ToolStateError,
-)
+from jupyter_agent.core.messages import AssistantMessage, MessageWithParts, Session
 from jupyter_agent.core.redaction import redact
+from jupyter_agent.session.rendering import RECORD, Rendered, render_part
 
 FORMAT_VERSION = 1
 
@@ -47,15 +37,21 @@ def export_json_lines(session: Session, history: Iterable[MessageWithParts]) -> 
     yield "]}"
 
 
-def _tool_block(p: ToolPart) -> str:
-    data = json.dumps(p.state.input, ensure_ascii=False)
-    lines = [f"**Tool `{p.tool}`** `{data[:200]}`"]
-    if isinstance(p.state, ToolStateCompleted):
-        output = p.state.output if not p.state.time.compacted else "[Old tool result content cleared]"
-        lines.append("```\n" + output[:4000] + ("\n…" if len(output) > 4000 else "") + "\n```")
-    elif isinstance(p.state, ToolStateError):
-        lines.append(f"> error: {p.state.error}")
+def _tool_block(r: Rendered) -> str:
+    lines = [f"**Tool `{r.name}`** `{r.summary[:200]}`"]
+    if r.status == "completed":
+        lines.append("```\n" + r.output[:4000] + ("\n…" if len(r.output) > 4000 else "") + "\n```")
+    elif r.status == "error":
+        lines.append(f"> error: {r.error}")
     return "\n".join(lines)
+
+
+def _block(r: Rendered) -> str:
+    if r.name:
+        return _tool_block(r)
+    if not r.text.strip():
+        return ""
+    return f"<details><summary>{r.label}</summary>\n\n{r.text}\n\n</details>" if r.aside else r.text
 
 
 def message_markdown(m: MessageWithParts) -> str:
@@ -64,17 +60,8 @@ def message_markdown(m: MessageWithParts) -> str:
     if isinstance(m.info, AssistantMessage) and m.info.summary:
         role = "Summary"
     blocks: list[str] = [f"### {role}"]
-    for p in m.parts:
-        if isinstance(p, TextPart) and not p.ignored and not p.synthetic and p.text.strip():
-            blocks.append(p.text)
-        elif isinstance(p, ReasoningPart) and p.text.strip():
-            blocks.append("<details><summary>Thinking</summary>\n\n" + p.text + "\n\n</details>")
-        elif isinstance(p, ToolPart):
-            blocks.append(_tool_block(p))
-        elif isinstance(p, CompactionPart):
-            blocks.append("*— history summarised here —*")
-        elif isinstance(p, SubtaskPart):
-            blocks.append(f"*@{p.agent}: {p.prompt}*")
+    shown = (render_part(p, RECORD, m.info) for p in m.parts)
+    blocks += [block for r in shown if r is not None and (block := _block(r))]
     if isinstance(m.info, AssistantMessage) and m.info.error is not None:
         blocks.append(f"> error: {m.info.error.message}")
     return "\n\n".join(blocks)

@@ -18,8 +18,7 @@ from collections.abc import Callable
 from IPython.display import clear_output
 
 from jupyter_agent.core.events import AnyEvent, PartUpdated
-from jupyter_agent.core.messages import RetryPart, TextPart, ToolPart
-from jupyter_agent.ui.render import input_summary
+from jupyter_agent.session.rendering import render_part
 
 FLUSH_EVERY = 0.05
 """Seconds between flushes, as the widget's throttle: the first words show as fast as there."""
@@ -52,19 +51,20 @@ class ConsoleStream:
     def __call__(self, event: AnyEvent) -> None:
         if not isinstance(event, PartUpdated) or event.part.session_id != self.session_id:
             return
-        part = event.part
-        if isinstance(part, TextPart) and event.delta and not part.synthetic:
+        shown = render_part(event.part)
+        if shown is None:
+            return
+        if shown.boundary:
+            self._attempt_text = False
+        elif event.delta and shown.text and not shown.aside:  # the answer streams, the thinking does not
             self._attempt_text = True
             self._emit(event.delta)
-        elif isinstance(part, ToolPart) and part.id not in self._tools and part.state.status != "pending":
-            self._tools.add(part.id)
-            summary = input_summary(part.state.input)
-            self._line(f"[{part.tool}{' ' + summary if summary else ''}]")
-        elif isinstance(part, RetryPart) and self._attempt_text:
+        elif shown.name and event.part.id not in self._tools and shown.status != "pending":
+            self._tools.add(event.part.id)
+            self._line(f"[{shown.name}{' ' + shown.summary if shown.summary else ''}]")
+        elif shown.attempt is not None and self._attempt_text:
             # the text above is dropped from the session; what follows replaces it
-            self._line(f"[retrying: {part.error.message}]")
-            self._attempt_text = False
-        elif part.type == "step-start":
+            self._line(f"[retrying: {shown.error}]")
             self._attempt_text = False
 
     def finish(self) -> None:

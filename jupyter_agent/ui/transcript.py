@@ -23,19 +23,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from jupyter_agent.core.messages import (
-    AssistantMessage,
-    CompactionPart,
-    MessageWithParts,
-    ReasoningPart,
-    SubtaskPart,
-    TextPart,
-    ToolPart,
-    ToolStateCompleted,
-    ToolStateError,
-)
+from jupyter_agent.core.messages import AssistantMessage, MessageWithParts
+from jupyter_agent.session.display import cap_output
+from jupyter_agent.session.rendering import BRIEF, Rendered, render_part
 from jupyter_agent.ui.code_blocks import code_block
-from jupyter_agent.ui.render import cap_output, input_summary, without_attachment_notes
 
 RunStatus = Literal["done", "stopped", "failed"]
 OUTPUT_CAP = 2_000
@@ -44,8 +35,6 @@ PROMPT_CAP = 2_000
 """Characters of the prompt echoed in the notebook: a pasted file is in the store already."""
 MAX_IMAGES = 4
 METADATA_KEY = "jupyter_agent"
-# tool inputs shown as code, with their language
-CODE_INPUTS = {"python": ("code", "python"), "bash": ("command", "bash")}
 
 
 class RunSummary(BaseModel):
@@ -159,25 +148,24 @@ class _Builder:
         )
         self.md.append(f"<details><summary>{html.escape(label)}</summary>\n\n{_fence(text)}\n\n</details>")
 
-    def tool(self, part: ToolPart) -> None:
-        state = part.state
-        summary = input_summary(state.input)
-        line = f"{part.tool} {summary} — {state.status}" if summary else f"{part.tool} — {state.status}"
+    def part(self, r: Rendered) -> None:
+        if r.name:
+            self.tool(r)
+        elif r.text.strip() and r.label:
+            self.details(r.label, r.text, plain=not r.aside)
+        elif r.text.strip():
+            self.text(r.text)
+
+    def tool(self, r: Rendered) -> None:
+        line = f"{r.name} {r.summary} — {r.status}" if r.summary else f"{r.name} — {r.status}"
         body: list[str] = []
-        code_key, lang = CODE_INPUTS.get(part.tool, ("", ""))
-        code = state.input.get(code_key) if code_key else None
-        if isinstance(code, str) and "\n" in code.strip():
-            body.append(code_block(code, lang))
-        output = ""
-        if isinstance(state, ToolStateCompleted):
-            shown = without_attachment_notes(state.output, state.attachments)
-            output = "[output cleared from the context]" if state.time.compacted else shown
-        elif isinstance(state, ToolStateError):
-            output = state.error
+        if "\n" in r.code.strip():
+            body.append(code_block(r.code, r.lang))
+        output = r.error or r.output
         if output.strip():
             body.append(f"<pre><code>{html.escape(cap_output(output, OUTPUT_CAP))}</code></pre>")
-        head = f"<code>{html.escape(part.tool)}</code> {html.escape(summary)} — <span>{state.status}</span>"
-        status = html.escape(state.status)
+        head = f"<code>{html.escape(r.name)}</code> {html.escape(r.summary)} — <span>{r.status}</span>"
+        status = html.escape(r.status)
         if body:
             self.html.append(
                 f'<details class="jp-agent-transcript-tool" data-status="{status}">'
@@ -185,16 +173,15 @@ class _Builder:
             )
         else:
             self.html.append(f'<div class="jp-agent-transcript-tool" data-status="{status}">{head}</div>')
-        self.md.append(f"- `{part.tool}` {_inline(summary)} — *{state.status}*")
+        self.md.append(f"- `{r.name}` {_inline(r.summary)} — *{r.status}*")
         self.plain.append(f"[{line}]")
-        if isinstance(state, ToolStateCompleted):
-            for a in state.attachments:
-                if a.mime.startswith("image/") and self.images < MAX_IMAGES:
-                    self.images += 1
-                    self.html.append(
-                        f'<img src="{html.escape(a.url)}" alt="{html.escape(a.filename or a.mime)}">'
-                    )
-                    self.md.append(f"*({a.mime} attached: see the HTML view)*")
+        for a in r.attachments:
+            if a.mime.startswith("image/") and self.images < MAX_IMAGES:
+                self.images += 1
+                self.html.append(
+                    f'<img src="{html.escape(a.url)}" alt="{html.escape(a.filename or a.mime)}">'
+                )
+                self.md.append(f"*({a.mime} attached: see the HTML view)*")
 
     def error(self, text: str) -> None:
         self.html.append(f'<div class="jp-agent-transcript-error">Error: {html.escape(text)}</div>')
@@ -215,24 +202,14 @@ def _inline(text: str) -> str:
 
 def _message(b: _Builder, m: MessageWithParts) -> None:
     info = m.info
-    if not isinstance(info, AssistantMessage):  # a compaction's request: mark where it cut
-        if any(isinstance(p, CompactionPart) for p in m.parts):
-            b.text("*— history summarised here —*")
+    shown = [r for p in m.parts if (r := render_part(p, BRIEF, info)) is not None]
+    if not isinstance(info, AssistantMessage):  # the prompt is echoed above; a compaction marks where it cut
+        marker = next((r for r in shown if r.marker), None)
+        if marker is not None:
+            b.text(marker.text)
         return
-    for p in m.parts:
-        if isinstance(p, TextPart) and not p.synthetic and not p.ignored and p.text.strip():
-            if info.summary:
-                b.details("Summary of the session so far", p.text, plain=True)
-            else:
-                b.text(p.text)
-        elif isinstance(p, ReasoningPart) and p.text.strip():
-            b.details("Thinking", p.text)
-        elif isinstance(p, ToolPart):
-            b.tool(p)
-        elif isinstance(p, SubtaskPart):
-            b.text(f"*@{p.agent}: {p.description}*")
-        elif isinstance(p, CompactionPart):
-            b.text("*— history summarised here —*")
+    for r in shown:
+        b.part(r)
     if info.error is not None and info.error.name != "aborted":
         b.error(info.error.message)
 
