@@ -27,9 +27,12 @@ async def test_429_retry_after_is_honoured_and_recorded(make_runtime: Any, scrip
     started = time.monotonic()
     await runtime.prompt("hi", session_id=sid)
     waited = time.monotonic() - started
-    assert 0.9 <= waited < 1.9, waited  # what Retry-After said, not the 2 s default backoff
+    assert waited >= 0.9, waited  # the provider's second was waited out
     [retry] = parts(runtime, sid, RetryPart)
     assert retry.attempt == 1 and retry.error.status == 429
+    # the wait scheduled is what Retry-After said, not the 2 s default backoff (read from the
+    # part, not a clock: a loaded machine may take longer to get there, never a shorter wait)
+    assert 900 <= retry.next - retry.time.created < 1500, retry.next - retry.time.created
     assert parts(runtime, sid, TextPart)[-1].text == "ok after waiting"
     assert_kept(runtime.store.path, before)
 
