@@ -21,10 +21,8 @@ from typing import Any
 
 from scripted_server import ErrorReply, Reply, ScriptedReplies, Usage, call_id_for
 
-from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.litellm_client import RESERVED  # the module only; litellm loads lazily
-from jupyter_agent.providers.retry import MAX_RETRIES, RetryCallback, retrying
-from jupyter_agent.providers.stream_events import (
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.stream_events import (
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
@@ -36,9 +34,10 @@ from jupyter_agent.providers.stream_events import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    finish_reason,
-    usage_tokens,
 )
+from jupyter_agent.providers.litellm_client import RESERVED  # the module only; litellm loads lazily
+from jupyter_agent.providers.openai_shape import finish_reason, usage_tokens
+from jupyter_agent.providers.retry import MAX_RETRIES, RetryCallback, retrying
 
 
 class ScriptedModel(ScriptedReplies):

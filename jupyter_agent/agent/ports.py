@@ -15,8 +15,8 @@ from typing import Any, Protocol
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
+from jupyter_agent.core.stream_events import StreamEvent
 from jupyter_agent.providers.retry import RetryCallback
-from jupyter_agent.providers.stream_events import StreamEvent
 from jupyter_agent.tools.base import PermissionQuestion
 
 

@@ -20,8 +20,8 @@ from jupyter_agent.context.overflow import max_output
 from jupyter_agent.core import ids
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import AssistantMessage, RetryError, RetryPart
+from jupyter_agent.core.provider_errors import ProviderError
 from jupyter_agent.core.redaction import redact
-from jupyter_agent.providers.errors import ProviderError
 from jupyter_agent.providers.retry import RetryCallback
 
 if TYPE_CHECKING:

@@ -19,20 +19,11 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from jupyter_agent.context.tokens import tokenizer_dir
+from jupyter_agent.core import provider_errors as E
 from jupyter_agent.core import unicode
 from jupyter_agent.core.messages import Tokens
 from jupyter_agent.core.redaction import redact_value, secret_values
-from jupyter_agent.logs import route_library_logs
-from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.gateway import error_type, gateway_refusal
-from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
-from jupyter_agent.providers.local_server import unreachable
-from jupyter_agent.providers.retry import (
-    MAX_RETRIES,
-    RetryCallback,
-    retrying,
-)
-from jupyter_agent.providers.stream_events import (
+from jupyter_agent.core.stream_events import (
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
@@ -45,8 +36,16 @@ from jupyter_agent.providers.stream_events import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    finish_reason,
-    usage_tokens,
+)
+from jupyter_agent.logs import route_library_logs
+from jupyter_agent.providers.gateway import error_type, gateway_refusal
+from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
+from jupyter_agent.providers.local_server import unreachable
+from jupyter_agent.providers.openai_shape import finish_reason, usage_tokens
+from jupyter_agent.providers.retry import (
+    MAX_RETRIES,
+    RetryCallback,
+    retrying,
 )
 
 RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})

@@ -14,8 +14,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from email.utils import parsedate_to_datetime
 
-from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.stream_events import AttemptRestart, StreamEvent
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.stream_events import AttemptRestart, StreamEvent
 
 INITIAL_DELAY_MS = 2_000
 BACKOFF = 2

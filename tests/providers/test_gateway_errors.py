@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from scripted_server import ErrorReply, ScriptedServer
 
-from jupyter_agent.providers import errors as E
+from jupyter_agent.core import provider_errors as E
 from jupyter_agent.providers.litellm_client import LiteLLMClient
 
 BUDGET_TEAM = "Budget has been exceeded! Team=data-team Current cost: 50.2, Max budget: 50.0"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from scripted_server import ErrorReply, Reply, ToolCall, Usage
 
-from jupyter_agent.providers import errors as E
+from jupyter_agent.core import provider_errors as E
 from jupyter_agent.providers.litellm_client import LiteLLMClient
 from jupyter_agent.providers.models import provider_family, resolve_limits
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from email.utils import formatdate
 
-from jupyter_agent.providers.errors import AuthError, is_overflow_text
+from jupyter_agent.core.provider_errors import AuthError, is_overflow_text
 from jupyter_agent.providers.retry import retry_delay_ms
 
 

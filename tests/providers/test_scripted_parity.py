@@ -10,7 +10,7 @@ import pytest
 from scripted_model import ScriptedModel
 from scripted_server import ErrorReply, Reply, Scripted, ToolCall, Usage
 
-from jupyter_agent.providers import errors as E
+from jupyter_agent.core import provider_errors as E
 from jupyter_agent.providers.litellm_client import LiteLLMClient
 
 SCRIPTS: dict[str, Scripted | list[Scripted]] = {
