@@ -21,6 +21,7 @@ from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
+from jupyter_agent.agent.retrying import MAX_RETRIES
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.step import StepDeps, model_step
 from jupyter_agent.agent.subtask import run_subtask
@@ -29,6 +30,7 @@ from jupyter_agent.context.overflow import OUTPUT_TOKEN_MAX, is_overflow
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
+from jupyter_agent.core.chat import ChatMessage
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import (
     AssistantMessage,
@@ -75,6 +77,8 @@ class LoopSettings:
     budget: Budget | None = None
     model_locked: bool = False
     """The admin's file locks ``model``: a prompt's own model (a flag, an older message) is not used."""
+    retries: int = MAX_RETRIES
+    """How often a failed model call is tried again (``retries``)."""
 
 
 class AgentLoop:
@@ -280,7 +284,7 @@ class AgentLoop:
             if tools:
                 extra.update(tool_choice="none", drop_params=True)
         processor = StepProcessor(self.recorder, message, runner, overflow=self._overflow_tokens)
-        outcome = await model_step(self.steps, processor, messages, tools=tools, extra=extra)
+        outcome = await model_step(self.steps, processor, messages, tools=tools, options=extra)
         self._last_finish = processor.message.finish
         self._last_error = processor.message.error
         self._last_message = processor.message
@@ -305,7 +309,7 @@ class AgentLoop:
 
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ChatMessage]:
         """System prompt + visible history in the provider's shape (incremental per step)."""
         if self._builder is None or self._builder.model != model:
             s = self.settings
