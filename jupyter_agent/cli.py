@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from jupyter_agent import __version__
+from jupyter_agent.agent.retrying import describe_wait
 from jupyter_agent.core import cost
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
@@ -32,7 +33,6 @@ from jupyter_agent.core.redaction import RedactingWriter
 from jupyter_agent.failures import explain
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
-from jupyter_agent.providers.retry import describe_wait
 from jupyter_agent.session.rendering import Rendered, render_part
 from jupyter_agent.session_cli import add_session_commands, run_session_command
 

@@ -79,8 +79,6 @@ def make_runtime(
             {"model": model.model, "api_base": model.base_url, **overrides},
             global_dir=tmp_path / "no-global",
         )
-        if not http:
-            model.max_retries = config.retries
         runtime = build_runtime(
             config=config,
             store=SqliteStore.for_directory(tmp_path),

@@ -5,8 +5,10 @@ Same vocabulary as ``scripted_server.py`` (``Reply``, ``ToolCall``, ``Usage``,
 ``title_reply``, ``default``, ``realistic_usage``), so a test picks one by fixture:
 ``scripted_model`` (no HTTP, no litellm call) or ``scripted_server`` (real HTTP through
 litellm). Replies become the stream events the litellm adapter makes of the server's
-chunks; errors and retries go through the same ``providers`` code (``from_status``,
-``retrying``). Tests of the adapter itself and end-to-end paths keep the HTTP server.
+chunks, errors the typed errors it raises (``from_status``); like every client it tries
+once, and the agent's ``RetryingModel`` retries. It reads only ``core/`` (the request, the
+events, the errors): nothing of the adapter. Tests of the adapter itself and end-to-end
+paths keep the HTTP server; ``tests/providers/test_scripted_parity.py`` keeps the two alike.
 """
 
 from __future__ import annotations
@@ -16,15 +18,14 @@ import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from types import SimpleNamespace
 from typing import Any
 
 from scripted_server import ErrorReply, Reply, ScriptedReplies, Usage, call_id_for
 
-from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.litellm_client import RESERVED  # the module only; litellm loads lazily
-from jupyter_agent.providers.retry import MAX_RETRIES, RetryCallback, retrying
-from jupyter_agent.providers.stream_events import (
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.messages import CacheTokens, Tokens
+from jupyter_agent.core.model_request import ModelRequest
+from jupyter_agent.core.stream_events import (
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
@@ -36,9 +37,10 @@ from jupyter_agent.providers.stream_events import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    finish_reason,
-    usage_tokens,
 )
+
+FINISH = {"stop": "stop", "tool_calls": "tool-calls", "length": "length", "content_filter": "content-filter"}
+"""What the adapter calls the finish reasons a script sends (anything else: "other")."""
 
 
 class ScriptedModel(ScriptedReplies):
@@ -49,67 +51,29 @@ class ScriptedModel(ScriptedReplies):
     """Never contacted: the runtime gets this model as its client."""
     who = "scripted model"
 
-    def __init__(self, max_retries: int = MAX_RETRIES) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.max_retries = max_retries
         self.title_cost: float | None = None
         """What a title call costs (None: unpriced, like the scripted steps)."""
 
     # ------------------------------------------------------------ ModelClient
 
-    def stream_with_retry(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-        abort: asyncio.Event | None = None,
-        on_retry: RetryCallback | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        return retrying(
-            lambda: self.stream(model, messages, tools, max_tokens, abort, extra),
-            max_retries=self.max_retries,
-            on_retry=on_retry,
-            abort=abort,
-        )
-
-    async def complete(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-    ) -> tuple[str, float | None]:
-        body = _body(model, messages, max_tokens)
-        self.completions.append(
-            {"path": "/v1/chat/completions", "headers": {}, "body": body, "at": time.time()}
-        )
+    async def request(self, request: ModelRequest) -> tuple[str, float | None]:
+        self.completions.append(_record(_body(request)))
         return self.title_reply.text, self.title_cost
 
-    async def stream(
-        self,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        max_tokens: int | None,
-        abort: asyncio.Event | None,
-        extra: dict[str, Any] | None,
+    async def request_stream(
+        self, request: ModelRequest, *, abort: asyncio.Event | None = None
     ) -> AsyncIterator[StreamEvent]:
-        body = _body(model, messages, max_tokens)
+        body = _body(request)
         body.update(stream=True, stream_options={"include_usage": True})
-        if tools:
-            body["tools"] = json.loads(json.dumps(tools))
-        body.update({k: v for k, v in (extra or {}).items() if k not in RESERVED})
+        if request.tools:
+            body["tools"] = json.loads(json.dumps(list(request.tools)))
+        body.update(request.call_options())
         self.requests.append(_record(body))
         reply = self._next()
         if isinstance(reply, ErrorReply):
-            raise E.from_status(reply.status, reply.body, model, reply.headers)
+            raise E.from_status(reply.status, reply.body, request.model, reply.headers)
         if self.realistic_usage:
             estimate = len(json.dumps(body["messages"])) // 4
             reply = replace(reply, usage=replace(reply.usage, prompt_tokens=estimate))
@@ -121,11 +85,14 @@ def _record(body: dict[str, Any]) -> dict[str, Any]:
     return {"path": "/v1/chat/completions", "headers": {}, "body": body, "at": time.time()}
 
 
-def _body(model: str, messages: list[dict[str, Any]], max_tokens: int | None) -> dict[str, Any]:
+def _body(request: ModelRequest) -> dict[str, Any]:
     """The request as JSON, model without its provider prefix (what the server would see)."""
-    body: dict[str, Any] = {"model": model.split("/", 1)[-1], "messages": json.loads(json.dumps(messages))}
-    if max_tokens:
-        body["max_tokens"] = max_tokens
+    body: dict[str, Any] = {
+        "model": request.model.split("/", 1)[-1],
+        "messages": json.loads(json.dumps(list(request.messages))),
+    }
+    if request.max_tokens:
+        body["max_tokens"] = request.max_tokens
     return body
 
 
@@ -167,9 +134,10 @@ async def _events(reply: Reply, abort: asyncio.Event | None) -> AsyncIterator[St
     finish = reply.finish_reason
     if finish == "auto":
         finish = "tool_calls" if reply.tool_calls else "stop"
-    yield FinishStep(
-        reason=finish_reason(finish, bool(reply.tool_calls)), usage=_usage(reply.usage), cost=None
-    )
+    reason = FINISH.get(finish, "other")
+    if reason == "stop" and reply.tool_calls:
+        reason = "tool-calls"
+    yield FinishStep(reason=reason, usage=_usage(reply.usage), cost=None)
 
 
 def _chunked(reply: Reply) -> list[tuple[str, ...]]:
@@ -188,14 +156,13 @@ def _chunked(reply: Reply) -> list[tuple[str, ...]]:
     return out
 
 
-def _usage(u: Usage) -> Any:
-    """The usage chunk as litellm hands it over (attributes, nested details)."""
-    return usage_tokens(
-        SimpleNamespace(
-            prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens,
-            total_tokens=u.prompt_tokens + u.completion_tokens,
-            prompt_tokens_details=SimpleNamespace(cached_tokens=u.cached_tokens),
-            completion_tokens_details=SimpleNamespace(reasoning_tokens=u.reasoning_tokens),
-        )
+def _usage(u: Usage) -> Tokens:
+    """The usage chunk in our counts: cache reads come out of the input, reasoning out of
+    the output (as the adapter counts them)."""
+    return Tokens(
+        input=max(0, u.prompt_tokens - u.cached_tokens),
+        output=max(0, u.completion_tokens - u.reasoning_tokens),
+        reasoning=u.reasoning_tokens,
+        cache=CacheTokens(read=u.cached_tokens, write=0),
+        total=u.prompt_tokens + u.completion_tokens,
     )

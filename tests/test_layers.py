@@ -62,3 +62,39 @@ def test_inline_imports_say_why() -> None:
         for line in _inline_imports_without_reason(path)
     ]
     assert not missing, "inline imports without a reason comment:\n" + "\n".join(missing)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top, in functions and under ``TYPE_CHECKING``."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("path", ["jupyter_agent/agent/ports.py", "tests/scripted_model.py"])
+def test_the_model_port_and_the_scripted_model_name_no_adapter(path: str) -> None:
+    """The port and the fast tier's model speak ``core/`` only (the request, the events, the
+    errors): a client is swapped without reaching into ``providers/``. import-linter checks the
+    port's runtime imports (pyproject.toml); this also reads ``TYPE_CHECKING`` blocks and the
+    test model, which is outside the package."""
+    adapter = sorted(m for m in _imported_modules(ROOT / path) if m.startswith("jupyter_agent.providers"))
+    assert adapter == [], f"{path} imports {adapter}"
+
+
+def test_the_scripted_model_loads_no_adapter() -> None:
+    """Nothing the scripted model imports, however indirectly, loads ``providers/``."""
+    probe = (
+        "import sys; import scripted_model; "
+        "print(sorted(m for m in sys.modules if m.startswith('jupyter_agent.providers')))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"

@@ -15,6 +15,7 @@ from jupyter_agent.context import compaction as ctx
 from jupyter_agent.context.overflow import usable
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
+from jupyter_agent.core.chat import ChatMessage, ChatSystem
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCompacted, SessionErrored
 from jupyter_agent.core.messages import (
@@ -107,8 +108,8 @@ class CompactionRunner:
         update = {"tail_start_id": tail_id, "replay_id": replay.info.id if replay else None}
         self.recorder.part(self.part.model_copy(update=update))
         model, prompt = self._model_and_prompt()
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": prompt},
+        messages: list[ChatMessage] = [
+            ChatSystem(role="system", content=prompt),
             *ctx.build_compaction_request(history[:cut], previous, model=model),
         ]
         message = AssistantMessage(
@@ -125,7 +126,7 @@ class CompactionRunner:
         processor = StepProcessor(self.recorder, message, runner)
         try:
             outcome = await model_step(
-                self.steps, processor, messages, extra=self.steps.options(model, "compaction")
+                self.steps, processor, messages, options=self.steps.options(model, "compaction")
             )
         except BaseException:
             self._failed(processor.message, None)

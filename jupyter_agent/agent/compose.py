@@ -57,7 +57,7 @@ def build_runtime(
     if client is None:
         from jupyter_agent.providers.litellm_client import LiteLLMClient  # litellm is slow to import
 
-        client = LiteLLMClient(max_retries=config.retries, idle_timeout=config.stream_idle_timeout)
+        client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
     bus = bus or Bus()
     permissions = PermissionManager(bus, config)
     workspace = Workspace(
@@ -105,8 +105,6 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     workspace.config = config
     workspace.permissions.config = config
     workspace.services.guard, workspace.services.sandbox = security(config, runtime.sessions.project_root)
-    if hasattr(workspace.client, "max_retries"):
-        workspace.client.max_retries = config.retries
     manager = workspace.services.mcp
     if manager is not None:
         manager.reconfigure(config.mcp)

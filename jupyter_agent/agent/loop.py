@@ -46,6 +46,7 @@ from jupyter_agent.context.overflow import is_overflow, usable
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
+from jupyter_agent.core.chat import ChatMessage
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import AssistantMessage, MessageError, SubtaskPart, Tokens, UserMessage
 from jupyter_agent.prompts import load_prompt
@@ -193,13 +194,13 @@ class AgentLoop:
             if tools:
                 extra.update(tool_choice="none", drop_params=True)
         processor = StepProcessor(self.recorder, message, runner, overflow=self.rules.overflow)
-        outcome = await model_step(self.steps, processor, messages, tools=tools, extra=extra)
+        outcome = await model_step(self.steps, processor, messages, tools=tools, options=extra)
         window = self.recorder.window()
         return after_step(step, outcome, processor.message, runner.refused > 0, window, self.rules)
 
     def build_request(
         self, agent: AgentInfo, step: int, model: str, remind_after: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[ChatMessage]:
         """System prompt + visible history in the provider's shape (incremental per step)."""
         if self._builder is None or self._builder.model != model:
             m = self.settings.model

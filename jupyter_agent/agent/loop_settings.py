@@ -12,6 +12,7 @@ from typing import Any
 
 from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.budget import Budget
+from jupyter_agent.agent.retrying import MAX_RETRIES
 from jupyter_agent.config import AgentConfig, CompactionConfig
 from jupyter_agent.core.messages import UserMessage
 from jupyter_agent.core.model import ResolvedModel
@@ -40,6 +41,8 @@ class LoopSettings:
     budget: Budget | None = None
     model_locked: bool = False
     """The admin's file locks ``model``: a prompt's own model (a flag, an older message) is not used."""
+    retries: int = MAX_RETRIES
+    """How often a failed model call is tried again (``retries``)."""
     _agents: dict[str, AgentInfo] = field(default_factory=dict, repr=False)
 
     def agent(self, name: str) -> AgentInfo:

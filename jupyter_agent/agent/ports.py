@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
-from jupyter_agent.providers.retry import RetryCallback
-from jupyter_agent.providers.stream_events import StreamEvent
+from jupyter_agent.core.model_request import ModelRequest
+from jupyter_agent.core.stream_events import StreamEvent
 from jupyter_agent.tools.base import PermissionQuestion
 
 
@@ -79,37 +79,22 @@ class SessionStore(Protocol):
 
 
 class ModelClient(Protocol):
-    """One model step as our stream events (``providers/litellm_client.py`` implements it).
+    """A model the loop can call (shaped like pydantic-ai's ``Model``): the litellm adapter
+    (``providers/litellm_client.py``) or the in-process scripted model of the tests.
 
-    Failures arrive as typed ``ProviderError``s; retryable ones are retried inside
-    ``stream_with_retry`` (``on_retry`` tells the loop, ``attempt-restart`` drops partial
-    output). ``abort`` set → ``AbortedError`` at the next chunk or during a retry wait.
+    Failures arrive as typed ``ProviderError``s (``core/provider_errors.py``). A client
+    tries once: the agent layer retries the retryable ones (``agent/retrying.py`` wraps any
+    client). ``abort`` set → ``AbortedError`` at the next chunk.
     """
 
-    def stream_with_retry(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-        abort: asyncio.Event | None = None,
-        on_retry: RetryCallback | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> AsyncIterator[StreamEvent]: ...
+    def request_stream(
+        self, request: ModelRequest, *, abort: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """One answer, streamed as our events and ended by ``finish-step``."""
+        ...
 
-    async def complete(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-    ) -> tuple[str, float | None]:
-        """One non-streaming answer (session titles) and what it cost (None: no price)."""
+    async def request(self, request: ModelRequest) -> tuple[str, float | None]:
+        """One answer in one piece (session titles) and what it cost (None: no price)."""
         ...
 
 

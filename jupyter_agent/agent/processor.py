@@ -22,8 +22,8 @@ from jupyter_agent.agent.tool_runner import ToolRunner, abort_unfinished
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionErrored
 from jupyter_agent.core.messages import AssistantMessage, MessageError, Tokens, ToolPart
+from jupyter_agent.core.provider_errors import AbortedError, ContextOverflowError, ProviderError
 from jupyter_agent.core.redaction import redact, redact_value
-from jupyter_agent.providers.errors import AbortedError, ContextOverflowError, ProviderError
 
 Outcome = Literal["continue", "stop", "compact"]
 SLICE_S = 0.005

@@ -9,8 +9,6 @@ the last few messages only, never stored.
 
 from __future__ import annotations
 
-from typing import Any
-
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.context.compaction import filter_compacted
@@ -21,6 +19,7 @@ from jupyter_agent.context.to_provider import (
     wrap_system_reminder,
 )
 from jupyter_agent.core import ids
+from jupyter_agent.core.chat import ChatMessage, ChatSystem
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -29,8 +28,6 @@ from jupyter_agent.core.messages import (
     UserMessage,
 )
 from jupyter_agent.prompts import load_prompt
-
-Msg = dict[str, Any]
 
 
 def _resets_view(m: MessageWithParts) -> bool:
@@ -52,13 +49,13 @@ class RequestBuilder:
         self._seen = 0
         self._visible: list[MessageWithParts] = []
         self._pos: dict[str, int] = {}
-        self._flat: list[Msg] = [{"role": "system", "content": ""}]
+        self._flat: list[ChatMessage] = [ChatSystem(role="system", content="")]
         """The request itself, kept between steps: system message, then the history."""
         self._starts: list[int] = []
         self._edited_from: int | None = None
         """First position rewritten with reminders last time: rebuilt before reuse."""
 
-    def _convert(self, messages: list[MessageWithParts]) -> list[Msg]:
+    def _convert(self, messages: list[MessageWithParts]) -> list[ChatMessage]:
         return to_model_messages(
             messages,
             model=self.model,
@@ -111,14 +108,14 @@ class RequestBuilder:
             self._starts.append(len(self._flat))
             self._flat.extend(self._convert([m]))
 
-    def build(self, agent: AgentInfo, system: str, remind_after: str | None) -> list[Msg]:
+    def build(self, agent: AgentInfo, system: str, remind_after: str | None) -> list[ChatMessage]:
         """System prompt + visible history; reminders rewrite only the newest messages.
 
         The returned list is reused by the next step (callers must not mutate it).
         """
         self.visible()
         if self._flat[0]["content"] != system:
-            self._flat[0] = {"role": "system", "content": system}
+            self._flat[0] = ChatSystem(role="system", content=system)
         edits = self._reminders(agent, remind_after)
         if edits:
             self._edited_from = min(edits)

@@ -1,13 +1,14 @@
 """One model step, the same for a normal step and a compaction: request → stream → parts → tools.
 
-The stream's setup (limits, endpoint, call options), the retry parts and the run's abort
-signal live here once; the loop and ``compaction.py`` say only what differs (the request,
-the agent, the tools it may call).
+The request's setup (limits, endpoint, call options), the retries with their parts and the
+run's abort signal live here once; the loop and ``compaction.py`` say only what differs
+(the messages, the agent, the tools it may call).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,15 +16,17 @@ from jupyter_agent.agent.loop_settings import LoopSettings
 from jupyter_agent.agent.ports import ModelClient, PermissionAsker
 from jupyter_agent.agent.processor import Outcome, StepProcessor
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.retrying import RetryCallback, RetryingModel
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolRunner
 from jupyter_agent.context.overflow import max_output
 from jupyter_agent.core import ids
+from jupyter_agent.core.chat import ChatMessage, ToolSpec
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import AssistantMessage, RetryError, RetryPart
+from jupyter_agent.core.model_request import Connection, ModelRequest
+from jupyter_agent.core.provider_errors import ProviderError
 from jupyter_agent.core.redaction import redact
-from jupyter_agent.providers.errors import ProviderError
-from jupyter_agent.providers.retry import RetryCallback
 
 
 @dataclass
@@ -50,10 +53,10 @@ class StepDeps:
 async def model_step(
     deps: StepDeps,
     processor: StepProcessor,
-    messages: list[dict[str, Any]],
+    messages: Sequence[ChatMessage],
     *,
-    tools: list[dict[str, Any]] | None = None,
-    extra: dict[str, Any] | None = None,
+    tools: Sequence[ToolSpec] = (),
+    options: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Stream one answer into ``processor.message`` and run its tool calls.
 
@@ -62,16 +65,16 @@ async def model_step(
     """
     s = deps.settings
     message = processor.message
-    stream = deps.client.stream_with_retry(
+    request = ModelRequest(
         model=message.model,
         messages=messages,
-        tools=tools or None,
-        api_base=s.api_base,
-        api_key=s.api_key,
+        tools=tools,
         max_tokens=max_output(s.model),
-        abort=deps.run.abort,
-        on_retry=retry_recorder(deps.recorder, message),
-        **({"extra": extra} if extra else {}),
+        options=options or {},
+        connection=Connection(api_base=s.api_base, api_key=s.api_key),
+    )
+    stream = RetryingModel(deps.client, s.retries).request_stream(
+        request, abort=deps.run.abort, on_retry=retry_recorder(deps.recorder, message)
     )
     return await processor.process(stream)
 

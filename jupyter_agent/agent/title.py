@@ -7,7 +7,9 @@ import re
 from typing import TYPE_CHECKING
 
 from jupyter_agent.context.overflow import max_output
+from jupyter_agent.core.chat import ChatSystem, ChatUser
 from jupyter_agent.core.messages import TextPart, UserMessage
+from jupyter_agent.core.model_request import Connection, ModelRequest
 from jupyter_agent.prompts import load_prompt
 
 if TYPE_CHECKING:
@@ -44,13 +46,16 @@ async def generate_title(
         return None  # a budget counts every call: none is made once it is used up
     title_model = workspace.config.small_model or model
     try:
-        raw, cost = await workspace.client.complete(
+        request = ModelRequest(
             model=title_model,
-            messages=[{"role": "system", "content": load_prompt("title")}, {"role": "user", "content": text}],
-            api_base=workspace.config.api_base,
-            api_key=workspace.config.api_key(),
+            messages=[
+                ChatSystem(role="system", content=load_prompt("title")),
+                ChatUser(role="user", content=text),
+            ],
             max_tokens=max_output(workspace.describe(title_model)),
+            connection=Connection(api_base=workspace.config.api_base, api_key=workspace.config.api_key()),
         )
+        raw, cost = await workspace.client.request(request)
     except Exception:
         log.info("title generation failed", exc_info=True)
         return None

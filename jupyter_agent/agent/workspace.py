@@ -136,6 +136,7 @@ class Workspace:
             options=cfg.options_for,
             budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
             model_locked=cfg.is_locked("model"),
+            retries=cfg.retries,
         )
 
     def preflight(self, model: str, *, cli: bool = False) -> str | None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from jupyter_agent.context.to_provider import MessageCache, to_model_messages
 from jupyter_agent.context.tokens import TokenCounter
+from jupyter_agent.core.chat import ChatMessage, ChatUser
 from jupyter_agent.core.messages import (
     AssistantMessage,
     CompactionPart,
@@ -249,12 +248,12 @@ def build_compaction_request(
     previous_summary: str | None,
     model: str = "compaction",
     cache: MessageCache | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ChatMessage]:
     """The history (media stripped, outputs capped) followed by the anchor + template."""
     visible = [m for m in history if _compaction_part(m) is None and not _is_summary(m)]
     messages = to_model_messages(visible, model=model, for_compaction=True, cache=cache)
     if messages and messages[0].get("role") != "user":
         # the previous tail began inside a turn; Anthropic refuses a conversation that
         # starts with the assistant
-        messages = [{"role": "user", "content": EARLIER_TURN}, *messages]
-    return [*messages, {"role": "user", "content": anchor_prompt(previous_summary)}]
+        messages = [ChatUser(role="user", content=EARLIER_TURN), *messages]
+    return [*messages, ChatUser(role="user", content=anchor_prompt(previous_summary))]

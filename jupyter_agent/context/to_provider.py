@@ -13,6 +13,16 @@ import re
 from collections import OrderedDict
 from typing import Any
 
+from jupyter_agent.core.chat import (
+    ChatAssistant,
+    ChatBlock,
+    ChatImage,
+    ChatMessage,
+    ChatText,
+    ChatToolCall,
+    ChatToolResult,
+    ChatUser,
+)
 from jupyter_agent.core.messages import (
     AssistantMessage,
     Attachment,
@@ -36,8 +46,6 @@ ATTACHED_FROM_TOOL = "Attached image(s) from tool result:"
 NO_VISION = "[Image omitted: this model cannot view images. Describe or summarise data as text instead.]"
 COMPACTION_OUTPUT_CAP = 2000
 COMPACTION_ATTACHMENT_LINES = 10
-
-Msg = dict[str, Any]
 
 
 def wrap_system_reminder(text: str) -> str:
@@ -63,8 +71,12 @@ def _media_note(mime: str, name: str | None) -> str:
     return f"[Attached {mime}: {name or 'file'}]"
 
 
-def _image_block(url: str) -> Msg:
+def _image_block(url: str) -> ChatImage:
     return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _text_block(text: str) -> ChatText:
+    return {"type": "text", "text": text}
 
 
 class _Options:
@@ -79,28 +91,29 @@ class _Options:
         return (self.model, self.media_in_tools, self.vision, self.compaction)
 
 
-def _user(m: MessageWithParts, opt: _Options) -> list[Msg]:
-    blocks: list[Msg] = []
+def _user(m: MessageWithParts, opt: _Options) -> list[ChatMessage]:
+    blocks: list[ChatBlock] = []
     for p in m.parts:
         if isinstance(p, TextPart) and not p.ignored:
             if p.text.strip():  # empty texts are never sent (Anthropic refuses them)
-                blocks.append({"type": "text", "text": p.text})
+                blocks.append(_text_block(p.text))
         elif isinstance(p, CompactionPart):
-            blocks.append({"type": "text", "text": COMPACTION_QUESTION})
+            blocks.append(_text_block(COMPACTION_QUESTION))
         elif isinstance(p, SubtaskPart):
-            blocks.append({"type": "text", "text": SUBTASK_TEXT})
+            blocks.append(_text_block(SUBTASK_TEXT))
         elif isinstance(p, FilePart):
             if opt.compaction or not p.mime.startswith("image/"):
-                blocks.append({"type": "text", "text": _media_note(p.mime, p.filename)})
+                blocks.append(_text_block(_media_note(p.mime, p.filename)))
             elif opt.vision:
                 blocks.append(_image_block(p.url))
             else:
-                blocks.append({"type": "text", "text": NO_VISION})
+                blocks.append(_text_block(NO_VISION))
     if not blocks:
         return []
-    if all(b["type"] == "text" for b in blocks):
-        return [{"role": "user", "content": "\n".join(b["text"] for b in blocks)}]
-    return [{"role": "user", "content": blocks}]
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    if len(texts) == len(blocks):
+        return [ChatUser(role="user", content="\n".join(texts))]
+    return [ChatUser(role="user", content=blocks)]
 
 
 def _tool_output(p: ToolPart, opt: _Options) -> str:
@@ -127,7 +140,7 @@ def _tool_output(p: ToolPart, opt: _Options) -> str:
     return INTERRUPTED
 
 
-def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
+def _assistant(m: MessageWithParts, opt: _Options) -> list[ChatMessage]:
     info = m.info
     assert isinstance(info, AssistantMessage)
     texts = [p.text for p in m.parts if isinstance(p, TextPart) and not p.ignored]
@@ -137,8 +150,8 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
         if info.error.name != "aborted" or not has_content:
             return []
     text = "".join(texts)
-    out: list[Msg] = []
-    message: Msg = {"role": "assistant", "content": text if text or not tools else None}
+    out: list[ChatMessage] = []
+    message = ChatAssistant(role="assistant", content=text if text or not tools else None)
     # provider metadata (signatures) is valid only for the model that wrote it, never in summaries
     same_model = not opt.compaction and info.model == opt.model
     if tools:
@@ -152,14 +165,15 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
         ]
         if blocks:
             message["thinking_blocks"] = blocks
-    if message["content"] is None and not tools:
+    if message.get("content") is None and not tools:
         return []
     if opt.anthropic and not text and tools:
         message.pop("content")
     out.append(message)
     moved: list[Attachment] = []
     for p in tools:
-        content: Any = _tool_output(p, opt)
+        output = _tool_output(p, opt)
+        content: str | list[ChatBlock] = output
         state = p.state
         media = (
             state.attachments
@@ -168,37 +182,35 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[Msg]:
         )
         images = [a for a in media if a.mime.startswith("image/")]
         if images and not opt.vision:
-            content = f"{content}\n{NO_VISION}"
+            content = f"{output}\n{NO_VISION}"
         elif images and opt.media_in_tools:
-            content = [{"type": "text", "text": content}, *(_image_block(a.url) for a in images)]
+            content = [_text_block(output), *(_image_block(a.url) for a in images)]
         elif images:
             moved.extend(images)
-        out.append({"role": "tool", "tool_call_id": _sanitize_id(p.call_id, opt.model), "content": content})
+        call_id = _sanitize_id(p.call_id, opt.model)
+        out.append(ChatToolResult(role="tool", tool_call_id=call_id, content=content))
     if moved:
         out.append(
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": ATTACHED_FROM_TOOL},
-                    *(_image_block(a.url) for a in moved),
-                ],
-            }
+            ChatUser(
+                role="user",
+                content=[_text_block(ATTACHED_FROM_TOOL), *(_image_block(a.url) for a in moved)],
+            )
         )
     return out
 
 
-def _tool_call(p: ToolPart, opt: _Options, same_model: bool) -> Msg:
-    call: Msg = {
-        "id": _sanitize_id(p.call_id, opt.model),
-        "type": "function",
-        "function": {"name": p.tool, "arguments": json.dumps(p.state.input)},
-    }
+def _tool_call(p: ToolPart, opt: _Options, same_model: bool) -> ChatToolCall:
+    call = ChatToolCall(
+        id=_sanitize_id(p.call_id, opt.model),
+        type="function",
+        function={"name": p.tool, "arguments": json.dumps(p.state.input)},
+    )
     if same_model and p.provider_metadata:
         call["provider_specific_fields"] = p.provider_metadata
     return call
 
 
-def convert_message(m: MessageWithParts, opt: _Options) -> list[Msg]:
+def convert_message(m: MessageWithParts, opt: _Options) -> list[ChatMessage]:
     if not m.parts or all(p.type == "step-start" for p in m.parts):
         return []
     if isinstance(m.info, UserMessage):
@@ -215,13 +227,13 @@ class MessageCache:
     """
 
     def __init__(self, size: int = 20_000) -> None:
-        self._data: OrderedDict[tuple[Any, ...], list[Msg]] = OrderedDict()
+        self._data: OrderedDict[tuple[Any, ...], list[ChatMessage]] = OrderedDict()
         self._size = size
 
     def __len__(self) -> int:
         return len(self._data)
 
-    def get(self, m: MessageWithParts, opt: _Options) -> list[Msg]:
+    def get(self, m: MessageWithParts, opt: _Options) -> list[ChatMessage]:
         info = m.info
         error = getattr(info, "error", None)
         fingerprint = (
@@ -239,7 +251,7 @@ class MessageCache:
                 self._data.popitem(last=False)
         else:
             self._data.move_to_end(fingerprint)
-        return [dict(x) for x in hit]
+        return [x.copy() for x in hit]
 
 
 def _part_version(p: Any) -> Any:
@@ -284,16 +296,16 @@ def to_model_messages(
     supports_vision: bool = False,
     for_compaction: bool = False,
     cache: MessageCache | None = None,
-) -> list[Msg]:
+) -> list[ChatMessage]:
     """The provider messages for ``history`` (system prompt not included)."""
     opt = _Options(model, supports_media_in_tool_results, supports_vision, for_compaction)
-    out: list[Msg] = []
+    out: list[ChatMessage] = []
     for m in history:
         out.extend(cache.get(m, opt) if cache is not None else convert_message(m, opt))
     return out
 
 
-def apply_caching(messages: list[Msg], model: str) -> list[Msg]:
+def apply_caching(messages: list[ChatMessage], model: str) -> list[ChatMessage]:
     """Anthropic-family only: cache markers on the first 2 system and last 2 other messages.
 
     Each mark goes where litellm keeps it: on the last tool call of an assistant message
@@ -315,17 +327,22 @@ def apply_caching(messages: list[Msg], model: str) -> list[Msg]:
             rest.append(i)
     out = list(messages)
     for i in system + rest:
-        msg = dict(out[i])
-        content = msg.get("content")
-        if msg.get("tool_calls"):
-            calls = [dict(c) for c in msg["tool_calls"]]
-            calls[-1]["cache_control"] = {"type": "ephemeral"}
-            msg["tool_calls"] = calls
-        elif isinstance(content, list) and content:
-            blocks = [dict(b) for b in content]
-            blocks[-1]["cache_control"] = {"type": "ephemeral"}
-            msg["content"] = blocks
-        else:
-            msg["cache_control"] = {"type": "ephemeral"}
-        out[i] = msg
+        out[i] = _marked(out[i])
     return out
+
+
+def _marked(message: ChatMessage) -> ChatMessage:
+    """A copy of ``message`` with one cache mark (the input is shared between steps)."""
+    msg = message.copy()
+    content = msg.get("content")
+    if msg["role"] == "assistant" and msg.get("tool_calls"):
+        calls = [c.copy() for c in msg["tool_calls"]]
+        calls[-1]["cache_control"] = {"type": "ephemeral"}
+        msg["tool_calls"] = calls
+    elif isinstance(content, list) and content:
+        blocks = [b.copy() for b in content]
+        blocks[-1]["cache_control"] = {"type": "ephemeral"}
+        msg["content"] = blocks
+    else:
+        msg["cache_control"] = {"type": "ephemeral"}
+    return msg

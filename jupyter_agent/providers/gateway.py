@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from jupyter_agent.providers.errors import ApiError, AuthError, ProviderError
+from jupyter_agent.core.provider_errors import ApiError, AuthError, ProviderError
 
 KEY_HINT = (
     "JUPYTER_AGENT_API_KEY (or the variable api_key_env names; `%agent config` shows which is "

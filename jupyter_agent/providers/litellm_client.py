@@ -1,4 +1,4 @@
-"""The only module that imports litellm: stream a step, map chunks and errors, retry.
+"""The only module that imports litellm: stream a step, map chunks and errors.
 
 litellm is imported lazily (≈2 s) with the local cost map, so loading the extension
 stays fast and nothing fetches the cost map over the network. Completeness is judged
@@ -19,20 +19,12 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from jupyter_agent.context.tokens import tokenizer_dir
+from jupyter_agent.core import provider_errors as E
 from jupyter_agent.core import unicode
 from jupyter_agent.core.messages import Tokens
+from jupyter_agent.core.model_request import ModelRequest
 from jupyter_agent.core.redaction import redact_value, secret_values
-from jupyter_agent.logs import route_library_logs
-from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.gateway import error_type, gateway_refusal
-from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
-from jupyter_agent.providers.local_server import unreachable
-from jupyter_agent.providers.retry import (
-    MAX_RETRIES,
-    RetryCallback,
-    retrying,
-)
-from jupyter_agent.providers.stream_events import (
+from jupyter_agent.core.stream_events import (
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
@@ -45,12 +37,13 @@ from jupyter_agent.providers.stream_events import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    finish_reason,
-    usage_tokens,
 )
+from jupyter_agent.logs import route_library_logs
+from jupyter_agent.providers.gateway import error_type, gateway_refusal
+from jupyter_agent.providers.idle_watch import IdleTimeout, IdleWatch
+from jupyter_agent.providers.local_server import unreachable
+from jupyter_agent.providers.openai_shape import finish_reason, usage_tokens
 
-RESERVED = frozenset({"model", "messages", "stream", "stream_options", "tools", "num_retries"})
-"""Call arguments the loop owns; configured options cannot replace them."""
 REPEATED_CHUNK_LIMIT = 1 << 62
 STREAM_IDLE_TIMEOUT_S = 120.0
 """Seconds without a byte from the provider before the attempt fails (``stream_idle_timeout``)."""
@@ -232,30 +225,20 @@ def _broken_stream(exc: Exception, model: str, finish: str | None) -> E.Provider
 
 
 class LiteLLMClient:
-    """Streams steps through ``litellm.acompletion`` and turns them into our events."""
+    """A ``ModelClient`` through ``litellm.acompletion``: each call tried once (the agent
+    retries, ``agent/retrying.py``), litellm's chunks and exceptions made ours."""
 
-    def __init__(self, max_retries: int = MAX_RETRIES, idle_timeout: float = STREAM_IDLE_TIMEOUT_S) -> None:
-        self.max_retries = max_retries
+    def __init__(self, idle_timeout: float = STREAM_IDLE_TIMEOUT_S) -> None:
         self.idle_timeout = idle_timeout
 
-    async def stream(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-        abort: asyncio.Event | None = None,
-        extra: dict[str, Any] | None = None,
+    async def request_stream(
+        self, request: ModelRequest, *, abort: asyncio.Event | None = None
     ) -> AsyncIterator[StreamEvent]:
+        """One streamed answer as our events; failures as typed ``ProviderError``s."""
         lm = litellm()
-        kwargs = _request(model, messages, api_base, api_key, max_tokens)
-        kwargs.update({k: v for k, v in (extra or {}).items() if k not in RESERVED})
+        model, api_base = request.model, request.connection.api_base
+        kwargs = _request(request)
         kwargs.update(stream=True, stream_options={"include_usage": True})
-        if tools:
-            kwargs["tools"] = tools
         try:
             response = await _within(lm.acompletion(**kwargs), self.idle_timeout)
         except _Silent:
@@ -362,54 +345,16 @@ class LiteLLMClient:
         tokens, cost = _usage(model, usage)
         yield FinishStep(reason=reason, usage=tokens, cost=cost)
 
-    def stream_with_retry(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-        abort: asyncio.Event | None = None,
-        on_retry: RetryCallback | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """``stream`` with our visible retries (``providers/retry.py``)."""
-        return retrying(
-            lambda: self.stream(
-                model=model,
-                messages=messages,
-                tools=tools,
-                api_base=api_base,
-                api_key=api_key,
-                max_tokens=max_tokens,
-                abort=abort,
-                extra=extra,
-            ),
-            max_retries=self.max_retries,
-            on_retry=on_retry,
-            abort=abort,
-        )
-
-    async def complete(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, Any]],
-        api_base: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-    ) -> tuple[str, float | None]:
-        """One non-streaming answer (titles) and its cost (None: no price); errors are typed
-        like ``stream``."""
-        kwargs = _request(model, messages, api_base, api_key, max_tokens)
+    async def request(self, request: ModelRequest) -> tuple[str, float | None]:
+        """One answer in one piece (titles) and its cost (None: no price); errors are typed
+        like ``request_stream``."""
+        model = request.model
         try:
-            response = await _within(litellm().acompletion(**kwargs), self.idle_timeout)
+            response = await _within(litellm().acompletion(**_request(request)), self.idle_timeout)
         except _Silent:
             raise _stopped_sending(self.idle_timeout, started=False) from None
         except Exception as exc:
-            raise map_exception(exc, model, api_base) from exc
+            raise map_exception(exc, model, request.connection.api_base) from exc
         text = str(response.choices[0].message.content or "")
         return text, step_cost(model, getattr(response, "usage", None))
 
@@ -441,28 +386,26 @@ def _on_class(cls: type, name: str) -> bool:
     return found
 
 
-def _request(
-    model: str,
-    messages: list[dict[str, Any]],
-    api_base: str | None,
-    api_key: str | None,
-    max_tokens: int | None,
-) -> dict[str, Any]:
-    """Arguments shared by streamed and one-shot calls; retries are ours, not litellm's.
+def _request(request: ModelRequest) -> dict[str, Any]:
+    """litellm's arguments for ``request``; retries are ours, not litellm's.
     The last net for secrets: notebook context or a system prompt could still carry one."""
     found = secret_values()
+    messages = request.messages
     kwargs: dict[str, Any] = {
-        "model": model,
+        "model": request.model,
         # a copy either way: the loop reuses its list between steps
         "messages": redact_value(list(messages), found) if found else list(messages),
         "num_retries": 0,
     }
-    if api_base:
-        kwargs["api_base"] = api_base
-    if api_key:
-        kwargs["api_key"] = api_key
-    if max_tokens:
-        kwargs["max_tokens"] = max_tokens
+    if request.connection.api_base:
+        kwargs["api_base"] = request.connection.api_base
+    if request.connection.api_key:
+        kwargs["api_key"] = request.connection.api_key
+    if request.max_tokens:
+        kwargs["max_tokens"] = request.max_tokens
+    kwargs.update(request.call_options())
+    if request.tools:
+        kwargs["tools"] = list(request.tools)
     return kwargs
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from urllib.parse import urlparse
 
-from jupyter_agent.providers.errors import ApiError
+from jupyter_agent.core.provider_errors import ApiError
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]")
 _DEFAULT_BASES = {"ollama": ("OLLAMA_API_BASE", "http://localhost:11434")}

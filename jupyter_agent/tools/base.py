@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
+from jupyter_agent.core.chat import ToolSpec
 from jupyter_agent.core.messages import Attachment, FileChange
 from jupyter_agent.tools.services import Services
 
@@ -222,7 +223,7 @@ class Tool(Generic[Args]):
         """The JSON schema the model sees for the arguments (a copy: callers may edit it)."""
         return copy.deepcopy(_schema(self.Args))
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> ToolSpec:
         """The OpenAI-style function spec litellm forwards to every provider."""
         return {
             "type": "function",

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from jupyter_agent.core import nesting, unicode
+from jupyter_agent.core.chat import ToolSpec
 from jupyter_agent.tools.base import Tool, ToolError
 
 
@@ -51,7 +52,7 @@ class ToolRegistry:
             raise ToolError(f"Unknown tool '{name}'. Available tools: {', '.join(self._tools)}")
         return self._tools[name]
 
-    def specs(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
         """Function specs for the model; ``names`` restricts them (an agent's allowed tools)."""
         wanted = set(names) if names is not None else None
         return [t.spec() for n, t in self._tools.items() if wanted is None or n in wanted]

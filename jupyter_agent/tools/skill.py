@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.core.chat import ToolSpec
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 
@@ -111,7 +112,7 @@ class SkillTool(Tool[SkillArgs]):
     def _home(self) -> Path:
         return self.home or Path.home()
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> ToolSpec:
         spec = super().spec()
         root = self.project_root or Path.cwd()
         spec["function"]["description"] = description_for(root, self._home())

@@ -11,7 +11,7 @@ from jupyter_agent.core.messages import (
     Tokens,
     ToolPart,
 )
-from jupyter_agent.providers.stream_events import (
+from jupyter_agent.core.stream_events import (
     AttemptRestart,
     FinishStep,
     ReasoningDelta,

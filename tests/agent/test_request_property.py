@@ -112,7 +112,6 @@ class Session:
             env={},
             global_dir=self.folder / "no-global",
         )
-        self.server.max_retries = config.retries
         return build_runtime(
             config=config,
             store=SqliteStore.for_directory(self.folder),

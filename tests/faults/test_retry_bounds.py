@@ -63,7 +63,8 @@ async def test_retries_config_bounds_the_attempts(make_runtime: Any, scripted_se
 
 
 def test_delay_parsing_is_bounded() -> None:
-    from jupyter_agent.providers.retry import RetryWaitTooLong, retry_delay_ms
+    from jupyter_agent.agent.retrying import retry_delay_ms
+    from jupyter_agent.providers.retry_after import RetryWaitTooLong
 
     assert retry_delay_ms(1, {"retry-after": "300"}) == 300_000
     assert retry_delay_ms(1, {"retry-after-ms": "1.5"}) == 1

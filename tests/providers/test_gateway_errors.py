@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from scripted_server import ErrorReply, ScriptedServer
 
-from jupyter_agent.providers import errors as E
+from jupyter_agent.agent.retrying import RetryingModel
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.model_request import Connection, ModelRequest
 from jupyter_agent.providers.litellm_client import LiteLLMClient
 
 BUDGET_TEAM = "Budget has been exceeded! Team=data-team Current cost: 50.2, Max budget: 50.0"
@@ -30,14 +32,15 @@ NO_ACCESS = (
 
 async def _call(server: ScriptedServer, model: str = "litellm_proxy/team-coder", **kw: Any) -> list[Any]:
     retries: list[str] = []
-    client = LiteLLMClient(max_retries=3)
+    client = RetryingModel(LiteLLMClient(), max_retries=3)
+    request = ModelRequest(
+        model=model,
+        messages=[{"role": "user", "content": "hi"}],
+        connection=Connection(api_base=kw.pop("api_base", server.base_url), api_key="sk-user-key"),
+    )
     with pytest.raises(E.ProviderError) as info:
-        async for _ in client.stream_with_retry(
-            model=model,
-            messages=[{"role": "user", "content": "hi"}],
-            api_base=kw.pop("api_base", server.base_url),
-            api_key="sk-user-key",
-            on_retry=lambda attempt, err, ms: retries.append(err.message),
+        async for _ in client.request_stream(
+            request, on_retry=lambda attempt, err, ms: retries.append(err.message)
         ):
             pass
     return [info.value, retries]

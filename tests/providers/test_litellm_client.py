@@ -9,23 +9,24 @@ from typing import Any
 import pytest
 from scripted_server import ErrorReply, Reply, ToolCall, Usage
 
-from jupyter_agent.providers import errors as E
+from jupyter_agent.agent.retrying import RetryingModel
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.model_request import Connection, ModelRequest
 from jupyter_agent.providers.litellm_client import LiteLLMClient
 from jupyter_agent.providers.models import provider_family, resolve_limits
 
 
-async def _collect(server: Any, **kw: Any) -> list[Any]:
+def _request(server: Any, text: str = "hi", key: str = "sk-test") -> ModelRequest:
+    return ModelRequest(
+        model=server.model,
+        messages=[{"role": "user", "content": text}],
+        connection=Connection(api_base=server.base_url, api_key=key),
+    )
+
+
+async def _collect(server: Any) -> list[Any]:
     client = LiteLLMClient()
-    return [
-        e
-        async for e in client.stream(
-            model=server.model,
-            messages=[{"role": "user", "content": "hi"}],
-            api_base=server.base_url,
-            api_key="sk-test",
-            **kw,
-        )
-    ]
+    return [e async for e in client.request_stream(_request(server))]
 
 
 async def test_events_and_usage(scripted_server: Any) -> None:
@@ -78,16 +79,12 @@ async def test_disconnect_is_incomplete_and_retry_restarts(scripted_server: Any)
         await _collect(scripted_server)
     scripted_server.queue(Reply(text="cut " * 50, disconnect_after_chunks=4), Reply(text="whole"))
     retries: list[int] = []
-    client = LiteLLMClient()
+    client = RetryingModel(LiteLLMClient())
     start = time.monotonic()
     events = [
         e
-        async for e in client.stream_with_retry(
-            model=scripted_server.model,
-            messages=[{"role": "user", "content": "x"}],
-            api_base=scripted_server.base_url,
-            api_key="k",
-            on_retry=lambda attempt, err, ms: retries.append(ms),
+        async for e in client.request_stream(
+            _request(scripted_server, "x", "k"), on_retry=lambda attempt, err, ms: retries.append(ms)
         )
     ]
     assert retries == [2000] and time.monotonic() - start >= 1.9
@@ -102,13 +99,7 @@ async def test_abort_stops_a_slow_stream(scripted_server: Any) -> None:
     client = LiteLLMClient()
 
     async def consume() -> None:
-        async for _ in client.stream(
-            model=scripted_server.model,
-            messages=[{"role": "user", "content": "x"}],
-            api_base=scripted_server.base_url,
-            api_key="k",
-            abort=abort,
-        ):
+        async for _ in client.request_stream(_request(scripted_server, "x", "k"), abort=abort):
             pass
 
     task = asyncio.create_task(consume())

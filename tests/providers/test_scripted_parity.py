@@ -10,7 +10,10 @@ import pytest
 from scripted_model import ScriptedModel
 from scripted_server import ErrorReply, Reply, Scripted, ToolCall, Usage
 
-from jupyter_agent.providers import errors as E
+from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.retrying import RetryingModel
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.model_request import Connection, ModelRequest
 from jupyter_agent.providers.litellm_client import LiteLLMClient
 
 SCRIPTS: dict[str, Scripted | list[Scripted]] = {
@@ -37,15 +40,16 @@ SCRIPTS: dict[str, Scripted | list[Scripted]] = {
 }
 
 
-async def _run(client: Any, model: str, api_base: str) -> tuple[list[dict[str, Any]], Any]:
+async def _run(client: ModelClient, model: str, api_base: str) -> tuple[list[dict[str, Any]], Any]:
+    """What ``client`` streams, retried by the agent's wrapper as the loop retries it."""
     events: list[dict[str, Any]] = []
+    request = ModelRequest(
+        model=model,
+        messages=[{"role": "user", "content": "hi"}],
+        connection=Connection(api_base=api_base, api_key="sk-test"),
+    )
     try:
-        async for e in client.stream_with_retry(
-            model=model,
-            messages=[{"role": "user", "content": "hi"}],
-            api_base=api_base,
-            api_key="sk-test",
-        ):
+        async for e in RetryingModel(client, max_retries=1).request_stream(request):
             events.append(e.model_dump(exclude={"cost"}))
     except E.ProviderError as exc:
         return events, (type(exc), exc.status, exc.retryable, exc.message)
@@ -56,10 +60,10 @@ async def _run(client: Any, model: str, api_base: str) -> tuple[list[dict[str, A
 async def test_same_script_same_events(scripted_server: Any, name: str) -> None:
     script = SCRIPTS[name]
     replies = script if isinstance(script, list) else [script]
-    model = ScriptedModel(max_retries=1)
+    model = ScriptedModel()
     model.queue(*replies)
     scripted_server.queue(*replies)
-    over_http = await _run(LiteLLMClient(max_retries=1), scripted_server.model, scripted_server.base_url)
+    over_http = await _run(LiteLLMClient(), scripted_server.model, scripted_server.base_url)
     in_process = await _run(model, model.model, model.base_url)
     assert in_process == over_http
     assert model.requests[0]["body"]["messages"] == scripted_server.requests[0]["body"]["messages"]

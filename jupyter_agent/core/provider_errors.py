@@ -1,4 +1,9 @@
-"""Provider failures as typed errors the loop and the user can act on (no litellm import)."""
+"""Provider failures as typed errors the loop, the retries and the user can act on.
+
+Every model client raises these (the litellm adapter maps its exceptions in
+``providers/litellm_client.py``; the in-process scripted model uses ``from_status``), so
+the agent layer decides on retries and messages without knowing which client failed.
+"""
 
 from __future__ import annotations
 

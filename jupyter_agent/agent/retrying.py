@@ -1,83 +1,67 @@
 """When to try a failed model call again, and how long to wait (SPEC constants).
 
-A provider's ``Retry-After`` is honoured only when it is a finite wait of at most
-``MAX_HEADER_DELAY_MS``: ``inf``, ``1e400`` or an hour is not slept (it would crash on
-the float-to-int conversion or hang the run silently); the step fails with the
-provider's wait in the message instead.
+Retries belong to the agent, not to a client: ``RetryingModel`` wraps any ``ModelClient``
+(the litellm adapter, the in-process scripted model), so each is tried once per attempt
+and the waits, the ``attempt-restart`` after partial output and a Stop during a wait
+behave the same whichever streams. How long a provider asks to wait is read from its
+headers in ``providers/retry_after.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
-import time
 from collections.abc import AsyncIterator, Callable
-from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING
 
-from jupyter_agent.providers import errors as E
-from jupyter_agent.providers.stream_events import AttemptRestart, StreamEvent
+from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.model_request import ModelRequest
+from jupyter_agent.core.stream_events import AttemptRestart, StreamEvent
+from jupyter_agent.providers.retry_after import RetryWaitTooLong, header_wait_ms
+
+if TYPE_CHECKING:  # the CLI's printer imports this module for describe_wait: it stays light
+    from jupyter_agent.agent.ports import ModelClient
 
 INITIAL_DELAY_MS = 2_000
 BACKOFF = 2
 MAX_DELAY_NO_HEADERS_MS = 30_000
-MAX_HEADER_DELAY_MS = 300_000
 MAX_RETRIES = 4
 
 RetryCallback = Callable[[int, E.ProviderError, int], None]
 """Called before a retry with (attempt, the error, the wait in ms): the loop records it."""
 
 
-class RetryWaitTooLong(Exception):
-    """The provider asked for a wait we will not sleep; ``wait`` is its header text,
-    ``readable`` False when that text is not a wait at all (``soon``, ``nan``)."""
+class RetryingModel:
+    """``client`` with our visible retries of a streamed answer (``retries`` in config).
 
-    def __init__(self, wait: str, readable: bool = True) -> None:
-        super().__init__(wait)
-        self.wait = wait
-        self.readable = readable
+    A one-piece ``request`` (a session title) is not retried: a title is a nicety."""
 
-    def explain(self) -> str:
-        if not self.readable:
-            return f"The provider asked to wait ({self.wait}), which is not a wait jupyter-agent can read"
-        return f"The provider asked to wait ({self.wait}), longer than jupyter-agent waits (5 minutes)"
+    def __init__(self, client: ModelClient, max_retries: int = MAX_RETRIES) -> None:
+        self.client = client
+        self.max_retries = max_retries
 
+    def request_stream(
+        self,
+        request: ModelRequest,
+        *,
+        abort: asyncio.Event | None = None,
+        on_retry: RetryCallback | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        return retrying(
+            lambda: self.client.request_stream(request, abort=abort),
+            max_retries=self.max_retries,
+            on_retry=on_retry,
+            abort=abort,
+        )
 
-def _checked_ms(value: float, header: str) -> int:
-    if math.isnan(value) or value == -math.inf:
-        raise RetryWaitTooLong(header, readable=False)
-    if value > MAX_HEADER_DELAY_MS:  # ``inf`` and ``1e400`` included
-        raise RetryWaitTooLong(header)
-    return max(0, int(value))
-
-
-def _header_ms(headers: dict[str, str], now: float | None) -> int | None:
-    """The header wait in ms, ``None`` without a header; raises ``RetryWaitTooLong``."""
-    raw_ms = headers.get("retry-after-ms", "").strip()
-    if raw_ms:
-        try:
-            return _checked_ms(float(raw_ms), f"retry-after-ms: {raw_ms[:40]}")
-        except ValueError:
-            raise RetryWaitTooLong(f"retry-after-ms: {raw_ms[:40]}", readable=False) from None
-    raw = headers.get("retry-after", "").strip()
-    if not raw:
-        return None
-    header = f"retry-after: {raw[:40]}"
-    try:
-        seconds = float(raw)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(raw).timestamp()
-        except (TypeError, ValueError, OverflowError, IndexError):
-            raise RetryWaitTooLong(header, readable=False) from None
-        seconds = when - (now if now is not None else time.time())
-    return _checked_ms(seconds * 1000, header)
+    async def request(self, request: ModelRequest) -> tuple[str, float | None]:
+        return await self.client.request(request)
 
 
 def retry_delay_ms(attempt: int, headers: dict[str, str] | None = None, now: float | None = None) -> int:
     """Delay before retry ``attempt`` (1-based): honour ``retry-after-ms`` / ``retry-after``
     up to 5 minutes; a longer or non-finite wait raises ``RetryWaitTooLong``."""
     lowered = {k.lower(): v for k, v in (headers or {}).items()}
-    from_header = _header_ms(lowered, now)
+    from_header = header_wait_ms(lowered, now)
     if from_header is not None:
         return from_header
     return min(INITIAL_DELAY_MS * BACKOFF ** (attempt - 1), MAX_DELAY_NO_HEADERS_MS)
