@@ -11,17 +11,19 @@ from jupyter_agent.ui.widget_protocol import (
     NoticeMsg,
     OlderMsg,
     PartMsg,
-    PartView,
     PermissionDoneMsg,
     PermissionMsg,
     PermissionView,
     RemovedMsg,
+    ReplayMsg,
     StatusMsg,
+    TextView,
+    ToolView,
 )
 
 
 def text_part(pid: str, text: str = "", message_id: str = "msg_1") -> PartMsg:
-    return PartMsg(part=PartView(id=pid, message_id=message_id, type="text", text=text))
+    return PartMsg(part=TextView(id=pid, message_id=message_id, text=text))
 
 
 def test_deltas_merge_into_their_part_and_snapshots_replace_in_place() -> None:
@@ -30,13 +32,15 @@ def test_deltas_merge_into_their_part_and_snapshots_replace_in_place() -> None:
     log.record(text_part("a"))
     for chunk in ["Hel", "lo"]:
         log.record(DeltaMsg(part_id="a", text=chunk))
-    tool = PartView(id="t", message_id="msg_1", type="tool", tool="bash", status="running")
+    tool = ToolView(id="t", message_id="msg_1", tool="bash", status="running", input="ls")
     log.record(PartMsg(part=tool))
     log.record(PartMsg(part=tool.model_copy(update={"status": "completed"})))
+    log.record(ReplayMsg(view="v", messages=[text_part("x")]))  # one view's catch-up, not state
     out = log.replay()
     assert [m.kind for m in out] == ["message", "part", "part"]
-    assert out[1].part.text == "Hello"  # type: ignore[union-attr]
-    assert out[2].part.status == "completed"  # type: ignore[union-attr]
+    assert out[1] == text_part("a", "Hello")
+    assert isinstance(out[2], PartMsg) and isinstance(out[2].part, ToolView)
+    assert out[2].part.status == "completed"
 
 
 def test_singletons_keep_the_latest_and_notices_accumulate() -> None:
