@@ -48,8 +48,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.jupyter-agent-installed
 # the side panel is rebuilt (npm, from the registry) when its sources change
-want=$(cat pyproject.toml labextension/package.json labextension/src/* labextension/style/* \
-  labextension/widget/* labextension/schema/* jupyter_agent/ui/static/*.css | sha1sum | cut -d' ' -f1)
+want=$(cat pyproject.toml labextension/package.json labextension/src/*.ts labextension/style/* \
+  labextension/src/widget/* labextension/schema/* jupyter_agent/ui/static/*.css | sha1sum | cut -d' ' -f1)
 have=$(cat "$stamp" 2>/dev/null || true)
 # a test install holds everything a run install does
 if [ "$have" = "$want test" ] || { [ "$mode" = "run" ] && [ "$have" = "$want run" ]; }; then

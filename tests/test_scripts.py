@@ -32,9 +32,9 @@ CLONE_FILES = (
     "scripts/*.sh",
     "notebooks/quickstart.ipynb",
     "labextension/package.json",
-    "labextension/src/*",
+    "labextension/src/*.ts",
+    "labextension/src/widget/*",
     "labextension/style/*",
-    "labextension/widget/*",
     "labextension/schema/*",
     "jupyter_agent/ui/static/*.css",
 )

@@ -1,6 +1,6 @@
 """``%agent``, ``%%agent`` and ``%compact``: thin glue from IPython to the Runtime.
 
-Parsing lives in ``parser.py`` (pure), per-kernel state in ``kernel.py``; this module only
+Parsing lives in ``parser.py`` (pure), per-kernel state in ``kernel/agent.py``; this module only
 wires a widget to a run and turns expected failures into readable text, never tracebacks.
 """
 

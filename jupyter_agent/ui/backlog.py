@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from jupyter_agent.ui.widget_protocol import (
+    AnyLiveMessage,
     DeltaMsg,
     GaugeMsg,
     MessageMsg,
@@ -22,8 +23,11 @@ from jupyter_agent.ui.widget_protocol import (
     PartMsg,
     PermissionDoneMsg,
     PermissionMsg,
+    ReasoningView,
     RemovedMsg,
+    ReplayMsg,
     StatusMsg,
+    TextView,
     UIMessage,
     to_wire,
 )
@@ -36,7 +40,7 @@ _PINNED = ("gauge", "status", "older")
 
 @dataclass
 class _Entry:
-    message: UIMessage
+    message: AnyLiveMessage
     size: int
     chunks: list[str] = field(default_factory=list)
     """Deltas appended to a text part since its snapshot (joined only on replay)."""
@@ -72,6 +76,8 @@ class Backlog:
         if isinstance(message, RemovedMsg):
             self._remove(message)
             return
+        if isinstance(message, ReplayMsg):  # one view's catch-up, not state
+            return
         key = self._key(message)
         old = self._entries.get(key)
         size = len(json.dumps(to_wire(message)))
@@ -83,22 +89,23 @@ class Backlog:
         self._size += size
         self._trim()
 
-    def replay(self) -> list[UIMessage]:
+    def replay(self) -> list[AnyLiveMessage]:
         """The state in first-seen order; text parts carry their whole text."""
-        out: list[UIMessage] = []
+        out: list[AnyLiveMessage] = []
         if self._dropped:
             text = f"({self._dropped} earlier items are not shown here.)"
             out.append(NoticeMsg(text=text))
         for entry in self._entries.values():
             message = entry.message
             if entry.chunks and isinstance(message, PartMsg):
-                text = (message.part.text or "") + "".join(entry.chunks)
-                part = message.part.model_copy(update={"text": text})
-                message = PartMsg(part=part)
+                part = message.part
+                if isinstance(part, TextView | ReasoningView):
+                    text = part.text + "".join(entry.chunks)
+                    message = PartMsg(part=part.model_copy(update={"text": text}))
             out.append(message)
         return out
 
-    def _key(self, message: UIMessage) -> str:
+    def _key(self, message: AnyLiveMessage) -> str:
         if isinstance(message, PartMsg):
             return f"part:{message.part.id}"
         if isinstance(message, MessageMsg):

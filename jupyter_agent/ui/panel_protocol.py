@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from jupyter_agent.ui.widget_protocol import UIMessage
+from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
 
@@ -267,9 +267,11 @@ PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMs
 
 
 def schema() -> dict[str, Any]:
-    """The JSON Schema of both directions (what ``protocol.ts`` is generated from)."""
+    """The JSON Schema of both directions (what ``protocol.ts`` is generated from), and of
+    the widget's stream alone (what its renderer handles)."""
     to_panel = TypeAdapter(Annotated[PanelMessage | UIMessage, Field(discriminator="kind")])
     return {
         "PanelRequest": PanelRequestAdapter.json_schema(mode="serialization"),
         "KernelMessage": to_panel.json_schema(mode="serialization"),
+        "UIMessage": UIMessageAdapter.json_schema(mode="serialization"),
     }

@@ -48,22 +48,29 @@ from jupyter_agent.core.messages import (
 from jupyter_agent.session.display import CODE_INPUTS, cap_output, input_summary, without_attachment_notes
 from jupyter_agent.session.display import OUTPUT_CAP as OUTPUT_CAP  # the widget's cap, named here too
 from jupyter_agent.ui.widget_protocol import (
+    AnyPartView,
     AttachmentView,
     CompactedMsg,
+    CompactionView,
     DeltaMsg,
     ErrorView,
+    FileView,
     GaugeMsg,
     MessageMsg,
     MessageView,
     NoticeMsg,
     PartMsg,
-    PartView,
     PermissionDoneMsg,
     PermissionMsg,
     PermissionView,
     ProgressView,
+    ReasoningView,
     RemovedMsg,
+    RetryView,
     StatusMsg,
+    SubtaskView,
+    TextView,
+    ToolView,
     UIMessage,
 )
 
@@ -84,9 +91,12 @@ def gauge_message(tokens: int, percent: int | None, cost: str = "") -> GaugeMsg:
     return GaugeMsg(tokens=tokens, percent=percent, text=text, level=level)
 
 
-def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
+def _tool_view(part: ToolPart) -> ToolView:
     state = part.state
-    view = PartView(**base, tool=part.tool, status=state.status, input=input_summary(state.input))
+    view = ToolView(
+        id=part.id, message_id=part.message_id, tool=part.tool, status=state.status,
+        input=input_summary(state.input),
+    )  # fmt: skip
     key, lang = CODE_INPUTS.get(part.tool, ("", ""))
     code = state.input.get(key) if key else None
     if isinstance(code, str) and code.strip():
@@ -113,24 +123,25 @@ def _tool_view(part: ToolPart, base: dict[str, Any]) -> PartView:
     return view
 
 
-def part_view(part: AnyPart) -> PartView | None:
+def part_view(part: AnyPart) -> AnyPartView | None:
     """A display snapshot of a part; None for parts the UI does not show."""
-    base: dict[str, Any] = {"id": part.id, "message_id": part.message_id, "type": part.type}
-    if isinstance(part, TextPart):
-        return None if part.synthetic or part.ignored else PartView(**base, text=part.text)
-    if isinstance(part, ReasoningPart):
-        return PartView(**base, text=part.text)
-    if isinstance(part, ToolPart):
-        return _tool_view(part, base)
-    if isinstance(part, RetryPart):
-        return PartView(**base, attempt=part.attempt, error=part.error.message, next=part.next)
-    if isinstance(part, CompactionPart):
-        return PartView(**base, auto=part.auto, overflow=part.overflow)
-    if isinstance(part, FilePart):
-        return PartView(**base, mime=part.mime, url=part.url, filename=part.filename)
-    if isinstance(part, SubtaskPart):
-        return PartView(**base, agent=part.agent, title=part.description)
-    return None  # step-start, step-finish, patch: bookkeeping, not shown
+    ids = {"id": part.id, "message_id": part.message_id}
+    match part:
+        case TextPart(synthetic=False, ignored=False):
+            return TextView(**ids, text=part.text)
+        case ReasoningPart():
+            return ReasoningView(**ids, text=part.text)
+        case ToolPart():
+            return _tool_view(part)
+        case RetryPart():
+            return RetryView(**ids, attempt=part.attempt, error=part.error.message, next=part.next)
+        case CompactionPart():
+            return CompactionView(**ids, auto=part.auto, overflow=part.overflow)
+        case FilePart():
+            return FileView(**ids, mime=part.mime, url=part.url, filename=part.filename)
+        case SubtaskPart():
+            return SubtaskView(**ids, agent=part.agent, title=part.description)
+    return None  # synthetic or ignored text, step-start, step-finish, patch: not shown
 
 
 class Renderer:
@@ -143,7 +154,7 @@ class Renderer:
 
     def __init__(self) -> None:
         self._text_sent: dict[str, int] = {}
-        self._views: dict[str, PartView] = {}
+        self._views: dict[str, AnyPartView] = {}
         self._compacting = False
 
     def part(self, part: AnyPart, delta: str | None = None) -> list[UIMessage]:
@@ -155,7 +166,7 @@ class Renderer:
         view = part_view(part)
         if view is None:
             return []
-        if view.text is not None:
+        if isinstance(view, TextView | ReasoningView):
             sent = self._text_sent.get(part.id)
             self._text_sent[part.id] = len(view.text)
             if sent is None or sent + len(delta or "") != len(view.text):

@@ -133,8 +133,7 @@ class ViewStream:
         with self._lock:
             self._cancel_timer()
             self._buffer.flush()
-            state = [to_wire(m) for m in self.backlog.replay()]
-            self._send(to_wire(ReplayMsg(view=view, messages=state)))
+            self._send(to_wire(ReplayMsg(view=view, messages=self.backlog.replay())))
 
     def set_gauge(self, tokens: int, percent: int | None, cost: str = "") -> None:
         self.post(gauge_message(tokens, percent, cost))

@@ -1,8 +1,10 @@
 """Writes ``labextension/src/protocol.ts`` from the JSON Schema of ``ui/panel_protocol.py``.
 
 ``python -m jupyter_agent.ui.tsgen > labextension/src/protocol.ts`` regenerates it; a test
-fails when the committed file differs, so the panel and the kernel cannot drift apart.
-Only the schema shapes our models use are handled (objects, literals, optionals, lists).
+fails when the committed file differs, so the panel, the widget's renderer and the kernel
+cannot drift apart. Only the schema shapes our models use are handled (objects, literals,
+optionals, lists, and discriminated unions: ``oneOf`` with a ``discriminator``, which
+TypeScript narrows on the literal each member carries).
 """
 
 from __future__ import annotations
@@ -60,16 +62,36 @@ def _interface(name: str, node: dict[str, Any]) -> list[str]:
     return [*out, "}"]
 
 
+def _check_discriminator(name: str, node: dict[str, Any], defs: dict[str, dict[str, Any]]) -> None:
+    """Each member must carry its mapping's literal, else TypeScript could not narrow on it."""
+    key = node["discriminator"]["propertyName"]
+    for value, ref in node["discriminator"].get("mapping", {}).items():
+        member = defs[ref.rsplit("/", 1)[-1]]
+        if member.get("properties", {}).get(key, {}).get("const") != value:
+            raise ValueError(f"{name}: {ref} has no literal {key} = {value!r}")
+
+
+def _union(name: str, node: dict[str, Any], defs: dict[str, dict[str, Any]]) -> list[str]:
+    if "discriminator" in node:
+        _check_discriminator(name, node, defs)
+    members = " | ".join(_type(o) for o in node["oneOf"])
+    return [*_doc(node.get("description"), ""), f"export type {name} = {members};"]
+
+
 def generate() -> str:
+    return generate_from(schema())
+
+
+def generate_from(roots: dict[str, dict[str, Any]]) -> str:
+    """TypeScript for named root schemas (unions) and everything in their ``$defs``."""
     defs: dict[str, dict[str, Any]] = {}
-    unions: list[str] = []
-    for name, root in schema().items():
+    for root in roots.values():
         defs.update(root.get("$defs", {}))
-        members = " | ".join(_type(o) for o in root["oneOf"])
-        unions.append(f"export type {name} = {members};")
     body: list[str] = []
     for name in sorted(defs):
-        body += [*_interface(name, defs[name]), ""]
+        node = defs[name]
+        body += [*(_union(name, node, defs) if "oneOf" in node else _interface(name, node)), ""]
+    unions = [line for name, root in roots.items() for line in _union(name, root, defs)]
     return HEADER + "\n" + "\n".join(body) + "\n" + "\n".join(unions) + "\n"
 
 

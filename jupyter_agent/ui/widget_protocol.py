@@ -1,7 +1,9 @@
-"""The kernel ↔ browser protocol of the live widget (and later the side panel).
+"""The kernel ↔ browser protocol of the live widget and the side panel's stream.
 
 Kernel → browser: one :data:`UIMessage` per custom message, discriminated on ``kind``,
-serialised by :func:`to_wire` (``None`` fields are left out). Browser → kernel: plain
+serialised by :func:`to_wire` (``None`` fields are left out); a part travels as one
+:data:`PartView` per part type, discriminated on ``type``. ``ui/tsgen.py`` writes the
+TypeScript the renderer (``labextension/src/widget/``) is typed on. Browser → kernel: plain
 dicts with ``type`` ``ready`` / ``stop`` / ``approve`` / ``compact`` (see ``widget.py``).
 Only compact views travel: tool outputs are capped and text streams as deltas.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from typing_extensions import TypeAliasType
 
 
 class _View(BaseModel):
@@ -34,43 +37,94 @@ class ProgressView(_View):
     message: str | None = None
 
 
-class PartView(_View):
-    """A part as shown: big fields capped, bookkeeping fields dropped."""
-
+class _PartViewBase(_View):
     id: str
     message_id: str
-    type: str
-    text: str | None = None
-    """text / reasoning: the whole text so far (later growth arrives as deltas)."""
-    tool: str | None = None
-    status: Literal["pending", "running", "completed", "error"] | None = None
-    input: str | None = None
+
+
+class TextView(_PartViewBase):
+    type: Literal["text"] = "text"
+    text: str
+    """The whole text so far (later growth arrives as deltas)."""
+
+
+class ReasoningView(_PartViewBase):
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+    """The whole text so far (later growth arrives as deltas)."""
+
+
+class ToolView(_PartViewBase):
+    """A tool call: its state's fields, flat (``status`` says which are set)."""
+
+    type: Literal["tool"] = "tool"
+    tool: str
+    status: Literal["pending", "running", "completed", "error"]
+    input: str
     """One line: the command, the path, the code's first line (≤ 120 chars)."""
     code: str | None = None
     """Tools that run code (python, bash): the whole code, shown highlighted instead of ``input``."""
     lang: str | None = None
     """The language of ``code`` (``python``, ``bash``)."""
     title: str | None = None
-    """Tool title, or a subtask's description."""
+    """running / completed: the tool's title."""
     output: str | None = None
-    """Tool output capped at ~20 KB with a "… (N more chars)" note."""
-    error: str | None = None
-    """Tool error, or the retry reason."""
-    interrupted: bool | None = None
+    """running / completed: output capped at ~20 KB with a "… (N more chars)" note."""
     progress: ProgressView | None = None
-    """A running tool's reported progress (message, fraction)."""
-    pruned: bool | None = None
-    """The model no longer sees this output (SPEC "Prune")."""
+    """running: the reported progress (message, fraction)."""
     attachments: list[AttachmentView] | None = None
-    mime: str | None = None
-    url: str | None = None
+    """completed: media the tool produced."""
+    pruned: bool | None = None
+    """completed: the model no longer sees this output (SPEC "Prune")."""
+    error: str | None = None
+    """error: what went wrong, capped like ``output``."""
+    interrupted: bool | None = None
+    """error: the user stopped the run while the tool ran."""
+
+
+class FileView(_PartViewBase):
+    type: Literal["file"] = "file"
+    mime: str
+    url: str
     filename: str | None = None
-    attempt: int | None = None
-    next: int | None = None
-    """Retry: when (ms since epoch) the next attempt is made."""
-    auto: bool | None = None
-    overflow: bool | None = None
-    agent: str | None = None
+
+
+class RetryView(_PartViewBase):
+    type: Literal["retry"] = "retry"
+    attempt: int
+    error: str
+    """Why the attempt failed."""
+    next: int
+    """When (ms since epoch) the next attempt is made."""
+
+
+class CompactionView(_PartViewBase):
+    """Where the history was summarised (the marker the summary folds into)."""
+
+    type: Literal["compaction"] = "compaction"
+    auto: bool
+    overflow: bool
+
+
+class SubtaskView(_PartViewBase):
+    type: Literal["subtask"] = "subtask"
+    agent: str
+    title: str
+    """The subtask's description."""
+
+
+AnyPartView = TextView | ReasoningView | ToolView | FileView | RetryView | CompactionView | SubtaskView
+PartView = TypeAliasType(
+    "PartView",
+    Annotated[
+        AnyPartView,
+        Field(
+            discriminator="type",
+            description="A part as shown: one view per type of `core.messages.Part` the UI shows\n"
+            "(step start/finish and patches are bookkeeping), big fields capped.",
+        ),
+    ],
+)
 
 
 class ErrorView(_View):
@@ -164,15 +218,7 @@ class OlderMsg(_View):
     before: str | None = None
 
 
-class ReplayMsg(_View):
-    """Everything a late view missed, sent once to the view that said ``ready``."""
-
-    kind: Literal["replay"] = "replay"
-    view: str
-    messages: list[dict[str, Any]]
-
-
-UIMessage = (
+AnyLiveMessage = (
     PartMsg
     | DeltaMsg
     | MessageMsg
@@ -184,8 +230,28 @@ UIMessage = (
     | StatusMsg
     | NoticeMsg
     | OlderMsg
-    | ReplayMsg
 )
+LiveMessage = TypeAliasType(
+    "LiveMessage",
+    Annotated[
+        AnyLiveMessage,
+        Field(
+            discriminator="kind",
+            description="What the kernel sends as it happens; a replay holds these, never a replay.",
+        ),
+    ],
+)
+
+
+class ReplayMsg(_View):
+    """Everything a late view missed, sent once to the view that said ``ready``."""
+
+    kind: Literal["replay"] = "replay"
+    view: str
+    messages: list[LiveMessage]
+
+
+UIMessage = AnyLiveMessage | ReplayMsg
 UIMessageAdapter: TypeAdapter[UIMessage] = TypeAdapter(Annotated[UIMessage, Field(discriminator="kind")])
 
 

@@ -1,5 +1,5 @@
 // The right-side panel: the current notebook's agent session, driven through the kernel.
-// The message stream is the cell widget's own renderer (labextension/widget/widget.js)
+// The message stream is the cell widget's own renderer (labextension/src/widget/)
 // fed by the comm, so the panel and the widget show exactly the same parts.
 import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
 import { Cell } from '@jupyterlab/cells';
@@ -7,10 +7,8 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
-// @ts-expect-error: a plain ES module shared with the cell widget (no type declarations)
-import widgetModule from '../widget/widget.js';
-// @ts-expect-error: the same plain module's code-block actions
-import { addTranscriptActions, iconLabel } from '../widget/markdown.js';
+import widgetModule, { WidgetModel, WidgetRequest } from './widget/widget';
+import { addTranscriptActions, iconLabel } from './widget/markdown';
 import { CodeActions } from './codeActions';
 import { AgentComm, TARGET } from './comm';
 import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
@@ -21,7 +19,7 @@ import { agentIcon } from './icon';
 import { cellRunning, errorOf } from './fix';
 import { keepWidth } from './layout';
 import { runOp } from './notebook';
-import { Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, SessionInfo } from './protocol';
+import { Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
@@ -34,14 +32,14 @@ export function when(ms: number): string {
   return `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
 }
 
-/** The anywidget-style model widget.js expects, backed by the comm. */
-class CommModel {
+/** The anywidget-style model the widget's view expects, backed by the comm. */
+class CommModel implements WidgetModel {
   private listeners = new Set<Listener>();
   constructor(private panel: AgentPanel) {}
   get(name: string): unknown {
     return name === 'can_compact' ? true : undefined;
   }
-  send(content: any): void {
+  send(content: WidgetRequest): void {
     this.panel.request(content);
   }
   on(_event: string, listener: Listener): void {
@@ -311,7 +309,7 @@ export class AgentPanel extends Widget {
 
   // ------------------------------------------------------------------ messages
 
-  request(request: any): void {
+  request(request: PanelRequest): void {
     if (!this.comm?.isOpen) {
       this.setState(this.state === 'open' ? 'error' : this.state, 'Not connected to the kernel.');
       return;
@@ -447,7 +445,7 @@ export class AgentPanel extends Widget {
     this.streamHost.replaceChildren();
     const root = el('div', { class: 'ja-panel-view', 'data-testid': 'ja-panel-view' });
     this.streamHost.append(root);
-    this.disposeView = widgetModule.render({ model: this.model, el: root }) ?? null;
+    this.disposeView = widgetModule.render({ model: this.model, el: root });
     this.resizes.observe(root); // its height changes without a mutation (an image decodes)
     this.empty.node.hidden = false;
     this.streamHost.append(this.empty.node);

@@ -21,6 +21,15 @@ export interface CompactedMsg {
   kind: "compacted";
 }
 
+/** Where the history was summarised (the marker the summary folds into). */
+export interface CompactionView {
+  id: string;
+  message_id: string;
+  type: "compaction";
+  auto: boolean;
+  overflow: boolean;
+}
+
 /** `@` completion: `query` is what follows the `@` (`df`, `cell:`, `file:da`). */
 export interface CompleteRequest {
   type: "complete";
@@ -62,6 +71,15 @@ export interface ErrorView {
   message: string;
 }
 
+export interface FileView {
+  id: string;
+  message_id: string;
+  type: "file";
+  mime: string;
+  url: string;
+  filename?: string;
+}
+
 /** Fix with agent: the front end's cell and error output, or (`/fix [CELL]`) only which
  * cell, from what the kernel saw fail (`cell`: `3`, `[3]` or a cell id; none: the latest).
  */
@@ -100,6 +118,9 @@ export interface HelloRequest {
   type: "hello";
   notebook_path?: string;
 }
+
+/** What the kernel sends as it happens; a replay holds these, never a replay. */
+export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg;
 
 /** The configured MCP servers, listed under the session picker (empty: none configured).
  * Sent on hello (servers start on the first prompt, not here) and when a run ends.
@@ -196,33 +217,10 @@ export interface PartMsg {
   part: PartView;
 }
 
-/** A part as shown: big fields capped, bookkeeping fields dropped. */
-export interface PartView {
-  id: string;
-  message_id: string;
-  type: string;
-  text?: string;
-  tool?: string;
-  status?: "pending" | "running" | "completed" | "error";
-  input?: string;
-  code?: string;
-  lang?: string;
-  title?: string;
-  output?: string;
-  error?: string;
-  interrupted?: boolean;
-  progress?: ProgressView;
-  pruned?: boolean;
-  attachments?: AttachmentView[];
-  mime?: string;
-  url?: string;
-  filename?: string;
-  attempt?: number;
-  next?: number;
-  auto?: boolean;
-  overflow?: boolean;
-  agent?: string;
-}
+/** A part as shown: one view per type of `core.messages.Part` the UI shows
+ * (step start/finish and patches are bookkeeping), big fields capped.
+ */
+export type PartView = TextView | ReasoningView | ToolView | FileView | RetryView | CompactionView | SubtaskView;
 
 export interface PermissionDoneMsg {
   kind: "permission_done";
@@ -261,6 +259,13 @@ export interface ReadyRequest {
   view?: string;
 }
 
+export interface ReasoningView {
+  id: string;
+  message_id: string;
+  type: "reasoning";
+  text: string;
+}
+
 export interface RemovedMsg {
   kind: "removed";
   message_id: string;
@@ -277,13 +282,22 @@ export interface RenameSessionRequest {
 export interface ReplayMsg {
   kind: "replay";
   view: string;
-  messages: Record<string, unknown>[];
+  messages: LiveMessage[];
 }
 
 /** The panel shows another session: clear the stream; its history follows. */
 export interface ResetMsg {
   kind: "reset";
   session_id: string;
+}
+
+export interface RetryView {
+  id: string;
+  message_id: string;
+  type: "retry";
+  attempt: number;
+  error: string;
+  next: number;
 }
 
 export interface SessionInfo {
@@ -315,10 +329,45 @@ export interface StopRequest {
   type: "stop";
 }
 
+export interface SubtaskView {
+  id: string;
+  message_id: string;
+  type: "subtask";
+  agent: string;
+  title: string;
+}
+
 export interface SwitchSessionRequest {
   type: "switch_session";
   session_id: string;
 }
 
+export interface TextView {
+  id: string;
+  message_id: string;
+  type: "text";
+  text: string;
+}
+
+/** A tool call: its state's fields, flat (`status` says which are set). */
+export interface ToolView {
+  id: string;
+  message_id: string;
+  type: "tool";
+  tool: string;
+  status: "pending" | "running" | "completed" | "error";
+  input: string;
+  code?: string;
+  lang?: string;
+  title?: string;
+  output?: string;
+  progress?: ProgressView;
+  attachments?: AttachmentView[];
+  pruned?: boolean;
+  error?: string;
+  interrupted?: boolean;
+}
+
 export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | NotebookReply;
 export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
+export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;

@@ -11,17 +11,21 @@ from jupyter_agent.ui.widget_protocol import (
     NoticeMsg,
     OlderMsg,
     PartMsg,
-    PartView,
     PermissionDoneMsg,
     PermissionMsg,
     PermissionView,
     RemovedMsg,
+    ReplayMsg,
     StatusMsg,
+    TextView,
+    ToolView,
+    UIMessageAdapter,
+    to_wire,
 )
 
 
 def text_part(pid: str, text: str = "", message_id: str = "msg_1") -> PartMsg:
-    return PartMsg(part=PartView(id=pid, message_id=message_id, type="text", text=text))
+    return PartMsg(part=TextView(id=pid, message_id=message_id, text=text))
 
 
 def test_deltas_merge_into_their_part_and_snapshots_replace_in_place() -> None:
@@ -30,13 +34,15 @@ def test_deltas_merge_into_their_part_and_snapshots_replace_in_place() -> None:
     log.record(text_part("a"))
     for chunk in ["Hel", "lo"]:
         log.record(DeltaMsg(part_id="a", text=chunk))
-    tool = PartView(id="t", message_id="msg_1", type="tool", tool="bash", status="running")
+    tool = ToolView(id="t", message_id="msg_1", tool="bash", status="running", input="ls")
     log.record(PartMsg(part=tool))
     log.record(PartMsg(part=tool.model_copy(update={"status": "completed"})))
+    log.record(ReplayMsg(view="v", messages=[text_part("x")]))  # one view's catch-up, not state
     out = log.replay()
     assert [m.kind for m in out] == ["message", "part", "part"]
-    assert out[1].part.text == "Hello"  # type: ignore[union-attr]
-    assert out[2].part.status == "completed"  # type: ignore[union-attr]
+    assert out[1] == text_part("a", "Hello")
+    assert isinstance(out[2], PartMsg) and isinstance(out[2].part, ToolView)
+    assert out[2].part.status == "completed"
 
 
 def test_singletons_keep_the_latest_and_notices_accumulate() -> None:
@@ -97,3 +103,23 @@ def test_the_show_earlier_control_outlives_trimming() -> None:
     assert OlderMsg(session_id="ses_1", before="msg_0070") in log.replay()
     log.record(OlderMsg(session_id="ses_1"))  # the last page came in: one control, now hidden
     assert [m for m in log.replay() if isinstance(m, OlderMsg)] == [OlderMsg(session_id="ses_1")]
+
+
+def test_a_replay_carries_each_message_as_it_went_out_alone() -> None:
+    """The replay is typed (a list of live messages): its wire form must stay each message's
+    own wire form, ``None`` fields left out at every depth, so the view handles it the same."""
+    log = Backlog()
+    log.record(MessageMsg(message=MessageView(id="msg_1", role="assistant", agent="build")))
+    log.record(text_part("a", "Hi"))
+    log.record(DeltaMsg(part_id="a", text=" there"))
+    tool = ToolView(id="t", message_id="msg_1", tool="python", status="running", input="x = 1", code="x = 1")
+    log.record(PartMsg(part=tool))
+    log.record(PermissionMsg(request=PermissionView(id="per_1", permission="bash")))
+    log.record(GaugeMsg(tokens=5, text="5 tokens", level="ok"))
+    state = log.replay()
+    wire = to_wire(ReplayMsg(view="v", messages=state))
+    assert wire["messages"] == [to_wire(m) for m in state]
+    text = {"id": "a", "message_id": "msg_1", "type": "text", "text": "Hi there"}
+    assert wire["messages"][1]["part"] == text
+    assert "progress" not in wire["messages"][2]["part"] and "percent" not in wire["messages"][4]
+    assert UIMessageAdapter.validate_python(wire) == ReplayMsg(view="v", messages=state)

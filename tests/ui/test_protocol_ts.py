@@ -11,7 +11,7 @@ import pytest
 from jupyter_agent.tools.base import ToolError
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
 from jupyter_agent.ui.panel_protocol import NotebookOpMsg, NotebookReply, PanelRequestAdapter
-from jupyter_agent.ui.tsgen import generate
+from jupyter_agent.ui.tsgen import generate, generate_from
 
 PROTOCOL_TS = Path(__file__).resolve().parents[2] / "labextension" / "src" / "protocol.ts"
 
@@ -29,6 +29,33 @@ def test_generated_types_cover_both_directions() -> None:
         assert f"export interface {name} {{" in ts
     assert 'kind: "delta";' in ts and 'type: "nb_reply";' in ts
     assert "percent?: number;" in ts  # optional fields stay optional
+
+
+def test_part_views_are_a_union_the_renderer_narrows_on_type() -> None:
+    """One view per shown part type, each with only its fields; the widget's stream is a type."""
+    ts = generate()
+    views = "TextView | ReasoningView | ToolView | FileView | RetryView | CompactionView | SubtaskView"
+    assert f"export type PartView = {views};" in ts
+    assert "export type UIMessage = PartMsg | DeltaMsg |" in ts
+    assert "messages: LiveMessage[];" in ts  # a replay holds typed messages, not records
+    tool = ts[ts.index("export interface ToolView {") :]
+    tool = tool[: tool.index("}")]
+    assert 'type: "tool";' in tool and "input: string;" in tool and "attempt" not in tool
+    assert "export interface PartView" not in ts
+
+
+def test_a_union_member_without_its_literal_is_refused() -> None:
+    """TypeScript narrows a discriminated union on each member's literal: without one, no type."""
+    member = {"type": "object", "properties": {"type": {"type": "string"}}}
+    union = {
+        "oneOf": [{"$ref": "#/$defs/A"}],
+        "discriminator": {"propertyName": "type", "mapping": {"a": "#/$defs/A"}},
+        "$defs": {"A": member},
+    }
+    with pytest.raises(ValueError, match="A has no literal type = 'a'"):
+        generate_from({"Broken": union})
+    member["properties"]["type"] = {"const": "a", "type": "string"}
+    assert "export type Broken = A;" in generate_from({"Broken": union})
 
 
 def test_requests_validate_and_reject_unknown_types() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 from jupyter_agent.core.events import (
     MessageRemoved,
@@ -17,9 +18,11 @@ from jupyter_agent.core.events import (
     SessionUpdated,
 )
 from jupyter_agent.core.messages import (
+    AnyPart,
     AssistantMessage,
     Attachment,
     CompactionPart,
+    FilePart,
     MessageError,
     MessageWithParts,
     ReasoningPart,
@@ -28,6 +31,7 @@ from jupyter_agent.core.messages import (
     Session,
     SessionTime,
     StepStartPart,
+    SubtaskPart,
     TextPart,
     ToolPart,
     ToolState,
@@ -50,6 +54,7 @@ from jupyter_agent.ui.render import (
     part_view,
 )
 from jupyter_agent.ui.widget_protocol import (
+    AnyPartView,
     CompactedMsg,
     DeltaMsg,
     MessageMsg,
@@ -384,3 +389,36 @@ def test_a_running_tool_shows_its_reported_progress() -> None:
     # whatever a misbehaving server sent: a card without a bar, not a broken stream
     odd = tool(ToolStateRunning(input={"q": "x"}, metadata={"progress": {"progress": "lots", "x": 1}}))
     assert Renderer().render(PartUpdated(part=odd))[0].part.progress is None  # type: ignore[union-attr]
+
+
+NOT_SHOWN = {"step-start", "step-finish", "patch"}
+"""Bookkeeping parts: no view (the UI shows what the user reads, not how steps are counted)."""
+
+
+def test_one_view_per_shown_part_type_with_only_its_fields() -> None:
+    """``PartView`` mirrors ``core.messages.Part``: a new part type must be given a view (or
+    listed as bookkeeping), and each view's ``type`` is the part's."""
+    part_types = {get_args(c.model_fields["type"].annotation)[0] for c in get_args(AnyPart)}
+    view_types = {get_args(c.model_fields["type"].annotation)[0]: c for c in get_args(AnyPartView)}
+    assert set(view_types) == part_types - NOT_SHOWN
+    samples = [
+        TextPart(id="x", text="hi", **IDS),
+        ReasoningPart(id="r", text="hm", **IDS),
+        tool(ToolStatePending(input={"command": "ls"})),
+        FilePart(id="f", mime="image/png", url="data:image/png;base64,AAA", **IDS),
+        RetryPart(id="rt", attempt=1, error=RetryError(message="429"), next=5, **IDS),
+        CompactionPart(id="c", auto=False, **IDS),
+        SubtaskPart(id="s", prompt="p", description="look around", agent="explore", **IDS),
+    ]
+    assert {p.type for p in samples} == set(view_types)
+    for part in samples:
+        view = part_view(part)
+        assert isinstance(view, view_types[part.type]) and view.id == part.id
+        wire = to_wire(PartMsg(part=view))["part"]
+        assert set(wire) <= set(type(view).model_fields), wire  # nothing from other part types
+        assert UIMessageAdapter.validate_python({"kind": "part", "part": wire}) == PartMsg(part=view)
+    assert to_wire(PartMsg(part=part_view(samples[5])))["part"] == {  # type: ignore[arg-type]
+        "id": "c", "message_id": "msg_2", "type": "compaction", "auto": False, "overflow": False
+    }  # fmt: skip
+    assert part_view(StepStartPart(id="st", **IDS)) is None
+    assert part_view(TextPart(id="n", text="noted", ignored=True, **IDS)) is None

@@ -1,0 +1,74 @@
+// The view's header: what the agent is doing, the context gauge, Compact and Stop.
+import type { GaugeMsg, StatusMsg } from '../protocol';
+import { h } from './dom';
+import { iconLabel, setLabel } from './markdown';
+import type { WidgetModel } from './model';
+
+export class Header {
+  readonly node: HTMLElement;
+  private stopping = false;
+  private statusText = h('span', { class: 'ja-status-text' });
+  private status = h('span', { class: 'ja-status', role: 'status' }, h('span', { class: 'ja-spinner' }), this.statusText);
+  private gaugeText = h('span', { class: 'ja-gauge-text' });
+  private gaugeFill = h('span', { class: 'ja-gauge-fill' });
+  private gauge = h('span', { class: 'ja-gauge', 'data-testid': 'ja-gauge', hidden: true },
+    this.gaugeText, h('span', { class: 'ja-gauge-bar' }, this.gaugeFill));
+  private compactButton: HTMLButtonElement;
+  private stopButton: HTMLButtonElement;
+
+  /** `root` is the view's element: Escape in it stops the run, focus returns to it after. */
+  constructor(private model: WidgetModel, private root: HTMLElement) {
+    this.compactButton = iconLabel(h('button', { class: 'ja-button ja-compact', type: 'button',
+      title: 'Summarise the history now', 'aria-label': 'Compact: summarise the history now',
+      hidden: !this.model.get('can_compact') }), 'compact', 'Compact');
+    this.compactButton.addEventListener('click', () => {
+      this.compactButton.disabled = true;
+      this.model.send({ type: 'compact' });
+    });
+    this.stopButton = iconLabel(h('button', { class: 'ja-button ja-stop', type: 'button', 'data-testid': 'ja-stop',
+      title: 'Stop the agent (Escape)', 'aria-label': 'Stop the agent', 'aria-keyshortcuts': 'Escape' }), 'stop', 'Stop');
+    this.stopButton.addEventListener('click', () => this.requestStop());
+    root.addEventListener('keydown', event => {
+      if (event.key === 'Escape' && this.requestStop()) event.preventDefault();
+    });
+    this.node = h('div', { class: 'ja-header' }, this.status, h('span', { class: 'ja-spacer' }), this.gauge,
+      this.compactButton, this.stopButton);
+  }
+
+  /** Stop the run (the button or Escape); false when nothing runs. */
+  private requestStop(): boolean {
+    if (this.stopButton.hidden || this.stopButton.disabled) return false;
+    this.stopping = true;
+    this.stopButton.disabled = true;
+    setLabel(this.stopButton, 'Stopping…');
+    this.model.send({ type: 'stop' });
+    return true;
+  }
+
+  setGauge(g: GaugeMsg): void {
+    this.gauge.hidden = false;
+    this.gauge.dataset.level = g.level;
+    this.gaugeText.textContent = g.text;
+    this.gaugeFill.style.width = `${Math.min(100, Math.max(0, g.percent ?? 0))}%`;
+    // the whole line in the tooltip: a narrow panel cuts the text with an ellipsis
+    this.gauge.title = `${g.text} — ${g.percent == null ? "context used (the model's limit is unknown)" : 'context window used'}`;
+  }
+
+  setStatus(s: Pick<StatusMsg, 'state' | 'text'>): void {
+    const busy = s.state === 'busy';
+    if (!busy && this.stopping) {
+      // the Stop button hides: keep the keyboard user in the panel's prompt (or this view)
+      this.stopping = false;
+      const prompt = this.root.closest('.ja-panel')?.querySelector<HTMLTextAreaElement>('[data-testid=ja-prompt]');
+      (prompt && !prompt.disabled ? prompt : this.root).focus();
+    }
+    this.root.dataset.state = s.state;
+    this.status.dataset.state = s.state;
+    this.statusText.textContent = s.text || (busy ? 'Working…' : '');
+    this.stopButton.hidden = !busy;
+    this.stopButton.disabled = false;
+    setLabel(this.stopButton, 'Stop');
+    this.compactButton.hidden = busy || !this.model.get('can_compact');
+    this.compactButton.disabled = false;
+  }
+}

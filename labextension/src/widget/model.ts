@@ -1,0 +1,13 @@
+// What the view talks through: anywidget's model in a cell, one backed by the comm in the panel.
+import type { ApproveRequest, CompactRequest, OlderRequest, ReadyRequest, StopRequest } from '../protocol';
+
+/** What a view sends to the kernel. */
+export type WidgetRequest = ReadyRequest | StopRequest | ApproveRequest | CompactRequest | OlderRequest;
+
+/** The anywidget model the view talks through (the side panel passes one backed by its comm). */
+export interface WidgetModel {
+  get(name: 'can_compact'): unknown;
+  send(message: WidgetRequest): void;
+  on(event: 'msg:custom', listener: (msg: unknown) => void): void;
+  off(event: 'msg:custom', listener: (msg: unknown) => void): void;
+}

@@ -1,0 +1,52 @@
+// An approval box: Allow once / Always / Reject, with an optional reason for a rejection.
+import type { ApproveRequest, PermissionDoneMsg, PermissionView } from '../protocol';
+import { h } from './dom';
+
+const REPLY_LABELS: Record<PermissionDoneMsg['reply'], string> = { once: 'Allowed once', always: 'Always allowed', reject: 'Rejected' };
+const BUTTONS: [PermissionDoneMsg['reply'], string][] = [['once', 'Allow once'], ['always', 'Always'], ['reject', 'Reject']];
+
+/** The box for a request; `send` gets the user's answer (then the box's controls lock). */
+export function permissionBox(r: PermissionView, send: (answer: ApproveRequest) => void): HTMLElement {
+  const patterns = r.patterns ?? [];
+  const always = patterns.length
+    ? h('div', { class: 'ja-permission-patterns' }, document.createTextNode('“Always” allows: '),
+      h('code', { text: patterns.join(', ') }))
+    : null;
+  const box = h('div', { class: 'ja-permission', 'data-testid': 'ja-permission', 'data-request': r.id },
+    h('div', { class: 'ja-permission-title' }, h('strong', { text: `Allow ${r.permission}?` }),
+      document.createTextNode(r.title ? ` ${r.title}` : '')),
+    always);
+  const buttons = h('div', { class: 'ja-permission-buttons' });
+  // an optional reason goes to the model with a rejection ("use pathlib instead")
+  const reason = h('input', { class: 'ja-reject-reason', type: 'text', 'data-testid': 'ja-reject-reason',
+    placeholder: 'Reason if you reject (optional, sent to the agent)', 'aria-label': 'Reason for rejecting' });
+  const answer = (reply: PermissionDoneMsg['reply']): void => {
+    const message = reply === 'reject' ? reason.value.trim() : '';
+    send({ type: 'approve', request_id: r.id, reply, ...(message ? { message } : {}) });
+    buttons.querySelectorAll('button').forEach(b => { b.disabled = true; });
+    reason.disabled = true;
+  };
+  reason.addEventListener('keydown', event => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (reason.value.trim()) answer('reject');
+  });
+  for (const [reply, label] of BUTTONS) {
+    const button = h('button', { class: `ja-button ja-approve-${reply}`, type: 'button',
+      'data-testid': `ja-approve-${reply}`, text: label });
+    button.addEventListener('click', () => answer(reply));
+    buttons.append(button);
+  }
+  buttons.append(reason);
+  box.append(buttons);
+  return box;
+}
+
+/** The answer, once given (here or in another view): controls locked, the reply said. */
+export function permissionDone(box: HTMLElement, reply: PermissionDoneMsg['reply']): void {
+  box.querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, input').forEach(b => { b.disabled = true; });
+  box.classList.add('ja-answered');
+  box.querySelector('.ja-permission-answer')?.remove();
+  box.append(h('div', { class: 'ja-permission-answer', text: REPLY_LABELS[reply] || reply }));
+}
