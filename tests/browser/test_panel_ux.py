@@ -245,6 +245,20 @@ def test_the_selected_completion_is_readable(page: Any, lab: Lab, theme: str) ->
     page.screenshot(path=str(ARTIFACTS / f"panel-completion-{name}.png"))
 
 
+def settled_top(page: Any, node: Any) -> float:
+    """``node``'s top once two frames in a row leave it in place (a scroll still moving on a
+    loaded machine would otherwise be measured mid-way)."""
+    frames = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    top = float(node.bounding_box()["y"])
+    for _ in range(50):
+        page.evaluate(frames)
+        now = float(node.bounding_box()["y"])
+        if now == top:
+            return now
+        top = now
+    return top
+
+
 def test_a_long_session_opens_on_its_newest_messages_and_pages_back(
     page: Any, lab: Lab, server: ScriptedServer
 ) -> None:
@@ -279,7 +293,7 @@ def test_a_long_session_opens_on_its_newest_messages_and_pages_back(
         earlier.scroll_into_view_if_needed()  # the user scrolled up to it
         first_id = panel.locator(".ja-older-row + .ja-msg").get_attribute("data-message")
         reading = panel.locator(f'[data-message="{first_id}"]')
-        top = reading.bounding_box()["y"]
+        top = settled_top(page, reading)  # where they read once the scroll came to rest
         earlier.click()
         page.wait_for_function(
             "([sel, n]) => document.querySelectorAll(sel).length === n",
@@ -287,7 +301,7 @@ def test_a_long_session_opens_on_its_newest_messages_and_pages_back(
             timeout=30_000,
         )
         page.wait_for_selector(f"{PANEL} .ja-stream:not([data-paging])")
-        assert abs(reading.bounding_box()["y"] - top) < 5  # what they were reading stays in place
+        assert abs(settled_top(page, reading) - top) < 5  # what they were reading stays in place
     ids = panel.locator(".ja-stream > .ja-msg").evaluate_all("ns => ns.map(n => n.dataset.message)")
     assert ids == sorted(ids) and ids[:2] == ["msg_0000", "msg_0001"]
     assert earlier.count() == 0  # nothing older is left
