@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,11 @@ import pytest
 
 HERE = Path(__file__).parent
 GUARD_DIR = HERE / "netguard"
+
+# pytest keeps the assert-rewritten test modules only where bytecode may be written; with
+# PYTHONDONTWRITEBYTECODE set it rewrote every test module on every run (most of collection).
+# This process may cache them (in the ignored __pycache__ folders); child processes keep the setting.
+sys.dont_write_bytecode = False
 
 # Offline settings, before anything imports litellm or tiktoken.
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
