@@ -33,7 +33,8 @@ RetryCallback = Callable[[int, E.ProviderError, int], None]
 class RetryingModel:
     """``client`` with our visible retries of a streamed answer (``retries`` in config).
 
-    A one-piece ``request`` (a session title) is not retried: a title is a nicety."""
+    Only streams are wrapped: a one-piece ``request`` (a session title) goes to the client
+    itself and is not retried, a title being a nicety."""
 
     def __init__(self, client: ModelClient, max_retries: int = MAX_RETRIES) -> None:
         self.client = client
@@ -52,9 +53,6 @@ class RetryingModel:
             on_retry=on_retry,
             abort=abort,
         )
-
-    async def request(self, request: ModelRequest) -> tuple[str, float | None]:
-        return await self.client.request(request)
 
 
 def retry_delay_ms(attempt: int, headers: dict[str, str] | None = None, now: float | None = None) -> int:
