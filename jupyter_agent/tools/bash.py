@@ -129,7 +129,7 @@ def check_command(ctx: ToolContext, command: str) -> CommandCheck:
     try:
         return _check(ctx, command)
     except Exception:
-        log.error("The bash rule checker failed on the command %r", command, exc_info=True)
+        log.error("The bash rule checker failed on the command %r", command[:2000], exc_info=True)
         return CommandCheck([command], UNREADABLE, [], [], UNREADABLE)
 
 

@@ -80,6 +80,17 @@ async def test_a_plain_bash_allow_runs_what_the_checker_cannot_read(
     assert (tmp_path / "made.txt").exists()
 
 
+async def test_a_line_nested_too_deep_for_the_checker_is_not_run(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
+) -> None:
+    """Found by trying: 3,000 nested ``$(`` made the walker exceed Python's recursion limit."""
+    (tmp_path / "victim.txt").write_text("keep")
+    command = "echo " + "$(" * 3000 + "rm -f victim.txt" + ")" * 3000
+    part = await run(make_runtime(), scripted_model, "bash", command=command)
+    assert part.state.status == "error" and "RecursionError" not in part.state.error  # type: ignore[union-attr]
+    assert (tmp_path / "victim.txt").read_text() == "keep"
+
+
 @pytest.mark.parametrize("tool", ["read", "write", "list"])
 async def test_a_failing_path_check_refuses_with_one_line(
     make_runtime: Any, scripted_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str
