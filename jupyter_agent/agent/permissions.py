@@ -179,17 +179,17 @@ class PermissionManager:
             return "allow"
         return found
 
+    def decide(self, agent: str, question: PermissionQuestion) -> Action:
+        """What the rules say about one question, before any answer of the user counts."""
+        return _decide(self.rules_for(agent), question)
+
     async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
         """Return when allowed; raise PermissionDenied with a user-facing reason otherwise."""
         permission, patterns, title = question.permission, question.patterns, question.title
         metadata, session_id = question.metadata, who.session_id
         rules = self.rules_for(who.agent)
-        action = evaluate(rules, permission, patterns, question.default, question.exact)
+        action = _decide(rules, question)
         unsure = question.unsure
-        if unsure and action == "allow" and rules.get(permission) != "allow":
-            action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through
-        if question.always_ask and action == "allow":
-            action = "ask"  # a protected path: no rule the agent could have written lets it through
         if action == "allow":
             return
         shown = ", ".join(patterns) or permission
@@ -297,6 +297,16 @@ class PermissionManager:
             if session_id is None or p.request.session_id == session_id:
                 count += self.reply(p.request.id, "reject")
         return count
+
+
+def _decide(rules: Ruleset, question: PermissionQuestion) -> Action:
+    permission = question.permission
+    action = evaluate(rules, permission, question.patterns, question.default, question.exact)
+    if question.unsure and action == "allow" and rules.get(permission) != "allow":
+        action = "ask"  # cannot be judged (unparseable): only a plain "allow" lets it through
+    if question.always_ask and action == "allow":
+        action = "ask"  # a protected path: no rule the agent could have written lets it through
+    return action
 
 
 def _jsonable(value: Any) -> bool:

@@ -8,6 +8,7 @@ model can act on, so the loop continues instead of crashing.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ from jupyter_agent.tools.base import (
 )
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
+
+log = logging.getLogger(__name__)
 
 ABORTED = "Tool execution aborted"
 
@@ -124,7 +127,8 @@ class ToolRunner:
             self._error(running, shown, ABORTED, start, interrupted=True)
             self.abort.set()
             raise asyncio.CancelledError() from None
-        except Exception as exc:
+        except Exception as exc:  # a bug in the tool: the model reads what failed, the log has where
+            log.error("The %s tool failed", part.tool, exc_info=True)
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
         output = unicode.scrub(redact(result.output))  # a print of "\ud800" must not break the store
         metadata = unicode.scrub_value(redact_value(dict(result.metadata)))

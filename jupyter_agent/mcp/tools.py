@@ -19,7 +19,14 @@ from pydantic import BaseModel, ConfigDict
 from jupyter_agent.core.messages import Attachment
 from jupyter_agent.mcp.manager import McpCallError, McpManager
 from jupyter_agent.mcp.transport import ToolInfo
-from jupyter_agent.tools.base import PermissionDenied, Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.base import (
+    PermissionDenied,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    refuse_on_error,
+)
 from jupyter_agent.tools.registry import ToolRegistry
 
 MAX_NAME = 64
@@ -107,7 +114,13 @@ def _paths(arguments: dict[str, Any], depth: int = 0) -> list[str]:
 
 async def guard_paths(ctx: ToolContext, arguments: dict[str, Any], writes: bool) -> None:
     """Paths an MCP tool is given: a hidden credential store is refused, a protected path
-    asks before a tool that may write (the same rules as the file tools)."""
+    asks before a tool that may write (the same rules as the file tools). A scan that raises
+    refuses the call (``refuse_on_error``)."""
+    with refuse_on_error("the tool's arguments"):
+        await _guard_paths(ctx, arguments, writes)
+
+
+async def _guard_paths(ctx: ToolContext, arguments: dict[str, Any], writes: bool) -> None:
     for text in _paths(arguments):
         path = ctx.resolve(text)
         hidden = ctx.services.guard.hides(path)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import errno
 import functools
+import logging
+import os
 import stat
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypeVar
@@ -25,6 +28,9 @@ from jupyter_agent.core.messages import Attachment, FileChange
 from jupyter_agent.tools.services import Services
 
 Args = TypeVar("Args", bound=BaseModel)
+log = logging.getLogger(__name__)
+NAME_MAX = 255
+"""The longest file name Linux and macOS file systems take, in bytes."""
 
 
 class ToolError(Exception):
@@ -33,6 +39,39 @@ class ToolError(Exception):
 
 class PermissionDenied(ToolError):
     """The user (or config) rejected this call; the message says how to allow it."""
+
+
+class CheckFailed(PermissionDenied):
+    """A rule check raised: a bug in jupyter-agent, logged; the call is refused, never run."""
+
+
+@contextlib.contextmanager
+def refuse_on_error(what: str) -> Iterator[None]:
+    """Around a rule check: an exception in it refuses the call with one line (and is logged
+    with ``what``), instead of reaching the model as a traceback or letting the call through."""
+    try:
+        yield
+    except (ToolError, asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        log.error("A permission check failed on %s", what, exc_info=True)
+        raise CheckFailed(
+            f"Refused: the permission check could not read {what} ({type(exc).__name__}, an internal "
+            "error, logged). Nothing was run. Try a plainer form, or ask the user to do it."
+        ) from None
+
+
+def _path_problem(text: str, exc: Exception) -> str:
+    """Why a path argument cannot be used, in words the model can act on."""
+    if isinstance(exc, ValueError):
+        return "it contains a NUL byte"
+    if isinstance(exc, RuntimeError) and text.startswith("~"):
+        return f"{text.split('/', 1)[0]} names no user of this machine"
+    if isinstance(exc, RuntimeError):
+        return "it leads into a symbolic link loop"
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        return f"a name in it is longer than {NAME_MAX} bytes"
+    return str(exc)
 
 
 @dataclass(frozen=True)
@@ -133,9 +172,12 @@ class ToolContext:
     ) -> None:
         """Ask the permission layer; headless/no-UI contexts allow unless rules deny."""
         if self.ask is not None:
-            await self.ask(
-                PermissionQuestion(permission, patterns, title, metadata, default, unsure, always_ask, exact)
-            )
+            with refuse_on_error(f"the {permission} request for {', '.join(patterns)[:200]}"):
+                await self.ask(
+                    PermissionQuestion(
+                        permission, patterns, title, metadata, default, unsure, always_ask, exact
+                    )
+                )
 
     def rule(self, permission: str, value: str, specific: bool = False) -> str:
         """What the rules say for one value, without asking: search tools drop files the
@@ -156,8 +198,14 @@ class ToolContext:
         """An absolute path for a tool argument, relative ones taken from the working dir."""
         if not path:
             return self.working_dir
-        p = Path(path).expanduser()
-        return (p if p.is_absolute() else self.working_dir / p).resolve()
+        try:
+            p = Path(path).expanduser()
+            resolved = (p if p.is_absolute() else self.working_dir / p).resolve()
+            if any(len(os.fsencode(name)) > NAME_MAX for name in resolved.parts):
+                raise OSError(errno.ENAMETOOLONG, "File name too long")
+            return resolved
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise ToolError(f"Cannot use the path {path[:200]!r}: {_path_problem(path, exc)}.") from None
 
     def is_external(self, path: Path) -> bool:
         root = self.project_root.resolve()
@@ -167,6 +215,10 @@ class ToolContext:
     async def check_path(self, path: Path, action: str) -> None:
         """Refuse a hidden credential store; ask ``external_directory`` before touching
         anything outside the project root."""
+        with refuse_on_error(f"the path {str(path)[:200]}"):
+            await self._check_path(path, action)
+
+    async def _check_path(self, path: Path, action: str) -> None:
         hidden = self.services.guard.hides(path)
         if hidden is not None:
             raise PermissionDenied(
@@ -186,7 +238,11 @@ class ToolContext:
     async def check_write(self, path: Path, action: str) -> None:
         """Before changing a file: ``check_path``, then a protected path always asks
         (``protected``), and a file with other names (hard links) asks ``external_directory``."""
-        await self.check_path(path, action)
+        with refuse_on_error(f"the path {str(path)[:200]}"):
+            await self._check_write(path, action)
+
+    async def _check_write(self, path: Path, action: str) -> None:
+        await self._check_path(path, action)
         why = self.services.guard.protects(path, self.project_root, self.working_dir)
         if why is not None:
             await self.permit(

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -27,6 +30,8 @@ from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.bash_parse import parse
 from jupyter_agent.tools.bounded_output import PROGRESS_TAIL, BoundedOutput
 from jupyter_agent.tools.descriptions import describe
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -100,10 +105,35 @@ async def _stop(pid: int, proto: _Collector) -> None:
     await _first(proto.exited, timeout=5)
 
 
-async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
-    """Every simple command against the ``bash`` rules (strictest wins; what cannot be
-    parsed asks), paths leaving the project against ``external_directory``, and anything
-    that is not read-only against ``bash_write`` (asked under the plan agent)."""
+@dataclass(frozen=True)
+class CommandCheck:
+    """What the rules see in one command line (``check_command``)."""
+
+    patterns: list[str]
+    """Matched against the ``bash`` rules: every simple command, several spellings."""
+    unsure: str | None
+    """Why the line cannot be judged: it asks, whatever a ``"*"`` rule allows."""
+    outside: list[Path]
+    """Paths outside the project it names (``external_directory``)."""
+    outside_patterns: list[str]
+    writes: str | None
+    """Why it is not read-only (``bash_write``)."""
+
+
+UNREADABLE = "the rule checker could not read this command (an internal error, logged)"
+
+
+def check_command(ctx: ToolContext, command: str) -> CommandCheck:
+    """Read ``command`` for the rules. A checker that raises is a bug, never a crashed call:
+    it is logged with the command, and the line asks as one that cannot be parsed does."""
+    try:
+        return _check(ctx, command)
+    except Exception:
+        log.error("The bash rule checker failed on the command %r", command[:2000], exc_info=True)
+        return CommandCheck([command], UNREADABLE, [], [], UNREADABLE)
+
+
+def _check(ctx: ToolContext, command: str) -> CommandCheck:
     parsed = parse(command)
     unsure = parsed.problems[0] if parsed.problems else None
     patterns = bash_check.patterns(parsed) or [command]
@@ -115,27 +145,32 @@ async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
         if ctx.rule("bash", pattern, specific=True) == "deny":
             unsure = unsure or f"{why}, which a rule denies"
             break
-    await ctx.permit("bash", patterns, title, unsure=unsure, command=command)
     outside = bash_check.external_paths(parsed, ctx.working_dir, ctx.project_root)
-    if outside:
+    writes = bash_check.write_problem(parsed)
+    return CommandCheck(patterns, unsure, outside, bash_check.external_patterns(outside), writes)
+
+
+async def permit_command(ctx: ToolContext, command: str, title: str) -> None:
+    """Every simple command against the ``bash`` rules (strictest wins; what cannot be
+    parsed asks), paths leaving the project against ``external_directory``, and anything
+    that is not read-only against ``bash_write`` (asked under the plan agent)."""
+    check = check_command(ctx, command)
+    await ctx.permit("bash", check.patterns, title, unsure=check.unsure, command=command)
+    if check.outside:
         await ctx.permit(
             "external_directory",
-            bash_check.external_patterns(outside),
-            f"Run outside the project: {', '.join(map(str, outside[:3]))}",
+            check.outside_patterns,
+            f"Run outside the project: {', '.join(map(str, check.outside[:3]))}",
             command=command,
         )
-    writes = bash_check.write_problem(parsed)
-    if writes is not None:
-        await ctx.permit("bash_write", [command], title, command=command, reason=writes)
+    if check.writes is not None:
+        await ctx.permit("bash_write", [command], title, command=command, reason=check.writes)
 
 
 class BashTool(Tool[BashArgs]):
     name = "bash"
     description = describe("bash")
     Args = BashArgs
-
-    def permission_patterns(self, args: Any) -> list[str]:
-        return bash_check.patterns(parse(args.command.strip())) or [args.command.strip()]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         command = args.command.strip()

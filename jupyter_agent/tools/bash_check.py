@@ -39,7 +39,10 @@ FIRST_IS_NOT_A_PATH = {
     "chmod": 1, "chown": 1, "chgrp": 1, "grep": 1, "egrep": 1, "fgrep": 1, "rg": 1, "sed": 1, "awk": 1,
 }  # fmt: skip
 """Leading operands that are not paths (a mode, an owner, a pattern or script)."""
-HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/", "-")
+HARMLESS_TARGETS = (
+    "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/",
+    "/dev/zero", "/dev/urandom", "/dev/random", "-",
+)  # fmt: skip
 
 READERS = names(
     "ls cat tac head tail wc pwd echo printf grep egrep fgrep rg file stat du df tree which "
@@ -71,7 +74,10 @@ def patterns(parsed: ParsedCommand) -> list[str]:
 
 
 def _resolve(text: str, cwd: Path) -> Path:
-    path = Path(text).expanduser()
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # ``~name`` of a user this machine does not know: judged as written
+        path = Path(text)
     path = path if path.is_absolute() else cwd / path
     try:
         return path.resolve()
@@ -244,8 +250,7 @@ def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:
         base = cmd.base
         if base and base not in (READERS | FILE_COMMANDS) - INTERPRETERS:
             for text in cmd.stdin:  # ``make -f - <<< …``, ``tclsh <<'EOF'``: input it may run
-                why = f"{base} may run its input, and it names"
-                found += [(t, f"{why} {t.split()[0]}") for t in token_tails(text)]
+                found += _named(token_tails(text), f"{base} may run its input, and it names")
         if not base or (base in UNWRAPPED and base not in INTERPRETERS):
             continue
         args = cmd.words[1:]
@@ -253,7 +258,7 @@ def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:
             why = f"{base} runs code the rules cannot see, and it names"
             for word in args:
                 if word.value is not None:
-                    found += [(t, f"{why} {t.split()[0]}") for t in token_tails(word.value)]
+                    found += _named(token_tails(word.value), why)
             continue
         why = f"{base} may run a command from its arguments:"
         for i, word in enumerate(args):
@@ -267,14 +272,20 @@ def suspects(parsed: ParsedCommand) -> list[tuple[str, str]]:
             else:
                 tail = " ".join(w.text for w in args[i:])
                 found.append((tail, f"{why} {value}"))
-                if "/" in value:
-                    rest = [value.rsplit("/", 1)[-1], *(w.text for w in args[i + 1 :])]
+                name = value.rsplit("/", 1)[-1]
+                if "/" in value and name:  # ``tests/`` names no program
+                    rest = [name, *(w.text for w in args[i + 1 :])]
                     found.append((" ".join(rest), f"{why} {value}"))
             if re.search(r"\s|;|&|\|", value):  # a string it may run: its commands, and any word tail
                 for inner in parse(value).commands:
                     found += [(p, f"{why} {inner.words[0].text}") for p in inner.patterns()]
-                found += [(t, f"{why} {t.split()[0]}") for t in token_tails(value)]
+                found += _named(token_tails(value), why)
     return found
+
+
+def _named(tails: list[str], why: str) -> list[tuple[str, str]]:
+    """Each tail with the reason naming its first word (every tail holds one)."""
+    return [(t, f"{why} {t.split()[0]}") for t in tails]
 
 
 def token_tails(text: str) -> list[str]:
@@ -284,6 +295,7 @@ def token_tails(text: str) -> list[str]:
     tails: list[str] = []
     for i, token in enumerate(tokens):
         tails.append(" ".join(tokens[i:]))
-        if "/" in token:
-            tails.append(" ".join([token.rsplit("/", 1)[-1], *tokens[i + 1 :]]))
+        name = token.rsplit("/", 1)[-1]
+        if "/" in token and name:  # ``/bin/rm -f x`` also as ``rm -f x``; ``tests/`` names nothing
+            tails.append(" ".join([name, *tokens[i + 1 :]]))
     return tails

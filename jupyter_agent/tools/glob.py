@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from jupyter_agent.core.globs import Matcher, PatternError, glob_matcher
-from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult, refuse_on_error
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import relative, walk_files
 from jupyter_agent.tools.withheld import hider, note
@@ -100,10 +100,11 @@ class GlobTool(Tool[GlobArgs]):
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         if Path(args.pattern).is_absolute():
             raise ToolError("pattern must be relative (e.g. '**/*.csv'); pass the folder to search as path.")
-        try:
-            matches = glob_matcher(args.pattern)
-        except PatternError as exc:
-            raise ToolError(f"Cannot use this glob pattern: {exc}.") from None
+        with refuse_on_error(f"the pattern {args.pattern[:200]!r}"):
+            try:
+                matches = glob_matcher(args.pattern)
+            except PatternError as exc:
+                raise ToolError(f"Cannot use this glob pattern: {exc}.") from None
         base = ctx.resolve(args.path if args.path not in ("undefined", "null") else None)
         await ctx.check_path(base, "Search")
         if not base.is_dir():

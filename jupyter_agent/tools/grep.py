@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.core.globs import PatternError, expand_braces, glob_matcher
 from jupyter_agent.tools import search_proc
-from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult, refuse_on_error
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.paths import SKIP_DIRS, is_binary, relative, walk_files
 from jupyter_agent.tools.search_proc import SearchResult, parse_hit
@@ -218,10 +218,11 @@ class GrepTool(Tool[GrepArgs]):
         if not base.exists():
             raise ToolError(f"Path not found: {base}")
         await ctx.permit("grep", [args.pattern], f"Grep {args.pattern}")
-        try:
-            _included(args.include)
-        except PatternError as exc:
-            raise ToolError(f"Cannot use this include pattern: {exc}.") from None
+        with refuse_on_error(f"the include pattern {str(args.include)[:200]!r}"):
+            try:
+                _included(args.include)
+            except PatternError as exc:
+                raise ToolError(f"Cannot use this include pattern: {exc}.") from None
         if not base.is_dir() and not stat.S_ISREG(base.stat().st_mode):
             raise ToolError(f"{base} is a pipe, socket or device, not a file or folder; not searched.")
         rg = find_rg() if self.use_ripgrep else None

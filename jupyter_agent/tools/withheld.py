@@ -8,11 +8,14 @@ The model is told how many were withheld, never which.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
 from jupyter_agent.tools.base import ToolContext
 from jupyter_agent.tools.paths import relative
+
+log = logging.getLogger(__name__)
 
 
 def hider(ctx: ToolContext, contents: bool = False) -> Callable[[Path], bool]:
@@ -23,9 +26,13 @@ def hider(ctx: ToolContext, contents: bool = False) -> Callable[[Path], bool]:
 
     def hidden(path: Path) -> bool:
         if path not in cache:
-            names = {relative(path, root) for root in roots}
-            hidden_store = ctx.services.guard.hides(path) is not None  # credentials (deny_read)
-            cache[path] = hidden_store or any(ctx.rule("read", name) in hide for name in names)
+            try:
+                names = {relative(path, root) for root in roots}
+                hidden_store = ctx.services.guard.hides(path) is not None  # credentials (deny_read)
+                cache[path] = hidden_store or any(ctx.rule("read", name) in hide for name in names)
+            except Exception:  # a check that cannot read a name withholds that file
+                log.error("The read rules could not be checked for %r", str(path), exc_info=True)
+                cache[path] = True
         return cache[path]
 
     return hidden
