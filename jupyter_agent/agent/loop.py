@@ -189,6 +189,8 @@ class AgentLoop:
         runner = self.steps.tool_runner(agent.name, allowed)
         tools = [t for t in registry.specs() if allowed is None or t["function"]["name"] in allowed]
         extra: dict[str, Any] = dict(self.steps.options(model, agent.name) or {})
+        if tools:
+            extra.setdefault("tool_choice", "auto")  # as OpenCode sends it; a configured choice stays
         if step.last:
             # the last request forbids tools (still declared so past tool calls stay valid)
             runner.refuse = max_steps_message(step.cap)
