@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_runner import run_cli
-from scripted_server import Reply, ToolCall
+from scripted_server import ErrorReply, Reply, ToolCall
 
 
 def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
@@ -60,8 +60,6 @@ def test_run_without_model_explains(tmp_path: Path) -> None:
 
 
 def test_run_reports_provider_failure(tmp_path: Path, scripted_server: Any) -> None:
-    from scripted_server import ErrorReply
-
     scripted_server.queue(ErrorReply(status=401, body="invalid api key"))
     result = run_cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path)
     assert result.returncode == 1
@@ -88,17 +86,16 @@ def test_run_recovers_from_a_broken_call_and_a_full_window_mid_turn(
     """A call whose JSON does not parse, then "context too long" after a tool result: the model
     is told what was wrong, the tool work is summarised, the run finishes and exits 0
     (OpenCode's `run` exits 1 on the overflow; docs/spec.md, "Differences from OpenCode")."""
-    from scripted_server import ErrorReply
-
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("bash", '{"command": "echo res')]),
-        Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo result-7f3a"}))]),
+        Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": "notes.txt"}))]),
         ErrorReply(400, "This model's maximum context length is 32000 tokens. Please reduce the length."),
-        Reply(text="## Goal\n- ran the command"),
+        Reply(text="## Goal\n- read the notes"),
         Reply(text="Done: result-7f3a."),
     )
+    (tmp_path / "notes.txt").write_text("result-7f3a\n")
     result = run_cli(
-        ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "run the command"], tmp_path
+        ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "read the notes"], tmp_path
     )
     assert result.returncode == 0, result.stderr
     assert "Done: result-7f3a." in result.stdout and "Traceback" not in result.stderr
