@@ -25,10 +25,11 @@ def own_reasoning(message: ChatAssistant, reasoning: list[ReasoningPart], *, ant
         if p.provider_metadata
         for block in p.provider_metadata.get("thinking_blocks", [])
     ]
+    text = "".join(p.text for p in reasoning)
     if blocks:
         message["thinking_blocks"] = blocks
-    elif reasoning and not anthropic:
-        message["reasoning_content"] = "".join(p.text for p in reasoning)
+    elif text and not anthropic:
+        message["reasoning_content"] = text
 
 
 def reasoning_lines(reasoning: list[ReasoningPart], cap: int) -> list[str]:
