@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_runner import run_cli
-from scripted_server import Reply, ToolCall
+from scripted_server import ErrorReply, Reply, ToolCall
 
 
 def test_run_streams_and_stores(tmp_path: Path, scripted_server: Any) -> None:
@@ -60,8 +60,6 @@ def test_run_without_model_explains(tmp_path: Path) -> None:
 
 
 def test_run_reports_provider_failure(tmp_path: Path, scripted_server: Any) -> None:
-    from scripted_server import ErrorReply
-
     scripted_server.queue(ErrorReply(status=401, body="invalid api key"))
     result = run_cli(["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "x"], tmp_path)
     assert result.returncode == 1
@@ -80,3 +78,31 @@ def test_missing_provider_key_is_explained(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "ANTHROPIC_API_KEY" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_run_recovers_from_a_broken_call_and_a_full_window_mid_turn(
+    tmp_path: Path, scripted_server: Any
+) -> None:
+    """A call whose JSON does not parse, then "context too long" after a tool result: the model
+    is told what was wrong, the tool work is summarised, the run finishes and exits 0
+    (OpenCode's `run` exits 1 on the overflow; docs/spec.md, "Differences from OpenCode")."""
+    scripted_server.queue(
+        Reply(tool_calls=[ToolCall("bash", '{"command": "echo res')]),
+        Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": "notes.txt"}))]),
+        ErrorReply(400, "This model's maximum context length is 32000 tokens. Please reduce the length."),
+        Reply(text="## Goal\n- read the notes"),
+        Reply(text="Done: result-7f3a."),
+    )
+    (tmp_path / "notes.txt").write_text("result-7f3a\n")
+    result = run_cli(
+        ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "read the notes"], tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Done: result-7f3a." in result.stdout and "Traceback" not in result.stderr
+    bodies = [r["body"]["messages"] for r in scripted_server.requests]
+    broken = next(m for m in bodies[1] if m["role"] == "assistant")["tool_calls"][0]["function"]
+    assert broken == {"name": "bash", "arguments": json.dumps({"raw": '{"command": "echo res'})}
+    told = next(m for m in bodies[1] if m["role"] == "tool")["content"]
+    assert told.startswith("The arguments provided to the tool are invalid: the JSON does not parse: ")
+    assert "result-7f3a" in json.dumps(bodies[3])  # the summary input holds the tool's work
+    assert bodies[4][-1]["content"].startswith("Continue if you have next steps")

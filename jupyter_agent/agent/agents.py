@@ -9,6 +9,7 @@ permissions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -22,6 +23,9 @@ EDIT_TOOLS = frozenset({"write", "edit", "notebook_edit"})
 READ_ONLY_TOOLS = frozenset(
     {"read", "glob", "grep", "list", "variables", "notebook_read", "skill", "todowrite"}
 )
+CHILD_WITHHELD = frozenset({"task", "todowrite"})
+"""Never offered in a child session (as OpenCode): a sub-agent starts no sub-agents (no
+recursion, no runaway cost) and does not rewrite the todo list the user reads in the parent."""
 
 
 class UnknownAgent(NameNotFound):
@@ -165,6 +169,15 @@ def runnable_agent(name: str) -> AgentInfo:
             f"Available agents: {', '.join(PROMPTABLE)}"
         )
     return info
+
+
+def offered_tools(agent: AgentInfo, registered: Iterable[str], *, child: bool) -> frozenset[str] | None:
+    """The tools ``agent`` is offered (None: every registered one); ``child``: the session
+    is a sub-agent's, which never gets ``CHILD_WITHHELD``."""
+    if not child:
+        return agent.tools
+    base = agent.tools if agent.tools is not None else frozenset(registered)
+    return base - CHILD_WITHHELD
 
 
 def subagents() -> list[AgentInfo]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any, assert_never
 
-from jupyter_agent.agent.agents import AgentInfo
+from jupyter_agent.agent.agents import AgentInfo, offered_tools
 from jupyter_agent.agent.budget import budget_error
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.decision import (
@@ -183,11 +183,14 @@ class AgentLoop:
         messages = self.build_request(agent, step.number, model, remind_after=step.remind_after)
         if step.last:
             messages = [*messages, {"role": "assistant", "content": load_prompt("max_steps")}]
-        allowed = agent.tools
+        registry = self.tool_env.registry
+        child = self.recorder.session.parent_id is not None
+        allowed = offered_tools(agent, registry.names(), child=child)
         runner = self.steps.tool_runner(agent.name, allowed)
-        specs = self.tool_env.registry.specs()
-        tools = [t for t in specs if allowed is None or t["function"]["name"] in allowed]
+        tools = [t for t in registry.specs() if allowed is None or t["function"]["name"] in allowed]
         extra: dict[str, Any] = dict(self.steps.options(model, agent.name) or {})
+        if tools:
+            extra.setdefault("tool_choice", "auto")  # as OpenCode sends it; a configured choice stays
         if step.last:
             # the last request forbids tools (still declared so past tool calls stay valid)
             runner.refuse = max_steps_message(step.cap)

@@ -137,9 +137,20 @@ class Runner:
             subtask = _parse_subtask(text)
             asked = chosen.name if model else None  # the model that runs (a locked one replaces a flag's)
             self.add_user_message(session_id, text, agent=agent, model=asked, subtask=subtask)
-            await self.run(session_id, chosen, handle)
-            if self.generate_titles:
-                await generate_title(self.workspace, self.sessions, session_id, chosen.name)
+            # the title is asked for beside the answer, as OpenCode does (not after it)
+            title = (
+                asyncio.ensure_future(generate_title(self.workspace, self.sessions, session_id, chosen.name))
+                if self.generate_titles
+                else None
+            )
+            try:
+                await self.run(session_id, chosen, handle)
+            except BaseException:
+                if title is not None:
+                    title.cancel()
+                raise
+            if title is not None:
+                await title
         finally:
             self.workspace.store.leases.release(session_id)
         return session_id

@@ -24,6 +24,7 @@ from jupyter_agent.core.messages import (
 )
 from jupyter_agent.tools.base import ToolError
 from jupyter_agent.tools.services import ChildRunner
+from jupyter_agent.tools.task import task_output
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.recorder import Recorder
@@ -86,7 +87,7 @@ async def run_subtask(
         child_id, answer = await run(user.session_id, task.agent, task.prompt)
         state: Any = ToolStateCompleted(
             input=inputs,
-            output=answer,
+            output=task_output(child_id, answer),
             title=task.description,
             metadata={"session_id": child_id, "agent": task.agent},
             time=ToolTimeCompleted(start=start),

@@ -13,6 +13,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
+from jupyter_agent.context.reasoning import own_reasoning, reasoning_lines
 from jupyter_agent.core.chat import (
     ChatAssistant,
     ChatBlock,
@@ -145,11 +146,14 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[ChatMessage]:
     assert isinstance(info, AssistantMessage)
     texts = [p.text for p in m.parts if isinstance(p, TextPart) and not p.ignored]
     tools = [p for p in m.parts if isinstance(p, ToolPart)]
+    reasoning = [p for p in m.parts if isinstance(p, ReasoningPart)]
     if info.error is not None:
         has_content = any(t.strip() for t in texts) or bool(tools)
         if info.error.name != "aborted" or not has_content:
             return []
     text = "".join(texts)
+    if opt.compaction:  # the summariser reads the reasoning as labelled lines (OpenCode's shape)
+        text = "\n".join([*reasoning_lines(reasoning, COMPACTION_OUTPUT_CAP), *([text] if text else [])])
     out: list[ChatMessage] = []
     message = ChatAssistant(role="assistant", content=text if text or not tools else None)
     # provider metadata (signatures) is valid only for the model that wrote it, never in summaries
@@ -157,14 +161,7 @@ def _assistant(m: MessageWithParts, opt: _Options) -> list[ChatMessage]:
     if tools:
         message["tool_calls"] = [_tool_call(p, opt, same_model) for p in tools]
     if same_model:
-        blocks = [
-            block
-            for p in m.parts
-            if isinstance(p, ReasoningPart) and p.provider_metadata
-            for block in p.provider_metadata.get("thinking_blocks", [])
-        ]
-        if blocks:
-            message["thinking_blocks"] = blocks
+        own_reasoning(message, reasoning, anthropic=opt.anthropic)
     if message.get("content") is None and not tools:
         return []
     if opt.anthropic and not text and tools:
@@ -275,7 +272,7 @@ def _part_version(p: Any) -> Any:
     if isinstance(p, FilePart):
         return (p.id, p.type, p.mime, p.url, p.filename)
     if isinstance(p, ReasoningPart):
-        return (p.id, p.type, _frozen(p.provider_metadata or {}))
+        return (p.id, p.type, p.text, _frozen(p.provider_metadata or {}))
     return (p.id, p.type)
 
 

@@ -79,6 +79,9 @@ class ChatAssistant(TypedDict):
     tool_calls: NotRequired[list[ChatToolCall]]
     thinking_blocks: NotRequired[list[dict[str, Any]]]
     """Anthropic's signed thinking, sent back to the model that wrote it."""
+    reasoning_content: NotRequired[str]
+    """An OpenAI-compatible model's reasoning (DeepSeek, Qwen, vLLM's reasoning parsers), sent
+    back to the model that wrote it; litellm drops it for providers that refuse it."""
     cache_control: NotRequired[CacheControl]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import logging
 import os
@@ -406,7 +407,19 @@ def _request(request: ModelRequest) -> dict[str, Any]:
     kwargs.update(request.call_options())
     if request.tools:
         kwargs["tools"] = list(request.tools)
+    if kwargs.get("tool_choice") == "auto" and not _takes_tool_choice(request.model):
+        del kwargs["tool_choice"]  # "auto" is every provider's default: leave it out where refused
     return kwargs
+
+
+@functools.lru_cache(maxsize=64)
+def _takes_tool_choice(model: str) -> bool:
+    """litellm forwards ``tool_choice`` for ``model`` (it refuses the call where it does not)."""
+    try:
+        supported = litellm().get_supported_openai_params(model=model)
+    except Exception:  # a model litellm cannot place: send only what every provider takes
+        return False
+    return bool(supported) and "tool_choice" in supported
 
 
 class _ThinkingBlocks:

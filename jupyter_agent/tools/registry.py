@@ -18,6 +18,10 @@ from jupyter_agent.core import nesting, unicode
 from jupyter_agent.core.chat import ToolSpec
 from jupyter_agent.tools.base import Tool, ToolError
 
+INVALID_ARGUMENTS = "The arguments provided to the tool are invalid: "
+"""How a call whose arguments do not parse is answered (OpenCode's words); the call keeps its
+tool name and its raw text (``{"raw": …}``), so the model and the user see what was sent."""
+
 
 class ToolRegistry:
     """Tool instances by name, in registration order (the order the model sees them)."""
@@ -64,12 +68,11 @@ class ToolRegistry:
             data = nesting.loads(raw_json) if raw_json.strip() else {}
         except json.JSONDecodeError as exc:
             raise ToolError(
-                f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}; "
-                "resend the call with valid JSON."
+                f"{INVALID_ARGUMENTS}the JSON does not parse: {exc}. Resend the call with valid JSON."
             ) from None
         except nesting.TooDeep as exc:
             raise ToolError(
-                f"The tool arguments are {exc}; resend the call with flatter arguments."
+                f"{INVALID_ARGUMENTS}they are {exc}. Resend the call with flatter arguments."
             ) from None
         data = unicode.scrub_value(data)  # "\ud800" in the JSON: U+FFFD, not a crash later
         if not isinstance(data, dict):

@@ -51,7 +51,13 @@ class TaskTool(Tool[TaskArgs]):
         ctx.progress(args.description)
         child_id, answer = await run_child(ctx.session_id, info.name, args.prompt)
         return ToolResult(
-            output=f"{answer}\n\n<task_metadata>\nsession_id: {child_id}\n</task_metadata>",
+            output=task_output(child_id, answer),
             title=args.description,
             metadata={"session_id": child_id, "agent": info.name},
         )
+
+
+def task_output(session_id: str, answer: str) -> str:
+    """What the parent model reads of a finished sub-agent, in OpenCode's shape: the child
+    session's id, then its final answer."""
+    return f'<task id="{session_id}" state="completed">\n<task_result>\n{answer}\n</task_result>\n</task>'

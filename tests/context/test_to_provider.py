@@ -18,6 +18,7 @@ from jupyter_agent.core import ids
 from jupyter_agent.core.messages import (
     Attachment,
     MessageError,
+    ReasoningPart,
     StepStartPart,
     TextPart,
     ToolPart,
@@ -168,3 +169,38 @@ def test_cache_mark_on_a_tool_call_only_message_goes_on_its_last_call() -> None:
     assert cached[2]["tool_calls"][-1]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in cached[2]["tool_calls"][0] and "cache_control" not in calls[-1]
     assert apply_caching(msgs, "anthropic/claude-sonnet-4-5")[4]["cache_control"] == {"type": "ephemeral"}
+
+
+def _reasoning(text: str, **metadata: object) -> ReasoningPart:
+    return ReasoningPart(
+        id=ids.ascending("prt"),
+        session_id=SID,
+        message_id="",
+        text=text,
+        provider_metadata=metadata or None,
+    )
+
+
+def test_reasoning_goes_back_as_reasoning_content_to_the_model_that_wrote_it() -> None:
+    u = user("x")
+    history = [
+        u,
+        assistant(u, _reasoning("step one; "), _reasoning("step two"), "done", model="openai/qwen3"),
+    ]
+    [_, same] = to_model_messages(history, model="openai/qwen3")
+    assert same == {"role": "assistant", "content": "done", "reasoning_content": "step one; step two"}
+    [_, other] = to_model_messages(history, model="openai/gpt-5")
+    assert other == {"role": "assistant", "content": "done"}
+    [_, summary_input] = to_model_messages(history, model="openai/qwen3", for_compaction=True)
+    assert summary_input == {
+        "role": "assistant",
+        "content": "[Assistant reasoning]: step one; \n[Assistant reasoning]: step two\ndone",
+    }
+
+
+def test_unsigned_claude_thinking_is_not_sent_back() -> None:
+    """Claude takes its thinking back only as signed blocks (a Stop can leave text without one)."""
+    u = user("x")
+    history = [u, assistant(u, _reasoning("half a thought"), "ok", model="anthropic/claude-sonnet-4-5")]
+    [_, same] = to_model_messages(history, model="anthropic/claude-sonnet-4-5")
+    assert same == {"role": "assistant", "content": "ok"}

@@ -103,7 +103,7 @@ def _cut_then_whole(server: Any) -> None:
 
 def test_retry_after_streamed_text_is_marked_on_stdout(tmp_path: Path, scripted_server: Any) -> None:
     """User sees: the cut text, then "[retrying: …]" on its own line, then the final answer;
-    the store keeps only the final attempt's text."""
+    the store keeps only the final attempt's text; exit 0."""
     _cut_then_whole(scripted_server)
     args = ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "hi"]
     result = run_cli(args, tmp_path)
@@ -122,6 +122,10 @@ def test_retry_after_streamed_text_is_marked_on_stdout(tmp_path: Path, scripted_
         texts = [p.text for m in store.messages(session.id) for p in m.parts if isinstance(p, TextPart)]
         retries = [p for m in store.messages(session.id) for p in m.parts if isinstance(p, RetryPart)]
     assert texts == ["hi", "final answer"] and len(retries) == 1
+    # the cut text is never sent back: the same request is asked again (docs/spec.md, the
+    # differences from OpenCode, which keeps the cut text and asks the model to go on)
+    cut, again = (r["body"]["messages"] for r in scripted_server.requests)
+    assert again == cut
 
 
 def test_retry_in_json_output_leaves_the_final_attempt(tmp_path: Path, scripted_server: Any) -> None:

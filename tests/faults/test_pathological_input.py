@@ -24,8 +24,8 @@ DEEP = "[" * 200_000 + "]" * 200_000
 
 
 async def test_deeply_nested_tool_arguments_are_one_error(make_runtime: Any, scripted_model: Any) -> None:
-    """The model reads: "The tool arguments are nested more than 64 levels deep; resend the call
-    with flatter arguments." and the run goes on; the stored part is whole."""
+    """The model reads: "The arguments provided to the tool are invalid: they are nested more
+    than 64 levels deep. Resend …" and the run goes on; the stored part is whole."""
     scripted_model.queue(
         Reply(tool_calls=[ToolCall("read", DEEP)]),
         Reply(tool_calls=[ToolCall("read", json.dumps({"filePath": [[[[[[[["x"]]]]]]]] * 1, "deep": "x"}))]),
@@ -36,9 +36,9 @@ async def test_deeply_nested_tool_arguments_are_one_error(make_runtime: Any, scr
     sid = await runtime.prompt("read it")
     first, second, third = parts(runtime, sid, ToolPart)
     assert first.state.status == "error"
-    assert (
-        first.state.error
-        == "The tool arguments are nested more than 64 levels deep; resend the call with flatter arguments."
+    assert first.state.error == (
+        "The arguments provided to the tool are invalid: they are nested more than 64 levels deep. "
+        "Resend the call with flatter arguments."
     )
     assert first.state.input == {"raw": DEEP}
     assert second.state.status == "error" and "Invalid arguments for tool 'read'" in second.state.error

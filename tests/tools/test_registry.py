@@ -23,8 +23,10 @@ def test_default_registry_has_the_opencode_tools_in_order() -> None:
 def test_malformed_json() -> None:
     with pytest.raises(ToolError) as err:
         default_registry().validate("read", '{"filePath": ')
-    assert str(err.value).startswith("Invalid JSON in tool arguments: Expecting value at position 13")
-    assert str(err.value).endswith("resend the call with valid JSON.")
+    assert str(err.value) == (
+        "The arguments provided to the tool are invalid: the JSON does not parse: "
+        "Expecting value: line 1 column 14 (char 13). Resend the call with valid JSON."
+    )
 
 
 def test_arguments_must_be_an_object() -> None:
