@@ -35,6 +35,10 @@ from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session.rendering import Rendered, render_part
 from jupyter_agent.session_cli import add_session_commands, run_session_command
+from jupyter_agent.setup_cli import add_setup_command, run_setup
+
+TITLE_GRACE_S = 10.0
+"""How long ``run`` waits, after printing everything, for a title still on its way."""
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.recorder import Recorder
@@ -233,6 +237,8 @@ async def _run(args: argparse.Namespace) -> int:
     print_cost(recorder, session_id, args.json)
     if not args.json:
         print(f"session: {session_id}", file=sys.stderr)
+    # the answer is out; a new session's title, asked beside it, gets a moment to be stored
+    await runtime.settle_titles(TITLE_GRACE_S)
     if last is not None and last.error is not None:
         return EXIT_FAILED
     return 0
@@ -294,6 +300,7 @@ def parser() -> argparse.ArgumentParser:
     )
 
     add_session_commands(sub)
+    add_setup_command(sub)
 
     listing.add_command(sub)
     return top
@@ -357,6 +364,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_compact(args))
     if args.command == "mcp":
         return listing.main(args, build_runtime)
+    if args.command == "setup":
+        return run_setup(args)
 
     return run_session_command(args, build_runtime)
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from jupyter_agent import system_config
+from jupyter_agent import config_origins, credentials, system_config
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
@@ -141,6 +141,7 @@ class Config(_Strict):
     _locked: tuple[str, ...] = PrivateAttr(default=())
     _notices: list[str] = PrivateAttr(default_factory=list)
     _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
+    _origins: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("api_base")
     @classmethod
@@ -199,9 +200,17 @@ class Config(_Strict):
         return None
 
     def api_key(self) -> str | None:
-        """The key for the configured endpoint, read from the environment right now."""
+        """The key for the configured endpoint, read from the environment right now, else
+        the one the setup saved for it (``credentials.py``)."""
         name = self.api_key_source()
-        return os.environ.get(name) if name else None
+        if name:
+            return os.environ.get(name)
+        return credentials.get("JUPYTER_AGENT_API_KEY") if self.api_base else None
+
+    def show_origin(self) -> list[config_origins.Setting]:
+        """Each effective key with the source that set it (``%agent config``, the panel)."""
+        data = mask_secrets(self.model_dump(exclude_defaults=False))
+        return config_origins.settings(data, self._origins, self._locked)
 
     def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:
         """The litellm call arguments for ``model`` run by ``agent`` (agent options win).
@@ -350,8 +359,7 @@ def _read_file(path: Path, *, admin: bool = False) -> dict[str, Any]:
 
 
 def global_config_dir(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "jupyter-agent"
+    return credentials.config_dir(env)
 
 
 def project_root(start: Path) -> Path:
@@ -436,17 +444,21 @@ def load_config(
         layers.append(("flags", {k: v for k, v in overrides.items() if v is not None}))
     merged = dict(admin)
     ignored: list[tuple[str, str]] = []
+    origins: dict[str, str] = {}
+    config_origins.record(origins, admin, f"admin file {admin_path}")
     for where, data in layers:
         if locked:
             data, removed = system_config.strip_locked(data, locked, admin)
             ignored.extend((key, where) for key in removed)
         merged = deep_merge(merged, data)
         sources.append(where)
+        config_origins.record(origins, data, config_origins.layer_name(where, None, global_file))
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(f"invalid settings: {_describe(exc)}") from None
     config._sources = sources
+    config._origins = origins
     config._watched = [global_file, *looked, admin_path]
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)

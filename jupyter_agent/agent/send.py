@@ -35,6 +35,8 @@ class Prompt:
     """The model a flag or the panel's picker asked for (None: the configured one)."""
     handle: RunHandle | None = None
     """How the run asks for permission and edits the notebook (the front end's)."""
+    instructions: str | None = None
+    """Text for the model the views do not show (a fix's tool and cell id)."""
 
 
 def problem(
@@ -89,4 +91,5 @@ async def send(
         model=prompt.model,
         handle=prompt.handle,
         resolved=model,
+        instructions=prompt.instructions,
     )

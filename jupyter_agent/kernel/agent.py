@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -53,6 +54,40 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
         return _blocking_loop.run_until_complete(coro)
     finally:
         events._set_running_loop(outer)
+        _carry_on(outer, _blocking_loop)
+
+
+PUMP_S = 0.02
+PUMP_FOR_S = 60.0
+"""At most this long: a library's idle task (a connection pool's) must not keep it turning."""
+
+
+def _carry_on(outer: asyncio.AbstractEventLoop, loop: asyncio.AbstractEventLoop) -> None:
+    """Work a blocking run left going (its session's title, asked beside the answer and never
+    waited for) goes on while the kernel is idle: the private loop gets a short turn every
+    ``PUMP_S`` on the kernel's loop until that work is done (the next blocking run carries it
+    itself). A turn waits for nothing: it runs what is ready and polls sockets without blocking."""
+    until = time.monotonic() + PUMP_FOR_S
+
+    def pending() -> bool:
+        return any(not t.done() for t in asyncio.all_tasks(loop))
+
+    def turn() -> None:
+        if loop.is_closed() or loop.is_running() or not pending() or time.monotonic() > until:
+            return
+        events = asyncio.events
+        events._set_running_loop(None)
+        try:
+            loop.run_until_complete(asyncio.sleep(0))
+        except Exception:  # the work's own failures are its business; the kernel carries on
+            log.debug("a blocking run's leftover work failed", exc_info=True)
+        finally:
+            events._set_running_loop(outer)
+        if pending():
+            outer.call_later(PUMP_S, turn)
+
+    if pending():
+        outer.call_later(PUMP_S, turn)
 
 
 class KernelAgent:

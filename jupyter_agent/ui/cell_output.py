@@ -37,12 +37,23 @@ class NoView:
 class CellRun:
     """Shows ``widget`` now; ``finish`` swaps it for the transcript of what the run did."""
 
-    def __init__(self, widget: Any, *, session_id: str, prompt: str, since: str, model: str = "") -> None:
+    def __init__(
+        self,
+        widget: Any,
+        *,
+        session_id: str,
+        prompt: str,
+        since: str,
+        model: str = "",
+        window: int | None = None,
+    ) -> None:
         self.widget = widget
         self.session_id = session_id
         self.prompt = prompt
         self.since = since
         self.model = model
+        self.window = window
+        """The run's context window (its ``RunStarted``): the transcript's gauge, as the widget's."""
         self.notices: list[str] = []
         self.started = time.monotonic()
         self.handle = None if isinstance(widget, NoView) else display(widget, display_id=True)
@@ -71,6 +82,7 @@ class CellRun:
                 messages=messages,
                 summary=summary,
                 notices=self.notices,
+                context=self.window,
             )
         except Exception:  # the live view stays; what ran is in the store either way
             log.exception("could not build the transcript of the run")

@@ -16,22 +16,36 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from jupyter_agent.agent import send
+from jupyter_agent.agent.lifecycle import is_local
 from jupyter_agent.agent.run import RunHandle
-from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.core import unicode
 from jupyter_agent.core.errors import JupyterAgentError
-from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
+from jupyter_agent.core.events import (
+    AnyEvent,
+    MessageUpdated,
+    RunFinished,
+    RunStarted,
+    SessionCreated,
+    SessionUpdated,
+)
 from jupyter_agent.core.fence import fence
-from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
-from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
+from jupyter_agent.kernel.fix import NothingToFix, fix_prompt
 from jupyter_agent.kernel.mentions import expand_mentions
-from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.panel_lists import (
+    completions,
+    configured_models,
+    fix_target,
+    mcp_message,
+    restart_servers,
+)
+from jupyter_agent.ui.panel_sessions import SessionPicker
+from jupyter_agent.ui.panel_settings import PanelSettings
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
 from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
@@ -42,7 +56,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PanelConnection:
+class PanelConnection(SessionPicker):
     def __init__(self, comm: Any, agent: KernelAgent) -> None:
         self.comm = comm
         self.agent = agent
@@ -53,9 +67,10 @@ class PanelConnection:
         self._gauge_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
+        """The titles last listed, by session id: a new one (the generated title) is sent."""
         self._fixing: set[str] = set()
         """Cells a fix runs for now (by id or label): a second Fix for one is refused."""
-        """The titles last listed, by session id: a new one (the generated title) is sent."""
+        self.settings = PanelSettings(agent, self._send, self.settings_changed)
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
         agent.panels.append(self)
@@ -101,6 +116,7 @@ class PanelConnection:
             model=model or None,
             models=configured_models(runtime.config, model),
             problem=problem,
+            setup=problem is not None,  # no model, or no key for it: the setup view opens
         )
 
     def settings_changed(self) -> None:
@@ -119,15 +135,15 @@ class PanelConnection:
         self._page(session_id)
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
+        # the session's own model until its next run says (``RunStarted``); none: tokens only
+        model = runtime.session_model(session_id)
         busy = runtime.busy(session_id) or session_id in self.agent.running
-        self.stream.status("busy" if busy else "idle")
+        self.stream.status("busy" if busy else "idle", model=model.name if busy and model else None)
         if self._gauge_off is not None:  # the previous session's gauge
             self._gauge_off()
-        try:
-            limit: int | None = runtime.resolve_model().context
-        except ConfigurationError:  # no model yet: the gauge shows tokens without a window
-            limit = None
-        listener = LiveGauge(self.stream, session_id, limit, runtime)
+        limit = model.context if model is not None else None
+        local = model is not None and is_local(model.name, runtime.config.api_base)
+        listener = LiveGauge(self.stream, session_id, limit, runtime, local=local)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
@@ -159,10 +175,14 @@ class PanelConnection:
                 handle.bridge = None
 
     def _follow(self, event: AnyEvent) -> None:
-        """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
+        """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session;
+        any run starting or ending (a cell's, a ``%compact``) changes the picker's busy marks."""
+        if isinstance(event, RunStarted | RunFinished):
+            self.send_sessions()
+            return
         if isinstance(event, SessionUpdated) and event.session.id in self._titles:
             if self._titles[event.session.id] != event.session.title:  # a title arrived (or a rename)
-                self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+                self.send_sessions()
             return
         current = self.agent.session_id
         if current is None or current == self.stream.session_id:
@@ -171,7 +191,7 @@ class PanelConnection:
             self.show(current)
         elif isinstance(event, SessionCreated) and event.session.id == current:
             self.show(current)
-            self._send(wire.SessionsMsg(session_id=current, sessions=self._sessions()))
+            self.send_sessions()
 
     # ------------------------------------------------------------ panel → kernel
 
@@ -182,9 +202,12 @@ class PanelConnection:
         data = msg.get("content", {}).get("data", {})
         try:
             request = wire.PanelRequestAdapter.validate_python(data)
-        except ValidationError as exc:
+        except ValidationError as exc:  # said without the input: it may hold a key typed in the setup
+            wrong = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_input=False)
+            )
             self.stream.notice(
-                f"The side panel sent a request this kernel does not understand: {exc}", "error"
+                f"The side panel sent a request this kernel does not understand: {wrong}", "error"
             )
             return
         try:
@@ -224,7 +247,7 @@ class PanelConnection:
         elif isinstance(request, wire.CompactRequest):
             self._start(self.agent.refresh().compact(sid, handle=self._handle()), sid)
         elif isinstance(request, wire.SessionsRequest):
-            self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
+            self.send_sessions()
         elif isinstance(request, wire.NewSessionRequest):
             self._new_session()
         elif isinstance(request, wire.DeleteSessionRequest):
@@ -233,13 +256,15 @@ class PanelConnection:
             self._switch(self.agent.current_session(session_id=request.session_id))
         elif isinstance(request, wire.RenameSessionRequest):
             runtime.rename_session(request.session_id, request.title.strip())
-            self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
+            self.send_sessions()
         elif isinstance(request, wire.CompleteRequest):
-            self._complete(request)
+            self._send(completions(request, self.agent.shell, runtime.working_dir))
         elif isinstance(request, wire.McpRequest):
             self._mcp(request)
         elif isinstance(request, wire.FixRequest):
             self.fix(request)
+        elif isinstance(request, wire.SettingsRequest | wire.SetupRequest):
+            self.settings.handle(request)
 
     def prompt(
         self,
@@ -248,10 +273,12 @@ class PanelConnection:
         *,
         agent: str = "build",
         expanded: str | None = None,
+        hidden: str | None = None,
         done: Callable[[], None] | None = None,
     ) -> None:
         """Run a prompt in the current session; ``expanded``: the whole prompt, already built
-        (a fix), else ``text`` with its mentions and the attached context."""
+        (a fix, whose ``hidden`` instructions the model gets and the views do not show), else
+        ``text`` with its mentions and the attached context."""
         bad = unicode.problem(text)
         if bad is not None:  # refused before a session or a message is written
             self.stream.notice(f"{bad}.", "error")
@@ -275,7 +302,7 @@ class PanelConnection:
             prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
 
         async def work() -> None:
-            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle())
+            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle(), instructions=hidden)
             await send.send(runtime, asked, self.stream.notice, on_ready=self.send_mcp)
 
         self._start(work(), sid, done)
@@ -284,28 +311,18 @@ class PanelConnection:
         """Fix with agent: the cell, its traceback and the variables it names go to the ``fix``
         agent, which proposes the change and replaces the cell (and runs it) once approved."""
         try:
-            if request.source is not None:
-                error = from_frontend(
-                    request.source,
-                    request.ename,
-                    request.evalue,
-                    request.traceback,
-                    request.execution_count,
-                    request.cell_id,
-                )
-            else:
-                error = find_error(self.agent.errors, request.cell)
+            error = fix_target(self.agent.errors, request)
         except NothingToFix as exc:
             self.stream.notice(str(exc), "error")
             return
         key = error.cell_id or error.label
         if key in self._fixing:  # a double click, or the button and /fix
-            self.stream.notice(f"Already fixing cell {error.label}.")
+            self.stream.notice(f"Already fixing {error.label}.")
             return
-        runtime = self.agent.runtime
-        words, prompt = fix_prompt(error, self.agent.shell, runtime.save_output)
+        fix = fix_prompt(error, self.agent.shell, self.agent.runtime.save_output)
         self._fixing.add(key)
-        self.prompt(words, agent="fix", expanded=prompt, done=lambda: self._fixing.discard(key))
+        done = lambda: self._fixing.discard(key)  # noqa: E731 - one line, read where it is used
+        self.prompt(fix.words, agent="fix", expanded=fix.text, hidden=fix.instructions, done=done)
 
     def _handle(self) -> RunHandle:
         """A run started here: the user answers approvals here, notebook edits go through here."""
@@ -335,7 +352,7 @@ class PanelConnection:
                 if done is not None:
                     done()
                 self.agent.notify_panels(session_id, False)
-                self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+                self.send_sessions()
                 self.send_mcp()
 
         loop = self.loop or running_loop()
@@ -350,79 +367,22 @@ class PanelConnection:
         self.agent.tasks.add(task)
         task.add_done_callback(self.agent.tasks.discard)
 
-    def _new_session(self) -> None:
-        """A fresh session, unless the one shown is still empty (New twice makes one)."""
-        runtime = self.agent.runtime
-        sid = self.stream.session_id
-        if sid and not runtime.busy(sid) and not runtime.last_message(sid):
-            self._switch(self.agent.current_session(session_id=sid))
-            return
-        self._switch(self.agent.current_session(new=True))
-
-    def _delete_session(self, session_id: str) -> None:
-        runtime = self.agent.runtime
-        if runtime.busy(session_id) or session_id in self.agent.running:
-            self.stream.notice("This session is running; stop it before deleting it.", "error")
-            return
-        runtime.delete_session(session_id)
-        if self.agent.session_id == session_id:
-            self.agent.session_id = None
-        if self.stream.session_id == session_id:
-            self._switch(self.agent.current_session())
-        else:
-            self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
-
-    def _switch(self, session_id: str) -> None:
-        self.show(session_id)
-        self._send(wire.SessionsMsg(session_id=session_id, sessions=self._sessions()))
-
     def _mcp(self, request: wire.McpRequest) -> None:
         """List the MCP servers; ``restart`` runs in the background, then lists them again."""
-        runtime = self.agent.runtime
-        if request.action == "list" or not runtime.config.mcp:
+        if request.action == "list" or not self.agent.runtime.config.mcp:
             self.send_mcp()
-            return
-
-        async def go() -> None:
-            try:
-                await restart(runtime)
-            finally:
-                self._flush_notices()
-                self.send_mcp()
-
-        if self.loop is not None:
-            task = self.loop.create_task(go())
+        elif self.loop is not None:
+            task = self.loop.create_task(
+                restart_servers(self.agent.runtime, self._flush_notices, self.send_mcp)
+            )
             self.agent.tasks.add(task)
             task.add_done_callback(self.agent.tasks.discard)
 
     def send_mcp(self) -> None:
         """The MCP servers' state and tools, as listed under the session picker."""
-        servers = snapshot(self.agent.runtime) if self.agent.runtime.config.mcp else []
-        self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
-
-    def _complete(self, request: wire.CompleteRequest) -> None:
-        found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
-        items = [wire.Completion(label=label, detail=detail) for label, detail in found]
-        self._send(wire.CompletionsMsg(request_id=request.request_id, items=items))
+        self._send(mcp_message(self.agent.runtime))
 
     # ------------------------------------------------------------ kernel → panel
-
-    def _sessions(self) -> list[wire.SessionInfo]:
-        runtime = self.agent.runtime
-        ordered = sorted(runtime.list_sessions(), key=lambda s: s.time.updated, reverse=True)
-        shown = [
-            wire.SessionInfo(
-                id=s.id,
-                title=s.title,
-                updated=s.time.updated,
-                busy=runtime.busy(s.id),
-                created=s.time.created,
-                untitled=needs_title(s.title),
-            )
-            for s in ordered
-        ]
-        self._titles = {s.id: s.title for s in shown}
-        return shown
 
     def _send(self, message: wire.PanelMessage) -> None:
         self._send_dict(to_wire(message))
@@ -432,9 +392,3 @@ class PanelConnection:
             self.comm.send(data)
         except Exception:  # the panel went away mid-send; its close handler cleans up
             log.debug("side panel send failed", exc_info=True)
-
-
-def configured_models(config: Any, current: str) -> list[str]:
-    """What the panel's model picker offers: the one in use, then every configured one."""
-    found = [current, config.model, *config.models, *(a.model for a in config.agent.values())]
-    return list(dict.fromkeys(m for m in found if m))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
 
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
@@ -140,6 +140,25 @@ class FixRequest(_Wire):
     execution_count: int | None = None
 
 
+class SettingsRequest(_Wire):
+    """The settings view: each effective key with where it came from."""
+
+    type: Literal["settings"] = "settings"
+
+
+class SetupRequest(_Wire):
+    """The setup view: ``providers`` and ``models`` fill its lists, ``test`` makes a one-token
+    request, ``save`` writes the choice to the user's config folder (never the project)."""
+
+    type: Literal["setup"] = "setup"
+    action: Literal["providers", "models", "test", "save"]
+    provider: str = ""
+    model: str = ""
+    api_base: str = ""
+    api_key: SecretStr = SecretStr("")
+    """Typed by the user; never echoed, logged or stored in the notebook."""
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -172,6 +191,8 @@ PanelRequest = (
     | CompleteRequest
     | McpRequest
     | FixRequest
+    | SettingsRequest
+    | SetupRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -205,6 +226,8 @@ class HelloMsg(_Wire):
     """The configured models the panel offers (default first)."""
     problem: str | None = None
     """Why a prompt would fail now (no model configured, missing key), shown up front."""
+    setup: bool = False
+    """No model or no key is usable: the panel opens on its setup view."""
 
 
 class SessionsMsg(_Wire):
@@ -263,7 +286,47 @@ class McpMsg(_Wire):
     servers: list[McpServerView]
 
 
-PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg
+class SettingView(_Wire):
+    key: str
+    value: str
+    """As shown: secrets masked, maps as JSON."""
+    origin: str
+    """``default``, ``admin file …``, ``user file …``, ``project file …``, ``environment ($VAR)``
+    or ``flag``."""
+    locked: bool = False
+
+
+class SettingsMsg(_Wire):
+    """The effective settings with their origins (``%agent config`` shows the same)."""
+
+    kind: Literal["settings"] = "settings"
+    model: str | None = None
+    key: str
+    """Whether the model's key is set and where from (never the key)."""
+    settings: list[SettingView]
+    sources: list[str]
+    """The files and layers read, lowest first."""
+
+
+class SetupMsg(_Wire):
+    """The answer to a :class:`SetupRequest` (``ok`` False: ``text`` says what to change)."""
+
+    kind: Literal["setup"] = "setup"
+    action: Literal["providers", "models", "test", "save"]
+    ok: bool = True
+    text: str = ""
+    provider: str = ""
+    model: str = ""
+    api_base: str = ""
+    providers: list[str] | None = None
+    models: list[str] | None = None
+    key_name: str | None = None
+    """The variable the chosen model's key stands for (None: it needs none)."""
+
+
+PanelMessage = (
+    HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | SettingsMsg | SetupMsg
+)
 
 
 def schema() -> dict[str, Any]:

@@ -8,16 +8,20 @@ export const COMMANDS: SlashCommand[] = [
   { name: 'stop', args: '', detail: 'stop the running agent (Escape)' },
   { name: 'model', args: ' [name]', detail: 'show or choose the model' },
   { name: 'fix', args: ' [cell]', detail: "fix the active cell's error (or In [cell], the latest) with the agent" },
+  { name: 'settings', args: '', detail: 'the model, its key and where each setting comes from' },
   { name: 'help', args: '', detail: 'what the panel can do' }
 ];
 
-export const HELP_TEXT =
-  'Type a question and press Enter (Shift+Enter for a new line). ' +
-  '@ mentions a variable (@df), a cell (@cell:3) or a file (@file:data.csv); ' +
-  '"+ Cell" attaches the active cell or its selected text. ' +
-  'Commands: /new starts a session, /compact summarises the history, /stop (or Escape) stops the agent, ' +
-  '/model shows or picks the model, /fix sends the active cell\'s error to the agent (it asks before replacing the cell), ' +
-  '/help shows this. Alt+I puts the cursor here from anywhere.';
+/** One line per thing the panel does: shown as a block that keeps its lines. */
+export const HELP_TEXT = [
+  'Type a question and press Enter (Shift+Enter for a new line).',
+  '@ mentions a variable (@df), a cell (@cell:3 is In [3]) or a file (@file:data.csv).',
+  '“+ Cell” attaches the active cell, or the text selected in it.',
+  '',
+  ...COMMANDS.map(c => `/${c.name}${c.args}  —  ${c.detail}`),
+  '',
+  'Escape stops the agent; Alt+I puts the cursor here from anywhere.'
+].join('\n');
 
 /** The command being typed (`/mo` → `mo`), or null when the box holds something else. */
 export function commandQuery(text: string): string | null {

@@ -100,6 +100,8 @@ export interface GaugeMsg {
   percent?: number;
   text: string;
   level: "ok" | "warn" | "high";
+  usage?: string;
+  cost?: string;
 }
 
 export interface HelloMsg {
@@ -111,6 +113,7 @@ export interface HelloMsg {
   model?: string;
   models?: string[];
   problem?: string;
+  setup?: boolean;
 }
 
 /** Sent as the comm's open data (and again after a reconnect). */
@@ -236,6 +239,7 @@ export interface PermissionMsg {
 export interface PermissionView {
   id: string;
   permission: string;
+  call_id?: string;
   patterns?: string[];
   title?: string;
 }
@@ -319,10 +323,58 @@ export interface SessionsRequest {
   type: "sessions";
 }
 
+export interface SettingView {
+  key: string;
+  value: string;
+  origin: string;
+  locked?: boolean;
+}
+
+/** The effective settings with their origins (`%agent config` shows the same). */
+export interface SettingsMsg {
+  kind: "settings";
+  model?: string;
+  key: string;
+  settings: SettingView[];
+  sources: string[];
+}
+
+/** The settings view: each effective key with where it came from. */
+export interface SettingsRequest {
+  type: "settings";
+}
+
+/** The answer to a :class:`SetupRequest` (`ok` False: `text` says what to change). */
+export interface SetupMsg {
+  kind: "setup";
+  action: "providers" | "models" | "test" | "save";
+  ok?: boolean;
+  text?: string;
+  provider?: string;
+  model?: string;
+  api_base?: string;
+  providers?: string[];
+  models?: string[];
+  key_name?: string;
+}
+
+/** The setup view: `providers` and `models` fill its lists, `test` makes a one-token
+ * request, `save` writes the choice to the user's config folder (never the project).
+ */
+export interface SetupRequest {
+  type: "setup";
+  action: "providers" | "models" | "test" | "save";
+  provider?: string;
+  model?: string;
+  api_base?: string;
+  api_key?: string;
+}
+
 export interface StatusMsg {
   kind: "status";
   state: "idle" | "busy" | "error";
   text?: string;
+  model?: string;
 }
 
 export interface StopRequest {
@@ -356,6 +408,7 @@ export interface ToolView {
   type: "tool";
   tool: string;
   status: "pending" | "running" | "completed" | "error";
+  call_id?: string;
   input: string;
   code?: string;
   lang?: string;
@@ -366,8 +419,9 @@ export interface ToolView {
   pruned?: boolean;
   error?: string;
   interrupted?: boolean;
+  rejected?: boolean;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | SettingsRequest | SetupRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | SettingsMsg | SetupMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
 export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
