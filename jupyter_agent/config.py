@@ -208,8 +208,11 @@ class Config(_Strict):
         return credentials.get("JUPYTER_AGENT_API_KEY") if self.api_base else None
 
     def show_origin(self) -> list[config_origins.Setting]:
-        """Each effective key with the source that set it (``%agent config``, the panel)."""
-        data = mask_secrets(self.model_dump(exclude_defaults=False))
+        """Each effective key with the source that set it (``%agent config``, the panel), as
+        ``redacted`` shows the values (secrets masked, ``{env:…}`` references as written)."""
+        data = self.redacted()
+        for extra in ("options", "api_key", "sources", "locked"):
+            data.pop(extra, None)
         return config_origins.settings(data, self._origins, self._locked)
 
     def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:

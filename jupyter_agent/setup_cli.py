@@ -47,29 +47,22 @@ def _ask(label: str, default: str = "") -> str:
 
 def run_setup(args: argparse.Namespace) -> int:
     # the setup's pieces (litellm's lists, the config model) load for this command only
-    from jupyter_agent.agent.setup import (
-        COMPATIBLE,
-        Choice,
-        SetupError,
-        current,
-        models,
-        providers,
-        save,
-        test_connection,
-    )
+    from jupyter_agent.agent import setup
     from jupyter_agent.config import load_config
     from jupyter_agent.providers.litellm_client import LiteLLMClient
 
     config = load_config(Path.cwd())
-    start = current(config)
+    start = setup.current(config)
     asking = sys.stdin.isatty() and not args.key_stdin
-    provider = args.provider or (_pick_provider(providers(), start.provider) if asking else start.provider)
+    provider = args.provider or start.provider
+    if asking and not args.provider:
+        provider = _pick_provider(setup.providers(), start.provider)
     api_base = args.api_base or ""
-    if provider == COMPATIBLE and not api_base:
+    if provider == setup.COMPATIBLE and not api_base:
         api_base = _ask("Base URL of the server", start.api_base) if asking else start.api_base
     model = args.model or ""
     if not model and asking:
-        listed = models(provider)
+        listed = setup.models(provider)
         if listed:
             print(
                 f"Some of {provider}'s models: "
@@ -77,17 +70,17 @@ def run_setup(args: argparse.Namespace) -> int:
                 + (" …" if len(listed) > SHOWN else "")
             )
         model = _ask("Model", start.model if start.provider == provider else "")
-    choice = Choice(provider, model, api_base)
+    choice = setup.Choice(provider, model, api_base)
     try:
         choice = choice.checked()
         key = _key(args, choice.key_name, asking)
-        choice = Choice(choice.provider, choice.model, choice.api_base, key)
+        choice = setup.Choice(choice.provider, choice.model, choice.api_base, key)
         if not args.no_test:
             print(f"Testing {choice.model}…", file=sys.stderr)
             client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
-            print(asyncio.run(test_connection(client, choice, config)))
-        print(save(choice, config))
-    except SetupError as exc:
+            print(asyncio.run(setup.test_connection(client, choice, config)))
+        print(setup.save(choice, config))
+    except setup.SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE if "Choose" in str(exc) or "needs" in str(exc) else EXIT_FAILED
     return 0

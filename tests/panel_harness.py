@@ -8,6 +8,7 @@ a kernel or a browser (the browser tests keep what only a browser can show).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -60,10 +61,8 @@ class Panel:
         """Let what the panel started in the background finish (runs, setup answers)."""
         pending = self.agent.tasks | self.connection.settings._tasks
         while pending:
-            try:
+            with contextlib.suppress(BaseException):  # a stopped run: its end is what the test reads
                 await next(iter(pending))
-            except BaseException:  # a stopped run: its end is what the test reads
-                pass
             pending = self.agent.tasks | self.connection.settings._tasks
 
 

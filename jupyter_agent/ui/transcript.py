@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from jupyter_agent.context.overflow import gauge
-from jupyter_agent.core.messages import AssistantMessage, MessageWithParts, ToolPart
+from jupyter_agent.core.messages import AssistantMessage, MessageWithParts
 from jupyter_agent.session.display import cap_output
 from jupyter_agent.session.rendering import BRIEF, Rendered, render_part
 from jupyter_agent.ui import transcript_html as shapes
@@ -157,9 +157,9 @@ class _Builder:
         self.body.append(shapes.folded(label, text, markdown_html, thinking=thinking))
         self.md.append(f"<details><summary>{html.escape(shown)}</summary>\n\n{_fence(text)}\n\n</details>")
 
-    def part(self, r: Rendered, rejected: bool = False) -> None:
+    def part(self, r: Rendered) -> None:
         if r.name:
-            self.tool(r, rejected)
+            self.tool(r)
         elif r.attempt is not None:
             self.body.append(shapes.retry(r.attempt, r.error))
             self.md.append(f"*{_inline(shapes.retried(r.attempt, r.error))}*")
@@ -169,12 +169,12 @@ class _Builder:
         elif r.text.strip():
             self.text(r.text)
 
-    def tool(self, r: Rendered, rejected: bool) -> None:
-        status = "rejected" if rejected and r.status == "error" else r.status
+    def tool(self, r: Rendered) -> None:
+        status = "rejected" if r.rejected and r.status == "error" else r.status
         line = f"{r.name} {r.summary} — {status}" if r.summary else f"{r.name} — {status}"
         images = [a for a in r.attachments if a.mime.startswith("image/")][: max(0, MAX_IMAGES - self.images)]
         self.images += len(images)
-        self.body.append(shapes.tool(r, rejected, OUTPUT_CAP, images))
+        self.body.append(shapes.tool(r, OUTPUT_CAP, images))
         self.md.append(f"- `{r.name}` {_inline(r.summary)} — *{status}*")
         self.md.extend(f"*({a.mime} attached: see the HTML view)*" for a in images)
         self.plain.append(f"[{line}]")
@@ -200,16 +200,15 @@ def _inline(text: str) -> str:
 
 def _message(b: _Builder, m: MessageWithParts) -> None:
     info = m.info
-    shown = [(p, r) for p in m.parts if (r := render_part(p, BRIEF, info)) is not None]
+    shown = [r for p in m.parts if (r := render_part(p, BRIEF, info)) is not None]
     if not isinstance(info, AssistantMessage):  # the prompt is echoed above; a compaction marks where it cut
-        marker = next((r for _, r in shown if r.marker), None)
+        marker = next((r for r in shown if r.marker), None)
         if marker is not None:
             b.text(marker.text)
             b.end_message()
         return
-    for part, r in shown:
-        rejected = isinstance(part, ToolPart) and bool(getattr(part.state, "metadata", {}).get("rejected"))
-        b.part(r, rejected)
+    for r in shown:
+        b.part(r)
     if info.error is not None:
         b.error(info.error.name, info.error.message)
     b.end_message()

@@ -77,9 +77,10 @@ def folded(label: str, body: str, markdown: Markdown, *, thinking: bool) -> str:
     )
 
 
-def tool(r: Rendered, rejected: bool, cap: int, images: list[Attachment]) -> str:
+def tool(r: Rendered, cap: int, images: list[Attachment]) -> str:
     """A tool card: name, input (or its code), badge, the output collapsed (an error open)."""
-    status = "rejected" if rejected and r.status == "error" else r.status
+    rejected = r.rejected and r.status == "error"
+    status = "rejected" if rejected else r.status
     summary = (
         ""
         if r.code.strip()

@@ -99,7 +99,8 @@ async def test_the_connection_test_is_one_token_and_one_line(
     scripted_model.request = refused
     with pytest.raises(SetupError) as caught:
         await setup.test_connection(scripted_model, choice, load_config(tmp_path))
-    assert "\n" not in str(caught.value) and "401" in str(caught.value) or "key" in str(caught.value).lower()
+    said = str(caught.value)
+    assert "\n" not in said and ("401" in said or "key" in said.lower()), said
 
 
 async def test_the_panels_setup_then_the_first_prompt_without_a_restart(

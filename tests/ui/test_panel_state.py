@@ -8,6 +8,7 @@ gauge's window follow them. Read off the wire the panel receives (``panel_harnes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +81,8 @@ async def test_a_stop_ends_in_stopped_and_clears_the_busy_mark(tmp_path: Path, s
     panel.request(type="sessions")
     assert next(s for s in panel.last("sessions")["sessions"] if s["id"] == sid)["busy"]  # type: ignore[index]
     runtime.stop(sid)
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await run
-    except asyncio.CancelledError:
-        pass
     assert finished and finished[-1].status == "stopped"
     listed = panel.last("sessions")
     assert listed is not None and not next(s for s in listed["sessions"] if s["id"] == sid)["busy"]
