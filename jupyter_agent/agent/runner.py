@@ -224,8 +224,9 @@ class Runner:
     async def compact(
         self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
     ) -> None:
-        """Manual compaction (``%compact``): summarise now, then stop (``model``: the run's, resolved)."""
-        chosen = model or self.workspace.resolve_model()
+        """Manual compaction (``%compact``, the panel's Compact): summarise now, then stop, with
+        ``model`` (resolved), else the model the session last ran with, else the configured one."""
+        chosen = model or self.models.get(session_id) or self.workspace.resolve_model()
         self.sessions.finish_revert(session_id)
         rec = self.sessions.recorder(session_id)
         last_user = next((m.info for m in reversed(rec.window()) if isinstance(m.info, UserMessage)), None)

@@ -207,7 +207,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     if rt.busy(sid):
         print("The agent is still working in this session; stop it or wait, then %compact.")
         return
-    model = rt.resolve_model()
+    model = rt.session_model(sid) or rt.resolve_model()  # its gauge is the one the views show
     limit = model.context
     before = gauge(window, limit)
     print(f"Compacting {sid} (before: {before.text})…")

@@ -49,7 +49,8 @@ def header(status: str, line: str, usage: str, percent: int | None, level: str) 
     return (
         '<div class="ja-header">'
         f'<span class="ja-status jp-agent-transcript-status" data-state="{_e(status)}">'
-        f'<span class="ja-status-text">{_e(line)}</span></span><span class="ja-spacer"></span>{gauge}</div>'
+        f'<span class="ja-status-text" title="{_e(line)}">{_e(line)}</span></span>'
+        f'<span class="ja-spacer"></span>{gauge}</div>'
     )
 
 

@@ -62,7 +62,9 @@ export class SetupView {
   open(why = ''): void {
     this.node.hidden = false;
     this.saved = false;
-    this.intro.textContent = why || 'Pick a provider and a model, give its key, test the connection, then save. The next prompt uses it; no restart.';
+    // the kernel's guidance names variables and files; here the form is the way: its first line only
+    const first = why.split('\n')[0].trim();
+    this.intro.textContent = `${first ? first + ' ' : ''}Pick a provider and a model, give its key, test the connection, then save: the next prompt uses it, no restart.`;
     this.result.textContent = '';
     this.keyHint.textContent = 'Saved in your own config folder (readable by you only) or the system keyring: never in the project or the notebook.';
     if (!this.provider.options.length) this.send({ type: 'setup', action: 'providers' });
