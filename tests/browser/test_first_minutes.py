@@ -165,7 +165,8 @@ RECORD_LIVE = """(index) => {
   const cell = () => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[index];
   const sample = () => {
     const live = cell()?.querySelector('.ja-root:not(.ja-transcript)');
-    if (live && !cell().querySelector('.jp-agent-transcript')) window.__live = live.getBoundingClientRect().height;
+    const done = cell()?.querySelector('.jp-agent-transcript');
+    if (live && !done) window.__live = live.getBoundingClientRect().height;
     if (!cell()?.querySelector('.jp-agent-transcript')) requestAnimationFrame(sample);
   };
   requestAnimationFrame(sample);
@@ -217,7 +218,8 @@ def test_a_run_keeps_its_look_and_the_panel_follows_every_run(
     assert "% used" in transcript.locator(".ja-gauge-text").inner_text()
     # 2. the key-less server titled the session (the title sent the run's "not-needed" key)
     page.wait_for_function(
-        "(sel) => [...document.querySelectorAll(sel)].some(o => o.textContent.startsWith('Scripted session title'))",
+        "(sel) => [...document.querySelectorAll(sel)]"
+        ".some(o => o.textContent.startsWith('Scripted session title'))",
         arg=f"{PANEL} [data-testid=ja-session-select] option",
         timeout=30_000,
     )
@@ -250,7 +252,8 @@ def test_a_run_keeps_its_look_and_the_panel_follows_every_run(
 
 # ---------------------------------------------------------------- the user's own actions
 
-SCROLL = "(sel) => { const s = document.querySelector(sel); return s.scrollHeight - s.scrollTop - s.clientHeight; }"
+SCROLL = "(s) => {const e = document.querySelector(s); return e.scrollHeight - e.scrollTop - e.clientHeight }"
+"""How far the panel's stream is from its end (px)."""
 
 
 def test_own_actions_scroll_to_the_end_fix_reads_as_a_request_and_a_restart_is_explicit(

@@ -182,7 +182,7 @@ def test_the_active_cell_or_selection_attaches_as_a_chip(
     page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
     attach.click()
     chip = panel.locator("[data-testid=ja-context-chip]")
-    assert chip.inner_text().startswith("cell 1")
+    assert chip.inner_text().startswith("In [ ]")  # named as everywhere: its execution count (none yet)
     chip.locator("[data-testid=ja-chip-remove]").click()
     assert chip.count() == 0 and panel.locator("[data-testid=ja-context-chips]").is_hidden()
     # now only the first line, selected in the editor
@@ -306,9 +306,10 @@ def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
     asked = json.dumps(server.requests[-1]["body"]["messages"][-1])
     assert "KeyError" in asked and "sales['mar']" in asked and "@sales" in asked and "<traceback_" in asked
     shown = panel.locator(".ja-msg.ja-user").last
-    assert shown.inner_text().startswith("Fix cell [2]")
+    assert shown.inner_text().startswith("Fix In [2]: KeyError")
+    assert "notebook_edit" not in shown.inner_text() and cell_id not in shown.inner_text()
     assert [c.inner_text() for c in shown.locator("[data-testid=ja-mention] summary").all()] == [
-        "cell [2]",
+        "In [2]",
         "traceback",
         "@sales",
     ]
@@ -322,8 +323,8 @@ def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
         timeout=30_000,
     )
     assert fix.count() == 0  # the cell runs now: nothing left to fix
-    assert panel_text(panel).count("Fix cell [2]") == 1  # the double click asked once
-    assert len([r for r in server.requests if "Fix cell" in json.dumps(r["body"]["messages"][-1])]) == 1
+    assert panel_text(panel).count("Fix In [2]") == 1  # the double click asked once
+    assert len([r for r in server.requests if "Fix `In [2]`" in json.dumps(r["body"]["messages"][-1])]) == 1
     ask(panel, "/fix")  # nothing failed any more
     wait_text(page, "No cell has raised an error")
     # the run's title replaced the session's first name
