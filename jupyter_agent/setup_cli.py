@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.core.errors import EXIT_FAILED, EXIT_USAGE
-
 SHOWN = 12
 """Models listed before the prompt (the rest: type a name; any litellm model string works)."""
 
@@ -80,9 +78,9 @@ def run_setup(args: argparse.Namespace) -> int:
             client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
             print(asyncio.run(setup.test_connection(client, choice, config)))
         print(setup.save(choice, config))
-    except setup.SetupError as exc:
+    except setup.SetupError as exc:  # one line; a bad choice is a usage error, a failed test a failure
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE if "Choose" in str(exc) or "needs" in str(exc) else EXIT_FAILED
+        return exc.exit_code
     return 0
 
 

@@ -14,13 +14,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from jupyter_agent import credentials
 from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.config import Config, ConfigError, check_url, global_config_dir
 from jupyter_agent.core.chat import ChatUser
-from jupyter_agent.core.errors import JupyterAgentError, UsageFailure
+from jupyter_agent.core.errors import EXIT_FAILED, JupyterAgentError, UsageFailure
 from jupyter_agent.core.model_request import Connection, ModelRequest
 from jupyter_agent.providers.catalog import COMPATIBLE, key_names, models, provider_of, providers
 
@@ -33,6 +33,12 @@ __all__ = ["COMPATIBLE", "Choice", "SetupError", "models", "providers", "save", 
 
 class SetupError(UsageFailure):
     """What the user chose cannot be used or saved: the message says what to change."""
+
+
+class ConnectionFailed(SetupError):
+    """The test request failed: the provider's answer (or the network's) in one line."""
+
+    exit_code: ClassVar[int] = EXIT_FAILED
 
 
 @dataclass(frozen=True)
@@ -96,9 +102,9 @@ async def test_connection(client: ModelClient, choice: Choice, config: Config) -
     try:
         text, _cost = await client.request(request)
     except JupyterAgentError as exc:
-        raise SetupError(_one_line(exc.for_user())) from None
+        raise ConnectionFailed(_one_line(exc.for_user())) from None
     except Exception as exc:  # an adapter's own failure: still one line, never a traceback
-        raise SetupError(_one_line(f"{type(exc).__name__}: {exc}")) from None
+        raise ConnectionFailed(_one_line(f"{type(exc).__name__}: {exc}")) from None
     answer = _one_line(text) or "(an empty answer)"
     return f"Connected: {choice.model} answered “{answer}”."
 

@@ -103,6 +103,9 @@ def test_stop_says_stopped_once(page: Any, lab: Lab, server: ScriptedServer) -> 
     wait_idle(page)
     page.wait_for_timeout(1_000)
     assert panel_text(panel).count("Stopped") == 1, panel_text(panel)[-300:]
+    # issue 40: "Stopped by the user." is a remark, not drawn like an empty text field
+    stopped = panel.locator(".ja-error-banner.ja-error-aborted")
+    assert stopped.evaluate("e => getComputedStyle(e).borderTopStyle") == "none"
 
 
 @pytest.mark.parametrize("theme", ["dark"])  # one theme: the other file-mates cover both
@@ -122,11 +125,20 @@ def test_a_rejection_reason_reaches_the_model(
     ask(panel, "clean up")
     box = panel.locator("[data-testid=ja-permission]")
     box.wait_for(timeout=60_000)
+    # issue 40: a call that waits for the user is not "running"
+    badge = panel.locator("[data-testid=ja-tool] [data-testid=ja-tool-status]").last
+    assert badge.inner_text() == "waiting for approval"
     box.locator("[data-testid=ja-reject-reason]").fill("keep the build folder, it is cached")
     page.screenshot(path=str(ARTIFACTS / f"panel-reject-reason-{theme}.png"))
+    asked_height = box.bounding_box()["height"]
     box.locator("[data-testid=ja-approve-reject]").click()
     wait_text(page, "Understood, I will keep the build folder.")
     assert "with this feedback: keep the build folder, it is cached" in sent_text(server)
+    # a rejection is an answer, not a red error; the answered box shrinks to one line
+    card = panel.locator("[data-testid=ja-tool]").last
+    assert card.locator("[data-testid=ja-tool-status]").inner_text() == "rejected"
+    assert card.locator(".ja-output-error").count() == 0
+    assert box.bounding_box()["height"] < asked_height / 2 and "Rejected" in box.inner_text()
 
 
 @pytest.mark.parametrize("theme", ["light"])  # one theme: the other file-mates cover both
@@ -139,16 +151,19 @@ def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedSe
     items = panel.locator("[data-testid=ja-completions] li")
     items.first.wait_for(timeout=10_000)
     labels = [items.nth(i).get_attribute("data-label") for i in range(items.count())]
-    assert labels == ["/new", "/compact", "/stop", "/model [name]", "/fix [cell]", "/help"], labels
+    assert labels == ["/new", "/compact", "/stop", "/model [name]", "/fix [cell]", "/settings", "/help"], (
+        labels
+    )
     page.screenshot(path=str(ARTIFACTS / f"panel-slash-{theme}.png"))
     box.type("he")
     box.press("Tab")
     assert box.input_value() == "/help"
     box.press("Enter")
-    page.wait_for_function(
-        "(sel) => (document.querySelector(sel)?.innerText || '').includes('/compact summarises')",
-        arg=f"{PANEL} [data-testid=ja-panel-view]",
-    )
+    # issue 40: /help was one grey paragraph; now one line per command, in the text's colour
+    shown = panel.locator(".ja-notice.ja-notice-block").last
+    shown.wait_for(timeout=10_000)
+    lines = shown.inner_text().splitlines()
+    assert "/compact  —  summarise the history now" in lines and len(lines) >= 10, lines
     ask(panel, "/model")
     wait_text(page, f"Model: {server.model}")
     ask(panel, "/bogus")

@@ -136,3 +136,20 @@ async def test_fix_with_agent_shows_the_request_not_its_plumbing(tmp_path: Path,
     assert 'ref="In [14]"' in user  # the cell is named as everywhere else
     sent = str(scripted_model.requests[0]["body"]["messages"])
     assert cell_id in sent and "notebook_edit" in sent  # the model still gets its instructions
+
+
+async def test_a_local_model_shows_no_cost_and_a_priced_one_does(tmp_path: Path, scripted_model: Any) -> None:
+    """Issue 40 item 9: "cost unknown" was noise for a local model (an api_base server, Ollama)."""
+    scripted_model.queue(Reply(text="first"), Reply(text="second"))
+    local = kernel_agent(tmp_path / "local", scripted_model)
+    sid = local.current_session()
+    panel = Panel(local)
+    await local.runtime.prompt("hello", session_id=sid)
+    shown = panel.all("gauge")
+    assert shown and all("cost" not in g for g in shown) and all("unknown" not in g["text"] for g in shown)
+    # a team's LiteLLM proxy: a server too, but its models are priced ones
+    hosted = kernel_agent(tmp_path / "hosted", scripted_model, model="litellm_proxy/claude-sonnet")
+    sid = hosted.current_session()
+    panel = Panel(hosted)
+    await hosted.runtime.prompt("hello", session_id=sid)
+    assert panel.last("gauge")["cost"]  # type: ignore[index]  # a hosted model: its cost (or "unknown")
