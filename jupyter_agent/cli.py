@@ -231,14 +231,15 @@ async def _run(args: argparse.Namespace) -> int:
     finally:
         for notice in send.later_notices(runtime, session_id or ""):
             _print_notice(notice)
+    # the answer is out and the session free; a new session's title (asked beside the answer,
+    # its cost part of the session's) gets a moment to be stored before the last lines
+    await runtime.settle_titles(TITLE_GRACE_S)
     recorder = runtime.recorder(session_id)
     window = recorder.window()
     last = next((m.info for m in reversed(window) if isinstance(m.info, AssistantMessage)), None)
     print_cost(recorder, session_id, args.json)
     if not args.json:
         print(f"session: {session_id}", file=sys.stderr)
-    # the answer is out; a new session's title, asked beside it, gets a moment to be stored
-    await runtime.settle_titles(TITLE_GRACE_S)
     if last is not None and last.error is not None:
         return EXIT_FAILED
     return 0

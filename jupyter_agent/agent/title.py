@@ -64,9 +64,12 @@ class TitleTasks:
         return task
 
     async def settle(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds for the titles still coming (a command's last words)."""
-        if self.pending:
-            await asyncio.wait(set(self.pending), timeout=timeout)
+        """Wait up to ``timeout`` seconds for the titles still coming on this event loop (a
+        command's last words, a listing of the sessions); others go on by themselves."""
+        loop = asyncio.get_running_loop()
+        here = {t for t in self.pending if t.get_loop() is loop}
+        if here:
+            await asyncio.wait(here, timeout=timeout)
 
 
 async def _quietly(work: Coroutine[Any, Any, str | None]) -> str | None:

@@ -19,6 +19,9 @@ from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
 from jupyter_agent.mcp.listing import run
 
+TITLE_GRACE_S = 5.0
+"""How long ``%agent sessions`` waits for a title a blocking run left on its way."""
+
 
 def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
@@ -60,6 +63,9 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
     rt = agent.refresh()  # what `%agent mcp` / `config` show is the configuration as it is now
     args = list(cmd.args)
     if cmd.name == "sessions":
+        # a blocking run's title may still be on its way (never waited for by the run): the
+        # listing gives it a moment, so a notebook run lists the sessions by their titles
+        run_blocking(rt.settle_titles(TITLE_GRACE_S))
         display(sessions_table(agent), raw=True)
     elif cmd.name == "new":
         agent.session_id = rt.new_session().id

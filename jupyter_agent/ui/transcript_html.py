@@ -142,6 +142,6 @@ def message(body: list[str], user: bool = False) -> str:
 
 def root(session_id: str, status: str, inner: list[str]) -> str:
     return (
-        f'<div class="jp-agent-transcript ja-root ja-transcript" data-session-id="{_e(session_id)}"'
+        f'<div class="jp-agent-transcript ja-transcript" data-session-id="{_e(session_id)}"'
         f' data-status="{_e(status)}">' + "\n".join(inner) + "</div>"
     )

@@ -18,7 +18,7 @@ export const HELP_TEXT = [
   '@ mentions a variable (@df), a cell (@cell:3 is In [3]) or a file (@file:data.csv).',
   '“+ Cell” attaches the active cell, or the text selected in it.',
   '',
-  ...COMMANDS.map(c => `/${c.name}${c.args}  —  ${c.detail}`),
+  ...COMMANDS.map(c => `/${c.name}${c.args} — ${c.detail}`),
   '',
   'Escape stops the agent; Alt+I puts the cursor here from anywhere.'
 ].join('\n');

@@ -164,7 +164,7 @@ RECORD_LIVE = """(index) => {
   window.__live = 0;
   const cell = () => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[index];
   const sample = () => {
-    const live = cell()?.querySelector('.ja-root:not(.ja-transcript)');
+    const live = cell()?.querySelector('.ja-root');
     const done = cell()?.querySelector('.jp-agent-transcript');
     if (live && !done) window.__live = live.getBoundingClientRect().height;
     if (!cell()?.querySelector('.jp-agent-transcript')) requestAnimationFrame(sample);

@@ -163,7 +163,7 @@ def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedSe
     shown = panel.locator(".ja-notice.ja-notice-block").last
     shown.wait_for(timeout=10_000)
     lines = shown.inner_text().splitlines()
-    assert "/compact  —  summarise the history now" in lines and len(lines) >= 10, lines
+    assert "/compact — summarise the history now" in lines and len(lines) >= 10, lines
     ask(panel, "/model")
     wait_text(page, f"Model: {server.model}")
     ask(panel, "/bogus")

@@ -79,7 +79,7 @@ def test_bundle_has_html_markdown_and_readable_text() -> None:
     assert set(data) == {"text/html", "text/markdown", "text/plain"}
     page = data["text/html"]
     assert page.startswith(
-        '<div class="jp-agent-transcript ja-root ja-transcript" data-session-id="ses_1" data-status="done">'
+        '<div class="jp-agent-transcript ja-transcript" data-session-id="ses_1" data-status="done">'
     )
     assert "<strong>total</strong>" in page
     # the front-end contract: pre > code.language-xxx, inside Pygments' .highlight
