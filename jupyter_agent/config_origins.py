@@ -28,6 +28,8 @@ ENV_VARS = {
 """The variable that sets each key from the environment."""
 MAPS = ("models", "agent", "mcp", "permission")
 """Keys whose values are maps of names: shown one entry per name, not as one blob."""
+SHOWN_CHARS = 400
+"""A value longer than this (a big MCP server entry) is cut in the plain listing."""
 
 
 class Setting(BaseModel):
@@ -126,7 +128,7 @@ def plain_table(rows: list[Setting]) -> str:
     width = max((len(r.key) for r in rows), default=0)
     out = []
     for r in rows:
-        value = r.value if len(r.value) <= 60 else r.value[:59] + "…"
+        value = r.value if len(r.value) <= SHOWN_CHARS else r.value[: SHOWN_CHARS - 1] + "…"
         lock = " (locked)" if r.locked else ""
         out.append(f"{r.key:<{width}}  {value}  ← {r.origin}{lock}")
     return "\n".join(out)

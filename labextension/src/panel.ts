@@ -578,6 +578,7 @@ export class AgentPanel extends Widget {
       this.runCommand(command.name, command.arg);
       return;
     }
+    this.closeViews(); // the setup or the settings give way to the conversation it goes to
     this.request({ type: 'prompt', text, context: this.chips.take() });
     this.scrollToEnd(); // the user's own send: show where its answer comes, wherever they were
   }

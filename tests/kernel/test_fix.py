@@ -55,7 +55,7 @@ def test_the_failed_cells_are_remembered_and_a_rerun_that_works_forgets_one(
     shell.run_cell("1 +", store_history=True, cell_id="c-syntax")  # raises before it runs
     assert [e.ename for e in errors.errors.values()] == ["KeyError", "SyntaxError"]
     latest = find_error(errors, None)
-    assert latest.cell_id == "c-syntax" and latest.label == f"[{latest.count}]"
+    assert latest.cell_id == "c-syntax" and latest.label == f"In [{latest.count}]"
     load = find_error(errors, "c-load")
     assert load.evalue == "'mar'" and load.source.startswith("def load(month)")
     # the user's frames, not IPython's run_code above them
