@@ -56,6 +56,9 @@ def _run_quickstart(folder: Path, server: ScriptedServer) -> Path:
     env = {"JUPYTER_AGENT_API_KEY": "sk-test"}
     for name in ("JUPYTER_AGENT_MODEL", "JUPYTER_AGENT_API_BASE"):  # nothing in the environment
         assert name not in os.environ, name
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "a clone"]):
+        subprocess.run([*git, *step], cwd=folder, check=True, capture_output=True)
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
@@ -65,6 +68,9 @@ def _run_quickstart(folder: Path, server: ScriptedServer) -> Path:
     finally:
         for k, v in old.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    # running it changed nothing tracked, and left nothing git would list (the store ignores itself)
+    status = subprocess.run([*git, "status", "--porcelain"], cwd=folder, capture_output=True, text=True)
+    assert status.stdout == "", status.stdout
     nbformat.write(nb, path)
     return path
 
