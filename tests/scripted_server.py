@@ -245,6 +245,8 @@ class ScriptedServer(ScriptedReplies):
                 self.close_connection = True
 
             def _complete(self, reply: Reply, model: str) -> None:
+                if reply.delay_per_chunk:  # a slow answer in one piece: the wait before it
+                    time.sleep(reply.delay_per_chunk)
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text}
                 payload = {
                     "id": "chatcmpl-scripted",

@@ -253,6 +253,10 @@ class Runtime:
             instructions=instructions,
         )
 
+    def titles_pending(self) -> bool:
+        """Whether a session's title is still on its way (the run that asked ended already)."""
+        return bool(self.runner.titles.pending)
+
     async def settle_titles(self, timeout: float = 5.0) -> None:
         """Give titles still coming up to ``timeout`` seconds (a command about to exit)."""
         await self.runner.titles.settle(timeout)

@@ -258,7 +258,7 @@ class AgentMagics(Magics):
                 run.finish(status, lambda: done or [])
 
         if headless:
-            run_blocking(go())
+            run_blocking(go(), leftovers=runtime.titles_pending)  # a title goes on while the kernel idles
             if failure[0] is not None and should_raise(True, cmd.no_raise, runtime.config):
                 raise AgentRunError(failure[0])
             return
