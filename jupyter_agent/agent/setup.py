@@ -9,6 +9,7 @@ next prompt uses what was saved, without a restart.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ from jupyter_agent.providers.catalog import COMPATIBLE, key_names, models, provi
 SERVER_KEY = "JUPYTER_AGENT_API_KEY"
 """The variable (and the saved key's name) of an OpenAI-compatible server's key."""
 TEST_PROMPT = "Reply with the single word OK."
+TEST_TIMEOUT_S = 30.0
+"""A test that hangs says so instead of keeping the buttons off for minutes."""
 
 __all__ = ["COMPATIBLE", "Choice", "SetupError", "models", "providers", "save", "test_connection"]
 
@@ -100,7 +103,12 @@ async def test_connection(client: ModelClient, choice: Choice, config: Config) -
         connection=_connection(choice, config),
     )
     try:
-        text, _cost = await client.request(request)
+        text, _cost = await asyncio.wait_for(client.request(request), TEST_TIMEOUT_S)
+    except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11 on
+        raise ConnectionFailed(
+            f"{choice.model} did not answer within {TEST_TIMEOUT_S:.0f} s; is the server running at "
+            f"{choice.api_base or 'the provider'}?"
+        ) from None
     except JupyterAgentError as exc:
         raise ConnectionFailed(_one_line(exc.for_user())) from None
     except Exception as exc:  # an adapter's own failure: still one line, never a traceback
@@ -128,8 +136,11 @@ def save(choice: Choice, config: Config, env: Mapping[str, str] | None = None) -
         Config.model_validate(data)
     except Exception as exc:
         raise SetupError(f"{path}: the settings would not be valid ({exc}); fix the file first.") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise SetupError(f"could not write {path}: {exc.strerror or exc}") from None
     said = [f"Saved {choice.model} in {path}"]
     if choice.api_key and choice.key_name:
         try:

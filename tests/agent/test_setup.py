@@ -4,6 +4,7 @@ the keyring, never the project or the notebook), used by the next prompt without
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -146,3 +147,27 @@ def test_a_key_file_is_never_readable_by_others(home: Path) -> None:
     os.chmod(home / "keys.json", 0o644)  # an old file with a wide mode
     credentials.save("OPENAI_API_KEY", KEY)
     assert stat.S_IMODE((home / "keys.json").stat().st_mode) == 0o600
+
+
+async def test_a_server_that_never_answers_is_one_line_not_minutes(
+    home: Path, tmp_path: Path, scripted_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(setup, "TEST_TIMEOUT_S", 0.2)
+
+    async def silent(request: Any) -> Any:
+        await asyncio.sleep(60)
+
+    scripted_model.request = silent
+    with pytest.raises(setup.ConnectionFailed, match="did not answer within 0 s") as caught:
+        await setup.test_connection(
+            scripted_model, Choice(COMPATIBLE, "m", "http://localhost:9/v1"), load_config(tmp_path)
+        )
+    assert caught.value.exit_code == 1 and "\n" not in str(caught.value)
+
+
+def test_a_config_folder_that_cannot_be_written_is_one_line(home: Path, tmp_path: Path) -> None:
+    home.parent.mkdir(parents=True)
+    home.write_text("a file where the folder should be")
+    with pytest.raises(SetupError, match="could not write") as caught:
+        save(Choice(COMPATIBLE, "m", "http://localhost:8000/v1"), load_config(tmp_path))
+    assert "\n" not in str(caught.value)
