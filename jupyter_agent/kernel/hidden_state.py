@@ -120,7 +120,7 @@ class HiddenRuns:
         after = (run.cell_id if run else None) or cell_id
         new_id = await insert_cell_below(bridge, after, source)
         if state.calls:
-            self.tracker.adopt(state, new_id)
+            self.tracker.adopt(state, new_id, run.until if run else None)
         if run is not None:
             run.added = new_id
         return new_id, state

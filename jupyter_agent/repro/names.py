@@ -33,7 +33,8 @@ QUIET_MAGICS = frozenset(
         "conda", "mamba", "timeit", "cd", "pwd", "who", "whos", "who_ls", "autoreload", "aimport",
         "precision", "xmode", "pdb", "debug", "system", "sx", "writefile", "bash", "sh", "html",
         "HTML", "javascript", "js", "latex", "markdown", "svg", "script", "agent", "compact",
-        "lsmagic", "magic", "history", "alias", "ls", "cat", "prun", "notebook",
+        "lsmagic", "magic", "history", "alias", "ls", "cat", "prun", "notebook", "pinfo", "pinfo2",
+        "psearch", "page", "pdoc", "pdef", "psource", "pfile",
     }
 )  # fmt: skip
 """Magics that bind no names in the user's namespace."""

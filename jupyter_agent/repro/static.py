@@ -19,7 +19,9 @@ from typing import Any
 from jupyter_agent.repro.names import CodeNames, analyse_cell
 
 _AGENT = re.compile(r"^[ \t]*%%?agent\b", re.MULTILINE)
-_VERIFY = re.compile(r"^[ \t]*%agent[ \t]+verify\b", re.MULTILINE)
+_VERIFY = re.compile(
+    r"^[ \t]*%agent[ \t]+verify(?:[ \t]+--with-agent)?(?:[ \t]+\S+\.ipynb)?[ \t]*$", re.MULTILINE
+)
 METADATA_KEY = "jupyter_agent"
 
 

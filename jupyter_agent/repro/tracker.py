@@ -196,13 +196,15 @@ class HiddenStateTracker:
             calls.update({c.seq: c for c in live if c.ok})
         return HiddenState(tuple(defined), tuple(changed), tuple(calls[s] for s in sorted(calls)))
 
-    def adopt(self, state: HiddenState, cell_id: str) -> None:
-        """Its calls are a cell now: Restart and Run All reproduces what they did."""
+    def adopt(self, state: HiddenState, cell_id: str, until: int | None = None) -> None:
+        """Its calls (up to ``until``) are a cell now: Restart and Run All reproduces them."""
+        last = until if until is not None else max((c.seq for c in state.calls), default=self._last)
         for call in state.calls:
             call.adopted = cell_id
         for name in state.names:  # a call that raised half-way is not offered: it goes too
             for call in self.chains.get(name, []):
-                call.adopted = call.adopted if call.adopted is not None else cell_id
+                if call.adopted is None and call.seq <= last:
+                    call.adopted = cell_id
         for name in [n for n, chain in self.chains.items() if all(c.adopted is not None for c in chain)]:
             del self.chains[name]
 
