@@ -155,7 +155,7 @@ async def test_runs_windows_and_add_as_cell(
     assert "sales * 2" not in runs.state("run1").code()  # the first run's code: its calls only
     assert not runs.finish("run3", "ses_a", runs.start(), None)  # nothing new: not remembered
     bridge = FakeBridge(["cell-1", "cell-2", "cell-3", "cell-4"])
-    new_id, state = await runs.add_as_cell(bridge, "run1")
+    new_id, _ = await runs.add_as_cell(bridge, "run1")
     assert bridge.inserted == [(3, "sales = [x for x in sales if x > 0]")]  # below the run's cell
     assert runs.runs["run1"].added == new_id and "sales" in runs.state("run2").names
     await runs.add_as_cell(bridge, "run2", cell_id="cell-4")
