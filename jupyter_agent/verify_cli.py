@@ -21,7 +21,7 @@ from typing import Any
 from jupyter_agent.config import load_config
 from jupyter_agent.core.errors import EXIT_INTERRUPTED
 from jupyter_agent.kernel.verification import settings_from
-from jupyter_agent.repro.runner import Verification
+from jupyter_agent.repro.runner import Verification, load_nbclient
 
 DESCRIPTION = __doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else ""
 
@@ -68,37 +68,53 @@ def run_verify(args: argparse.Namespace) -> int:
     settings = settings_from(load_config(folder), with_agent=args.with_agent, kernel=args.kernel)
     overrides = {"cell_timeout": args.cell_timeout, "timeout": args.timeout}
     settings = dataclasses.replace(settings, **{k: v for k, v in overrides.items() if v})
-    return asyncio.run(_verify(path, Verification(path, settings, progress=_progress), args.json))
+    load_nbclient()  # before the handlers: a Ctrl-C while it loads is a plain interrupt (exit 130)
+    return asyncio.run(_verify(Verification(path, settings, progress=_progress), args.json))
 
 
 def _progress(text: str) -> None:
     print(f"verify: {text}", file=sys.stderr, flush=True)
 
 
-async def _verify(path: Path, run: Verification, as_json: bool) -> int:
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    stopped: list[int] = []
+class _Stop:
+    """Ctrl-C and SIGTERM: the verification kernel's process group is killed in the handler
+    itself (a plain handler runs even while the loop is busy), then the run is cancelled. A
+    second Ctrl-C exits at once."""
 
-    def stop(signum: int) -> None:
-        stopped.append(signum)
-        run.kill_now()  # at once, whatever the loop is waiting for
-        if task is not None:
-            task.cancel()
+    def __init__(self, run: Verification) -> None:
+        self.run = run
+        self.hit = False
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        self.saved: dict[int, Any] = {}
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, stop, signum)
-    try:
-        report = await run.run()
-    except asyncio.CancelledError:
-        if not stopped:
-            raise
-        print("error: verification stopped; its kernel was shut down", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    finally:
+    def __enter__(self) -> _Stop:
         for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signum)
+            with contextlib.suppress(ValueError):  # not the main thread
+                self.saved[signum] = signal.signal(signum, self.handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+
+    def handle(self, signum: int, frame: Any) -> None:
+        self.run.kill_now()
+        if self.hit and signum == signal.SIGINT:
+            raise SystemExit(EXIT_INTERRUPTED)
+        self.hit = True
+        if self.task is not None:
+            self.loop.call_soon_threadsafe(self.task.cancel)
+
+
+async def _verify(run: Verification, as_json: bool) -> int:
+    with _Stop(run) as stop:
+        try:
+            report = await run.run()
+        except asyncio.CancelledError:
+            if not stop.hit:
+                raise
+            print("error: verification stopped; its kernel was shut down", file=sys.stderr)
+            return EXIT_INTERRUPTED
     print(report.model_dump_json(indent=2) if as_json else report.text(), flush=True)
     return report.exit_code

@@ -80,7 +80,7 @@ class KernelAgent:
         self.errors.install()
         self.hidden = HiddenStateTracker(shell.user_ns)
         """Which names each cell and each ``python`` call of the agent set (hidden state)."""
-        hidden_state.install(shell, self.hidden)
+        self.hidden_hooks = hidden_state.install(shell, self.hidden)
         self.hidden_runs = hidden_state.HiddenRuns(self.hidden)
         self.last_verify: VerifyReport | None = None
         """The latest ``%agent verify`` / ``/verify`` report ("Fix with agent" hands it over)."""

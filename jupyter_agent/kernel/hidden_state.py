@@ -21,11 +21,12 @@ log = logging.getLogger(__name__)
 KEEP_RUNS = 100
 
 
-def install(shell: Any, tracker: HiddenStateTracker) -> None:
-    """Watch every cell of ``shell``; a failing hook must never print into the user's cell."""
+def install(shell: Any, tracker: HiddenStateTracker) -> tuple[Any, Any] | None:
+    """Watch every cell of ``shell``; a failing hook must never print into the user's cell.
+    Returns the two hooks (``pre_run_cell``, ``post_run_cell``) as registered."""
     events = getattr(shell, "events", None)
     if events is None:
-        return
+        return None
 
     def before(info: Any) -> None:
         try:
@@ -47,6 +48,7 @@ def install(shell: Any, tracker: HiddenStateTracker) -> None:
 
     events.register("pre_run_cell", before)
     events.register("post_run_cell", after)
+    return before, after
 
 
 async def insert_cell_below(bridge: NotebookBridge, after_cell_id: str | None, source: str) -> str:

@@ -10,13 +10,19 @@ per name. A rebinding shows as a new ``id``; a change in place shows as a new fi
 
 from __future__ import annotations
 
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 SKIP = frozenset({"In", "Out", "get_ipython", "exit", "quit"})
 """IPython's own names: never user state."""
-_SIZED = (list, dict, set, bytearray)
+_SIZED = frozenset({list, dict, set, bytearray})
+_PLAIN = frozenset(
+    {int, float, complex, str, bool, bytes, type(None), tuple, frozenset, range, type,
+     types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType}
+)  # fmt: skip
+"""Immutable values, functions, classes and modules: their id says it all."""
 _ARRAY_MODULES = ("numpy", "pandas", "polars")
 
 Snapshot = dict[str, tuple[int, Any]]
@@ -33,17 +39,35 @@ def fingerprint(value: Any) -> Any:
     kind = type(value)
     if kind in _SIZED:
         return len(value)
-    if kind.__module__.startswith(_ARRAY_MODULES):
-        try:
-            shape = getattr(value, "shape", None)
-        except Exception:  # a lazy frame may compute (and fail) on attribute access
-            return None
-        return shape if isinstance(shape, tuple) else None
-    return None
+    if kind in _PLAIN:
+        return None
+    return _array_shape(value, kind)
+
+
+def _array_shape(value: Any, kind: type) -> Any:
+    if not kind.__module__.startswith(_ARRAY_MODULES):
+        return None
+    try:
+        shape = getattr(value, "shape", None)
+    except Exception:  # a lazy frame may compute (and fail) on attribute access
+        return None
+    return shape if isinstance(shape, tuple) else None
 
 
 def snapshot(namespace: Mapping[str, Any]) -> Snapshot:
-    return {name: (id(value), fingerprint(value)) for name, value in list(namespace.items()) if tracked(name)}
+    """Every tracked name's (id, fingerprint); inlined: it runs twice per cell."""
+    found: Snapshot = {}
+    for name, value in list(namespace.items()):
+        if name[:1] == "_" or name in SKIP:
+            continue
+        kind = type(value)
+        if kind in _SIZED:
+            found[name] = (id(value), len(value))
+        elif kind in _PLAIN:
+            found[name] = (id(value), None)
+        else:
+            found[name] = (id(value), _array_shape(value, kind))
+    return found
 
 
 @dataclass(frozen=True)

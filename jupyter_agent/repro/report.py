@@ -86,6 +86,8 @@ class VerifyReport(BaseModel):
         code = [c for c in self.cells if not c.agent]
         ran = sum(1 for c in code if c.status != "not run")
         where = f"in a fresh {self.kernel} kernel, {self.seconds:.1f} s"
+        if self.reproducible and not ran:
+            return "Nothing to run: no code cells (agent cells are replayed only with --with-agent)."
         if self.reproducible:
             return (
                 f"Reproducible: {ran} code cell{'s' * (ran != 1)} ran top to bottom {where}; "

@@ -72,6 +72,11 @@ def read_notebook(path: Path) -> Any:
     return nb
 
 
+def load_nbclient() -> None:
+    # nbclient loads only when a notebook is verified
+    import nbclient  # noqa: F401
+
+
 def kernel_name(nb: Any, settings: VerifySettings) -> tuple[str, list[str]]:
     """The kernelspec to start and any warning about how it was chosen."""
     # jupyter_client loads only when a notebook is verified
@@ -119,14 +124,18 @@ class Verification:
         return env
 
     async def run(self) -> VerifyReport:
-        nb = read_notebook(self.path)
+        # nbformat and nbclient take seconds to import on a busy machine: off the loop, which
+        # in a kernel also answers the side panel (and here, Stop)
+        nb = await asyncio.to_thread(read_notebook, self.path)
+        await asyncio.to_thread(load_nbclient)
         name, warnings = kernel_name(nb, self.settings)
         report = VerifyReport(
             notebook=str(self.path), kernel=name, with_agent=self.settings.with_agent, warnings=warnings
         )
         started = time.monotonic()
         try:
-            await self._start(copy.deepcopy(nb), name, report)
+            if any(self._runs(nb, f) for f in analyse_notebook(nb.cells)):  # else no kernel is needed
+                await self._start(copy.deepcopy(nb), name, report)
             await self._cells(nb, report, started + self.settings.timeout)
         finally:
             self.kill_now()
@@ -162,11 +171,13 @@ class Verification:
         report.kernel_start_seconds = round(time.monotonic() - began, 3)
 
     async def _cells(self, nb: Any, report: VerifyReport, deadline: float) -> None:
-        facts = [f for f in analyse_notebook(nb.cells) if source_of(nb.cells[f.index]).strip()]
+        facts = [
+            f for f in analyse_notebook(nb.cells) if source_of(nb.cells[f.index]).strip()
+        ]  # blank: not shown
         total = len(facts)
         for position, fact in enumerate(facts):
             cell = nb.cells[fact.index]
-            if fact.agent and (not self.settings.with_agent or is_verify_cell(source_of(cell))):
+            if not self._runs(nb, fact):
                 report.cells.append(skipped(fact, cell))
                 continue
             if report.stopped is not None:
@@ -174,6 +185,13 @@ class Verification:
                 continue
             self.progress(f"cell {fact.number} ({position + 1} of {total})")
             report.cells.append(await self._one(fact, cell, report, deadline))
+
+    def _runs(self, nb: Any, fact: CellFacts) -> bool:
+        """Whether the cell runs: code (not blank), and not an agent cell unless replayed."""
+        source = source_of(nb.cells[fact.index])
+        if not source.strip():
+            return False
+        return not fact.agent or (self.settings.with_agent and not is_verify_cell(source))
 
     async def _one(self, fact: CellFacts, cell: Any, report: VerifyReport, deadline: float) -> CellReport:
         # nbclient loads only when a notebook is verified
@@ -221,12 +239,14 @@ class Verification:
     def kill_now(self) -> None:
         """SIGKILL the verification kernel and whatever it started (its process group); sync,
         so a Ctrl-C handler or a cancelled task stops it before anything else runs."""
+        process = getattr(getattr(getattr(self._client, "km", None), "provisioner", None), "process", None)
         pgid, self._pgid = self._pgid, None
+        if pgid is None and process is not None and process.poll() is None:
+            pgid = process.pid  # a start cut short: the kernel's process exists, its group too
         if pgid is None:
             return
         with contextlib.suppress(OSError):
             os.killpg(pgid, signal.SIGKILL)
-        process = getattr(getattr(getattr(self._client, "km", None), "provisioner", None), "process", None)
         if process is not None:
             with contextlib.suppress(Exception):
                 process.wait(timeout=CLOSE_TIMEOUT_S)  # reaped: no zombie left behind

@@ -132,7 +132,7 @@ class HiddenStateTracker:
         after = snapshot(self.namespace)
         change = diff(before, after)
         bound = set(change.added | change.rebound)
-        if self.chains:  # `x = 5` when x was 5 already binds it too: only the AST says so
+        if any(name in source for name in self.chains):  # `x = 5` when x was 5: only the AST says so
             bound |= analyse_cell(source).binds & after.keys()
         for name in bound | change.removed:
             self.chains.pop(name, None)
