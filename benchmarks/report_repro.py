@@ -35,6 +35,11 @@ def repro(r: dict[str, Any], _met: Callable[[bool], str]) -> list[str]:
         f"cell that names hidden state) take {hidden['hooks_s'] * 1000:.2f} ms per cell here. Nothing "
         "is copied: a snapshot holds each name's `id` and an O(1) fingerprint (a container's length, "
         "an array's shape), so its cost grows with the number of names, not the size of the data.",
-        "- Timed from a client instead, a cell's ZMQ round trip on this shared machine moves by tens of "
-        'milliseconds (no-op hooks measured 3 to 13 ms "slower"), so the kernel\'s own clock is used.',
+        "- Timed as wall time from a client instead, a cell's ZMQ round trip on this shared machine "
+        'moves by tens of milliseconds (no-op hooks measured 3 to 13 ms "slower"), and the warm-up\'s '
+        "import of litellm shares the GIL for seconds after `%load_ext`: the kernel thread's CPU time, "
+        "after the warm-up, is what the tracker adds.",
+        "- A verification can end below its floor: it kills its kernel's process group at once, where "
+        "nbclient's immediate shutdown polls for the process to go (0.1 s steps). Reading the notebook, "
+        "comparing the outputs and judging the cells cost a few milliseconds per cell.",
     ]
