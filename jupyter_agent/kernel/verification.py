@@ -57,9 +57,14 @@ def _config(agent: KernelAgent, notebook: Path) -> Config:
 
 
 def verification(
-    agent: KernelAgent, notebook: Path, *, with_agent: bool = False, progress: Progress | None = None
+    agent: KernelAgent,
+    notebook: Path,
+    *,
+    with_agent: bool = False,
+    kernel: str | None = None,
+    progress: Progress | None = None,
 ) -> Verification:
-    settings = settings_from(_config(agent, notebook), with_agent=with_agent)
+    settings = settings_from(_config(agent, notebook), with_agent=with_agent, kernel=kernel)
     return Verification(notebook, settings, progress=progress, live_hidden=live_hidden(agent.hidden))
 
 
@@ -83,10 +88,10 @@ async def verify(
 
 
 def verify_blocking(
-    agent: KernelAgent, notebook: Path, *, with_agent: bool, progress: Progress
+    agent: KernelAgent, notebook: Path, *, with_agent: bool, kernel: str | None, progress: Progress
 ) -> VerifyReport:
     """In a cell: blocks; the kernel's interrupt stops it within ``CLOSE_TIMEOUT_S``."""
-    run = verification(agent, notebook, with_agent=with_agent, progress=progress)
+    run = verification(agent, notebook, with_agent=with_agent, kernel=kernel, progress=progress)
     outer = running_loop()
     events = asyncio.events
     loop = asyncio.new_event_loop()

@@ -167,14 +167,26 @@ def _subcommand(rest: str) -> SubCommand | None:
 
 
 def _verify(words: list[str]) -> SubCommand | None:
-    """``%agent verify [--with-agent] [NOTEBOOK.ipynb]``; ``%agent verify the totals`` is a prompt."""
-    flags = [w for w in words if w.startswith("--")]
-    rest = [w for w in words if not w.startswith("--")]
+    """``%agent verify [--with-agent] [--kernel NAME] [NOTEBOOK.ipynb]``; ``%agent verify the
+    totals`` is a prompt. Args come back as ``[--with-agent] [--kernel=NAME] [NOTEBOOK]``."""
+    flags: list[str] = []
+    rest: list[str] = []
+    words = list(words)
+    while words:
+        word = words.pop(0)
+        if word == "--with-agent":
+            flags.append(word)
+        elif word == "--kernel" or word.startswith("--kernel="):
+            name = word.partition("=")[2] or (words.pop(0) if words else "")
+            if not name or name.startswith("--"):
+                raise _fail("--kernel needs a kernelspec name (jupyter kernelspec list).")
+            flags.append(f"--kernel={name}")
+        elif word.startswith("--"):
+            raise _fail(f"Unknown verify option {word} (--with-agent, --kernel NAME).")
+        else:
+            rest.append(word)
     if len(rest) > 1 or (rest and not rest[0].lower().endswith(".ipynb")):
         return None
-    unknown = [f for f in flags if f != "--with-agent"]
-    if unknown:
-        raise _fail(f"Unknown verify option {unknown[0]} (only --with-agent).")
     return SubCommand(name="verify", args=[*dict.fromkeys(flags), *rest])
 
 

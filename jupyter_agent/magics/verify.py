@@ -25,13 +25,14 @@ NO_NOTEBOOK = "No notebook is known for this kernel: name one, %agent verify NOT
 
 def verify_command(agent: KernelAgent, args: list[str]) -> None:
     with_agent = "--with-agent" in args
+    kernel = next((a.partition("=")[2] for a in args if a.startswith("--kernel=")), None)
     named = next((a for a in args if not a.startswith("--")), None)
     notebook = Path(named).expanduser().resolve() if named else agent.notebook_path()
     if notebook is None:
         print(NO_NOTEBOOK)
         return
     nb = read_notebook(notebook)  # a wrong path or a broken file: one line, before any kernel starts
-    kernel_name(nb, VerifySettings())
+    kernel_name(nb, VerifySettings(kernel=kernel))
     saved = ""
     if named is None and frontend_attached(agent.shell.user_ns, os.environ):
         saved = " (the saved file: save the notebook first to include your latest edits)"
@@ -43,7 +44,7 @@ def verify_command(agent: KernelAgent, args: list[str]) -> None:
             handle.update({"text/plain": f"{title}: {text}"}, raw=True)
 
     try:
-        report = verify_blocking(agent, notebook, with_agent=with_agent, progress=progress)
+        report = verify_blocking(agent, notebook, with_agent=with_agent, kernel=kernel, progress=progress)
     except VerifyStopped as exc:
         progress(str(exc))
         raise AgentRunError(str(exc)) from None

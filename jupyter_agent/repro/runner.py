@@ -32,6 +32,8 @@ CLOSE_TIMEOUT_S = 1.5
 """How long closing the kernel's channels may take after the kill (Stop answers within 2 s)."""
 
 Progress = Callable[[str], None]
+NESTED = "JUPYTER_AGENT_VERIFYING"
+"""Set in a verification kernel's environment: it never verifies again (``--with-agent``)."""
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:
@@ -119,11 +121,17 @@ class Verification:
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
         env["JUPYTER_AGENT_NOTEBOOK"] = str(self.path)  # `%agent` replays find their notebook
+        env[NESTED] = "1"
         for name in ("JPY_SESSION_NAME", "JUPYTER_AGENT_BACKGROUND"):  # no front end shows this kernel
             env.pop(name, None)
         return env
 
     async def run(self) -> VerifyReport:
+        if os.environ.get(NESTED):  # a replayed %agent cell asking to verify: kernels without end
+            raise NotebookUnusable(
+                "This kernel runs inside a verification: it does not start another one "
+                "(verify the notebook from your own kernel or the command line)."
+            )
         # nbformat and nbclient take seconds to import on a busy machine: off the loop, which
         # in a kernel also answers the side panel (and here, Stop)
         nb = await asyncio.to_thread(read_notebook, self.path)

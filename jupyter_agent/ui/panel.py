@@ -155,6 +155,7 @@ class PanelConnection:
             self.agent.panels.remove(self)
         self.stream.close()
         self.bridge.close()
+        panel_repro.stop(self)  # nobody would see its table
         for off in (self._follow_off, self._gauge_off):
             if off is not None:
                 off()

@@ -19,12 +19,13 @@ from jupyter_agent.repro.report import VerifyReport
 from jupyter_agent.tools.base import ToolError
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.hidden_marker import run_message
-from jupyter_agent.ui.widget_protocol import VerifyMsg, VerifyRowView
+from jupyter_agent.ui.widget_protocol import HiddenStateMsg, VerifyMsg, VerifyRowView
 
 if TYPE_CHECKING:
     from jupyter_agent.ui.panel import PanelConnection
 
 log = logging.getLogger(__name__)
+ADDED = "The agent's code recorded in that run's transcript was added as a cell."
 
 
 def _task(panel: PanelConnection, work: Any) -> asyncio.Task[Any] | None:
@@ -58,6 +59,8 @@ def add_cell(panel: PanelConnection, request: wire.AddCellRequest) -> None:
             panel.stream.notice(f"Add as cell: {exc}", "error")
             return
         run = agent.hidden_runs.runs.get(request.run)
+        if run is None:  # a transcript of before a restart: its notebook's button must still learn it
+            panel.stream.post(HiddenStateMsg(run=request.run, text=ADDED, names=[], code="", added=new_id))
         for other in list(agent.panels):
             if run is not None and other.stream.session_id == run.session_id:
                 other.stream.post(run_message(agent, run))

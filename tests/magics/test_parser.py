@@ -172,6 +172,8 @@ def test_commands_are_a_discriminated_union() -> None:
         ("verify", SubCommand(name="verify")),
         ("verify --with-agent", SubCommand(name="verify", args=["--with-agent"])),
         ("verify other.ipynb --with-agent", SubCommand(name="verify", args=["--with-agent", "other.ipynb"])),
+        ("verify --kernel py311 a.ipynb", SubCommand(name="verify", args=["--kernel=py311", "a.ipynb"])),
+        ("verify --kernel=py311", SubCommand(name="verify", args=["--kernel=py311"])),
         ("hidden", SubCommand(name="hidden")),
         ("fix verify", SubCommand(name="fix", args=["verify"])),
     ],
@@ -188,3 +190,5 @@ def test_verify_and_hidden_words_that_start_a_prompt(line: str) -> None:
 def test_verify_refuses_an_unknown_option() -> None:
     with pytest.raises(UsageError, match="Unknown verify option --fast"):
         parse("verify --fast")
+    with pytest.raises(UsageError, match="--kernel needs a kernelspec name"):
+        parse("verify --kernel")

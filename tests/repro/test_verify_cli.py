@@ -44,3 +44,13 @@ def test_a_broken_config_is_a_usage_error(tmp_path: Path, capsys: pytest.Capture
     (tmp_path / "a.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     assert main(["verify", str(tmp_path / "a.ipynb")]) == 2
     assert "verify.cell_timeout" in capsys.readouterr().err
+
+
+def test_a_verification_kernel_does_not_verify_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replayed ``%agent`` cell (``--with-agent``) asking to verify would start kernels without end."""
+    monkeypatch.setenv("JUPYTER_AGENT_VERIFYING", "1")
+    (tmp_path / "a.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    assert main(["verify", str(tmp_path / "a.ipynb")]) == 2
+    assert "runs inside a verification" in capsys.readouterr().err
