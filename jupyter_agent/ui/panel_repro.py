@@ -65,7 +65,7 @@ def add_cell(panel: PanelConnection, request: wire.AddCellRequest) -> None:
             if run is not None and other.stream.session_id == run.session_id:
                 other.stream.post(run_message(agent, run))
         panel.stream.notice(
-            f"Added the agent's code as cell {new_id}: run it, and Restart and Run All reproduces it."
+            "Added the agent's code as a cell below the run: Restart and Run All reproduces it now."
         )
 
     _task(panel, go())

@@ -81,7 +81,16 @@ export class ReproButtons {
     this.cells.set(cell, panel);
     const update = () => requestAnimationFrame(() => this.render(cell));
     cell.model.outputs.changed.connect(update);
-    cell.disposed.connect(() => this.cells.delete(cell));
+    // an output rendered again (the notebook became trusted on save) loses its bar
+    const observer = new MutationObserver(records => {
+      const ours = (node: Node) => node instanceof HTMLElement && node.classList.contains('ja-repro');
+      if (records.some(r => [...r.addedNodes, ...r.removedNodes].some(n => !ours(n)))) update();
+    });
+    observer.observe(cell.outputArea.node, { childList: true, subtree: true });
+    cell.disposed.connect(() => {
+      observer.disconnect();
+      this.cells.delete(cell);
+    });
     update();
   }
 
@@ -95,7 +104,7 @@ export class ReproButtons {
       const host = child?.querySelector('.jp-OutputArea-output') ?? child;
       if (!host) continue;
       const bar = document.createElement('div');
-      bar.className = 'ja-fix ja-repro';
+      bar.className = 'ja-repro'; // not ja-fix: the Fix buttons clear those
       if (found.hidden) bar.append(this.addButton(cell, owner, found.hidden));
       else bar.append(this.fixButton(owner));
       host.append(bar);
