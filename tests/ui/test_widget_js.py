@@ -315,7 +315,7 @@ def test_view_marks_hidden_state_and_shows_a_verification(page: Any) -> None:
     marker = {
         "kind": "hidden_state",
         "run": "msg_1",
-        "text": "`sales` was changed by the agent's code, not by a cell. Restart and Run All would not reproduce it.",
+        "text": "`sales` was changed by the agent's code, not by a cell.",
         "names": ["sales"],
         "code": "sales = sales.dropna()",
         "cell_id": "c-agent",
