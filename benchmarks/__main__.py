@@ -25,6 +25,7 @@ from benchmarks import (
     bench_load,
     bench_memory,
     bench_reopen,
+    bench_repro,
     bench_responsive,
     bench_runall,
     bench_session,
@@ -47,6 +48,8 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "fast": bench_fast.run,
     "responsive": bench_responsive.run,
     "runall": bench_runall.run,
+    "verify": bench_repro.run_verify,
+    "hidden": bench_repro.run_hidden,
     "instructions": bench_instructions.run,
 }
 ON_REQUEST = ("instructions",)

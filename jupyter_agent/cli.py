@@ -35,6 +35,7 @@ from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session.rendering import Rendered, render_part
 from jupyter_agent.session_cli import add_session_commands, run_session_command
+from jupyter_agent.verify_cli import add_verify_command, run_verify
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.recorder import Recorder
@@ -294,6 +295,7 @@ def parser() -> argparse.ArgumentParser:
     )
 
     add_session_commands(sub)
+    add_verify_command(sub)
 
     listing.add_command(sub)
     return top
@@ -357,6 +359,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_compact(args))
     if args.command == "mcp":
         return listing.main(args, build_runtime)
+    if args.command == "verify":
+        return run_verify(args)
 
     return run_session_command(args, build_runtime)
 

@@ -92,6 +92,17 @@ class SandboxConfig(_Strict):
     """More folders commands may write besides the project and the temp folder (a cache …)."""
 
 
+class VerifyConfig(_Strict):
+    """``%agent verify`` / ``jupyter-agent verify``: the notebook run again in a fresh kernel."""
+
+    cell_timeout: float = Field(default=600.0, gt=0)
+    """Seconds one cell may run before it counts as failed."""
+    timeout: float = Field(default=3600.0, gt=0)
+    """Seconds the whole verification may take; cells after it are reported as not run."""
+    float_tolerance: float = Field(default=1e-6, ge=0, lt=1)
+    """Relative difference under which two printed floats count as equal (float noise)."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -134,6 +145,7 @@ class Config(_Strict):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     protected: list[str] = Field(default_factory=list)
     """More paths (relative to the project, or absolute) that every write to asks about."""
+    verify: VerifyConfig = Field(default_factory=VerifyConfig)
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)

@@ -11,19 +11,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from jupyter_agent.kernel import warmup
+from jupyter_agent.kernel import hidden_state, warmup
 from jupyter_agent.kernel.cell_errors import CellErrors
 from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached, runner_notebook
+from jupyter_agent.repro.tracker import HiddenStateTracker
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
     from jupyter_agent.config import Config
+    from jupyter_agent.repro.report import VerifyReport
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -76,6 +78,12 @@ class KernelAgent:
         self.errors = CellErrors(shell)
         """The cells that raised since ``%load_ext`` (``%agent fix``, Fix with agent)."""
         self.errors.install()
+        self.hidden = HiddenStateTracker(shell.user_ns)
+        """Which names each cell and each ``python`` call of the agent set (hidden state)."""
+        self.hidden_hooks = hidden_state.install(shell, self.hidden)
+        self.hidden_runs = hidden_state.HiddenRuns(self.hidden)
+        self.last_verify: VerifyReport | None = None
+        """The latest ``%agent verify`` / ``/verify`` report ("Fix with agent" hands it over)."""
 
     # ------------------------------------------------------------ where we are
 
@@ -119,12 +127,26 @@ class KernelAgent:
             project_root=project_root(folder),
             working_dir=folder,
             notebook_path=str(notebook) if notebook else None,
-            services=Services(shell=self.shell),
+            services=Services(shell=self.shell, hidden_state=self.hidden, verify_notebook=self._verify),
         )
         register_kernel_tools(runtime.registry)
         if store.notice:
             runtime.notices.append(store.notice)
         return runtime
+
+    async def _verify(
+        self, notebook: Path | None, with_agent: bool, progress: Callable[[str], None]
+    ) -> VerifyReport:
+        """``verify_notebook``: a notebook (None: this kernel's) in a fresh kernel, with this
+        kernel's hidden names."""
+        # the verification (nbclient, nbformat) loads when the agent first verifies
+        from jupyter_agent.kernel.verification import verify
+        from jupyter_agent.repro.runner import NotebookUnusable
+
+        notebook = notebook or self.notebook_path()
+        if notebook is None:
+            raise NotebookUnusable("No notebook is associated with this kernel: pass its path.")
+        return await verify(self, notebook, with_agent=with_agent, progress=progress)
 
     def _read_config(self, folder: Path, watch: ConfigWatch) -> Config:
         """Load the configuration; ``watch`` (stamped before reading, so a change made while

@@ -24,6 +24,11 @@ SUBCOMMANDS = {
     "export": ("[--format F]", "export the session as json, md or ipynb"),
     "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
     "fix": ("[CELL]", "fix the latest cell that raised (or In [CELL], a cell id) with the agent"),
+    "verify": (
+        "[OPTIONS] [NB]",
+        "run the saved notebook in a fresh kernel, compare (--with-agent, --kernel K)",
+    ),
+    "hidden": ("", "state the agent's code set that no cell reproduces, and that code"),
 }
 
 OPTIONS = (

@@ -97,6 +97,11 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         lifecycle(agent, cmd.name, args)
     elif cmd.name == "mcp":
         print(run(rt, args))
+    elif cmd.name in ("verify", "hidden"):
+        # nbclient and the report load with the first verification
+        from jupyter_agent.magics.verify import hidden_command, verify_command
+
+        verify_command(agent, args) if cmd.name == "verify" else hidden_command(agent)
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
 

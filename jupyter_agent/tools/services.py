@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from jupyter_agent.mcp.manager import McpManager
+    from jupyter_agent.repro.report import VerifyReport
+    from jupyter_agent.repro.tracker import HiddenStateTracker
 
 
 class NotebookBridge(Protocol):
@@ -40,6 +42,10 @@ RuleCheck = Callable[..., str]
 without asking (``specific``: only patterns naming something count, not ``"*"``)."""
 
 Todos = dict[str, list[dict[str, Any]]]
+
+NotebookVerifier = Callable[[Path | None, bool, Callable[[str], None]], Awaitable["VerifyReport"]]
+"""``verify(notebook, with_agent, progress)``: the notebook (None: the kernel's) run again in a
+fresh kernel (``repro/``)."""
 
 
 @dataclass
@@ -66,6 +72,10 @@ class Services:
     """Protected paths (writes always ask) and hidden credential stores (``tools/protected.py``)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """How ``bash`` commands are confined (``tools/sandbox.py``)."""
+    hidden_state: HiddenStateTracker | None = None
+    """The kernel's record of names the agent's ``python`` code set that no cell reproduces."""
+    verify_notebook: NotebookVerifier | None = None
+    """Runs a saved notebook in a fresh kernel for ``verify_notebook`` (set by the kernel)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""

@@ -59,8 +59,14 @@ class CellRun:
         """What the run waits for now, under the Stop button ("" for the usual "Working…")."""
         self.widget.status("busy", text)
 
-    def finish(self, status: RunStatus, history: Callable[[], Iterable[MessageWithParts]]) -> None:
-        """Flush the live view, then replace it with the static transcript of this run."""
+    def finish(
+        self,
+        status: RunStatus,
+        history: Callable[[], Iterable[MessageWithParts]],
+        marker: tuple[dict[str, str], dict[str, Any]] | None = None,
+    ) -> None:
+        """Flush the live view, then replace it with the static transcript of this run
+        (``marker``: the hidden state it left, ``ui/hidden_marker.py``)."""
         self.widget.done()
         try:
             messages = [m for m in history() if m.info.id >= self.since]
@@ -76,8 +82,21 @@ class CellRun:
             log.exception("could not build the transcript of the run")
             return
         metadata["jupyter_agent"]["since"] = self.since
+        if marker is not None:
+            extra, meta = marker
+            data = {mime: _append(mime, text, extra.get(mime, "")) for mime, text in data.items()}
+            metadata["jupyter_agent"].update(meta)
         if self.handle is not None:
             self.handle.update(data, metadata=metadata, raw=True)
         else:  # no display hook (plain Python): show it as a new output
             display(data, metadata=metadata, raw=True)
         self.widget.close()
+
+
+def _append(mime: str, text: str, extra: str) -> str:
+    """The marker at the end of the transcript (inside its root ``div`` in HTML)."""
+    if not extra:
+        return text
+    if mime == "text/html" and text.endswith("</div>"):
+        return text[: -len("</div>")] + extra + "</div>"
+    return f"{text}\n\n{extra}"

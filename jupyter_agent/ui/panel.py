@@ -19,7 +19,7 @@ from jupyter_agent.agent import send
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
-from jupyter_agent.core import unicode
+from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
 from jupyter_agent.core.fence import fence
@@ -29,6 +29,8 @@ from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.ui import panel_protocol as wire
+from jupyter_agent.ui import panel_repro
+from jupyter_agent.ui.hidden_marker import finish_run
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
@@ -54,6 +56,8 @@ class PanelConnection:
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
         self._fixing: set[str] = set()
+        self.verifying: asyncio.Task[Any] | None = None
+        """A ``/verify`` running now (Stop cancels it)."""
         """Cells a fix runs for now (by id or label): a second Fix for one is refused."""
         """The titles last listed, by session id: a new one (the generated title) is sent."""
         comm.on_msg(self._on_msg)
@@ -117,6 +121,7 @@ class PanelConnection:
         self.stream.reset(session_id)
         self.stream.attach(runtime.bus, session_id)
         self._page(session_id)
+        panel_repro.remark(self, session_id)  # runs that left hidden state, still marked
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
         busy = runtime.busy(session_id) or session_id in self.agent.running
@@ -150,6 +155,7 @@ class PanelConnection:
             self.agent.panels.remove(self)
         self.stream.close()
         self.bridge.close()
+        panel_repro.stop(self)  # nobody would see its table
         for off in (self._follow_off, self._gauge_off):
             if off is not None:
                 off()
@@ -214,7 +220,8 @@ class PanelConnection:
             self.model = request.model.strip()
             self.stream.notice(f"Next prompts use {runtime.model_name(self.model or None)}.")
         elif isinstance(request, wire.StopRequest):
-            if not runtime.stop(sid):
+            stopped = [runtime.stop(sid), panel_repro.stop(self)]
+            if not any(stopped):
                 self.stream.status("idle")
         elif isinstance(request, wire.OlderRequest):
             if request.session_id == sid:
@@ -240,6 +247,10 @@ class PanelConnection:
             self._mcp(request)
         elif isinstance(request, wire.FixRequest):
             self.fix(request)
+        elif isinstance(request, wire.AddCellRequest):
+            panel_repro.add_cell(self, request)
+        elif isinstance(request, wire.VerifyRequest):
+            panel_repro.start_verify(self, request)
 
     def prompt(
         self,
@@ -283,6 +294,9 @@ class PanelConnection:
     def fix(self, request: wire.FixRequest) -> None:
         """Fix with agent: the cell, its traceback and the variables it names go to the ``fix``
         agent, which proposes the change and replaces the cell (and runs it) once approved."""
+        if request.verify:  # Fix with agent on a verification's table: its report goes instead
+            panel_repro.fix_verify(self)
+            return
         try:
             if request.source is not None:
                 error = from_frontend(
@@ -324,6 +338,7 @@ class PanelConnection:
 
         async def go() -> None:
             self.agent.notify_panels(session_id, True)
+            mark = self.agent.hidden_runs.start()
             try:
                 await work
             except asyncio.CancelledError:
@@ -334,6 +349,7 @@ class PanelConnection:
             finally:
                 if done is not None:
                     done()
+                finish_run(self.agent, ids.ascending("msg"), session_id, mark, None)  # marks hidden state
                 self.agent.notify_panels(session_id, False)
                 self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
                 self.send_mcp()

@@ -138,6 +138,26 @@ class FixRequest(_Wire):
     evalue: str = ""
     traceback: list[str] = Field(default_factory=list)
     execution_count: int | None = None
+    verify: bool = False
+    """Fix what the last verification found (its report goes to the agent) instead of a cell."""
+
+
+class AddCellRequest(_Wire):
+    """The "Add as cell" button of a hidden-state marker: the run's code as a cell below ``cell_id``
+    (the run's cell; for a panel prompt the active cell). ``code``: the code a saved
+    transcript recorded, used when the kernel no longer knows the run (it restarted)."""
+
+    type: Literal["add_cell"] = "add_cell"
+    run: str
+    cell_id: str | None = None
+    code: str | None = None
+
+
+class VerifyRequest(_Wire):
+    """``/verify``: run the saved notebook in a fresh kernel and compare (Stop ends it)."""
+
+    type: Literal["verify"] = "verify"
+    with_agent: bool = False
 
 
 class NotebookReply(_Wire):
@@ -172,6 +192,8 @@ PanelRequest = (
     | CompleteRequest
     | McpRequest
     | FixRequest
+    | AddCellRequest
+    | VerifyRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(

@@ -218,6 +218,43 @@ class OlderMsg(_View):
     before: str | None = None
 
 
+class HiddenStateMsg(_View):
+    """An agent run left state that no cell reproduces (``repro/tracker.py``): the names in a
+    sentence, and "Add as cell", which inserts ``code`` below the run's cell. Sent again
+    with ``added`` once the code is a cell."""
+
+    kind: Literal["hidden_state"] = "hidden_state"
+    run: str
+    """The run's key: what an ``add_cell`` request names."""
+    text: str
+    """The sentence: ``sales`` was changed by the agent's code, not by a cell."""
+    names: list[str]
+    code: str
+    """The code of the calls that set them, in order: what "Add as cell" inserts."""
+    cell_id: str | None = None
+    """The run's ``%agent`` cell (the code goes below it); None: a panel prompt."""
+    added: str | None = None
+    """The id of the cell the code was added as."""
+
+
+class VerifyRowView(_View):
+    label: str
+    """``cell 4 [3]``: position in the notebook and the saved execution count."""
+    status: Literal["ran", "failed", "differs", "skipped", "not run"]
+    detail: str = ""
+
+
+class VerifyMsg(_View):
+    """A verification started from the side panel (``/verify``): progress, then the table."""
+
+    kind: Literal["verify"] = "verify"
+    state: Literal["running", "done", "stopped", "failed"]
+    text: str
+    """What runs now, or the verdict (or why it could not run)."""
+    rows: list[VerifyRowView] = Field(default_factory=list)
+    reproducible: bool | None = None
+
+
 AnyLiveMessage = (
     PartMsg
     | DeltaMsg
@@ -230,6 +267,8 @@ AnyLiveMessage = (
     | StatusMsg
     | NoticeMsg
     | OlderMsg
+    | HiddenStateMsg
+    | VerifyMsg
 )
 LiveMessage = TypeAliasType(
     "LiveMessage",

@@ -8,6 +8,7 @@ export const COMMANDS: SlashCommand[] = [
   { name: 'stop', args: '', detail: 'stop the running agent (Escape)' },
   { name: 'model', args: ' [name]', detail: 'show or choose the model' },
   { name: 'fix', args: ' [cell]', detail: "fix the active cell's error (or In [cell], the latest) with the agent" },
+  { name: 'verify', args: ' [--with-agent]', detail: 'run the saved notebook in a fresh kernel and compare its outputs' },
   { name: 'help', args: '', detail: 'what the panel can do' }
 ];
 
@@ -17,6 +18,7 @@ export const HELP_TEXT =
   '"+ Cell" attaches the active cell or its selected text. ' +
   'Commands: /new starts a session, /compact summarises the history, /stop (or Escape) stops the agent, ' +
   '/model shows or picks the model, /fix sends the active cell\'s error to the agent (it asks before replacing the cell), ' +
+  '/verify runs the saved notebook in a fresh kernel and reports what does not reproduce, ' +
   '/help shows this. Alt+I puts the cursor here from anywhere.';
 
 /** The command being typed (`/mo` → `mo`), or null when the box holds something else. */

@@ -5,6 +5,7 @@ import { cellSession, tagCellSessions } from './cellSessions';
 import { FixButtons, errorOf } from './fix';
 import { agentIcon } from './icon';
 import { AgentPanel } from './panel';
+import { ReproButtons } from './repro';
 
 const COMMAND = 'jupyter-agent:open-panel';
 const CELL_SESSION = 'jupyter-agent:show-cell-session';
@@ -63,6 +64,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     panel.onIdle = () => fixButtons.release();
     tracker.widgetAdded.connect((_, notebook) => fixButtons.watch(notebook));
     tracker.forEach(notebook => fixButtons.watch(notebook));
+    // "Add as cell" on a run that left hidden state; "Fix with agent" on a verification's table
+    const reproButtons = new ReproButtons(
+      (notebook, request) => panel.addCell(notebook, request),
+      notebook => {
+        show();
+        return panel.fixVerify(notebook);
+      }
+    );
+    panel.onHiddenAdded = run => reproButtons.added(run);
+    tracker.widgetAdded.connect((_, notebook) => reproButtons.watch(notebook));
+    tracker.forEach(notebook => reproButtons.watch(notebook));
     app.commands.addCommand(FIX_CELL, {
       label: 'Fix with Agent',
       caption: "Send the cell's error to the agent; it proposes a fix and asks before replacing the cell",

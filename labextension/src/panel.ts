@@ -19,7 +19,7 @@ import { agentIcon } from './icon';
 import { cellRunning, errorOf } from './fix';
 import { keepWidth } from './layout';
 import { runOp } from './notebook';
-import { Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, SessionInfo } from './protocol';
+import { AddCellRequest, Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
@@ -81,6 +81,8 @@ export class AgentPanel extends Widget {
   private pendingFix: FixRequest | null = null;
   /** Called when the session shown stops running: the Fix buttons are usable again. */
   onIdle: () => void = () => undefined;
+  /** Called when the kernel added a run's code as a cell ("Add as cell"). */
+  onHiddenAdded: (run: string) => void = () => undefined;
   /** Keep the newest text in view while the user is at the bottom; not after they scroll up. */
   private following = true;
   private lastScrollTop = 0;
@@ -310,6 +312,11 @@ export class AgentPanel extends Widget {
   // ------------------------------------------------------------------ messages
 
   request(request: PanelRequest): void {
+    if (request.type === 'add_cell' && !request.cell_id) {
+      // a panel prompt has no cell: its code goes below the active one
+      const active = this.notebook?.content.activeCell?.model.id;
+      request = { ...request, ...(active ? { cell_id: active } : {}) };
+    }
     if (!this.comm?.isOpen) {
       this.setState(this.state === 'open' ? 'error' : this.state, 'Not connected to the kernel.');
       return;
@@ -355,6 +362,7 @@ export class AgentPanel extends Widget {
       }
       default:
         if (msg.kind === 'status' && msg.state !== 'busy') this.onIdle();
+        if (msg.kind === 'hidden_state' && msg.added) this.onHiddenAdded(msg.run);
         this.model.emit(msg);
     }
   }
@@ -385,6 +393,40 @@ export class AgentPanel extends Widget {
     }
     this.setState(this.state, 'Fix with agent needs the notebook\'s kernel: start or restart it, then try again.');
     return false;
+  }
+
+  // ------------------------------------------------------------------ reproducibility
+
+  /** "Add as cell" on a transcript in `notebook`: false when the kernel cannot be asked now. */
+  addCell(notebook: NotebookPanel, request: AddCellRequest): boolean {
+    if (notebook !== this.notebook) this.setNotebook(notebook);
+    if (this.state !== 'open' || !this.comm?.isOpen) {
+      this.setState(this.state, 'Add as cell needs the notebook\'s kernel with jupyter-agent loaded: run a cell with %load_ext jupyter_agent, then try again.');
+      return false;
+    }
+    this.request(request);
+    return true;
+  }
+
+  /** Fix with agent on a verification's table: the kernel's latest report goes to the agent. */
+  fixVerify(notebook: NotebookPanel): boolean {
+    if (notebook !== this.notebook) this.setNotebook(notebook);
+    if (this.state !== 'open' || !this.comm?.isOpen) {
+      this.setState(this.state, 'Fix with agent needs the notebook\'s kernel: start it, then verify again.');
+      return false;
+    }
+    this.request({ type: 'fix', verify: true });
+    return true;
+  }
+
+  /** `/verify [--with-agent]`: the saved file, so unsaved edits are said to be left out. */
+  private verify(arg: string): void {
+    if (arg && arg !== '--with-agent') {
+      this.say('Usage: /verify [--with-agent]', 'error');
+      return;
+    }
+    if (this.notebook?.context.model.dirty) this.say('Verifying the saved file: save the notebook to include your latest edits.');
+    this.request({ type: 'verify', with_agent: arg === '--with-agent' });
   }
 
   /** Put the cursor in the prompt box (the focus-prompt command and its shortcut). */
@@ -550,6 +592,9 @@ export class AgentPanel extends Widget {
         return;
       case 'fix':
         this.fix(this.notebook?.content.activeCell ?? null, this.notebook, arg);
+        return;
+      case 'verify':
+        this.verify(arg);
         return;
       default:
         this.say(`Unknown command /${name}. Commands: ${COMMANDS.map(c => '/' + c.name).join(', ')}.`, 'error');

@@ -289,3 +289,37 @@ def test_a_kernel_restart_is_shown_and_the_panel_offers_to_load_again(page: Any,
     assert panel.locator("[data-testid=ja-prompt]").is_disabled()
     panel.locator("[data-testid=ja-load-extension]").click()
     page.wait_for_selector(f'{PANEL}[data-state="open"]', timeout=60_000)
+
+
+def test_hidden_state_add_as_cell_and_verify(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    """The agent's python rebinds `sales`: the cell's transcript and the panel mark it, "Add as
+    cell" on the transcript puts the agent's code below the run, and /verify shows its table."""
+    code = "sales = [x for x in sales if x >= 0]"
+    server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]), Reply(text="Cleaned."))
+    write_notebook(lab.root / "hidden.ipynb", "sales = [120, 80, -5, 95]", "%agent drop the negative sales")
+    panel = open_panel(page, lab, "hidden.ipynb")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    for _ in range(2):
+        page.keyboard.press("Shift+Enter")
+    add = page.locator(".jp-NotebookPanel [data-testid=ja-add-cell]")
+    add.wait_for(timeout=90_000)
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    assert "sales was changed by the agent's code, not by a cell" in cells.nth(1).inner_text()
+    assert panel.locator("[data-testid=ja-hidden]").count() == 1  # the panel marks the run too
+    add.click()
+    page.wait_for_function(
+        "(code) => window.jupyterapp.shell.currentWidget.content.model.cells.get(2)"
+        "?.sharedModel.getSource() === code",
+        arg=code,
+        timeout=30_000,
+    )
+    done = page.locator(".jp-NotebookPanel [data-testid=ja-hidden-added]")
+    done.wait_for(timeout=30_000)
+    assert add.count() == 0 and panel.locator("[data-testid=ja-hidden-added]").count() == 1
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    ask(panel, "/verify")
+    table = panel.locator('[data-testid=ja-verify][data-state="done"]')
+    table.wait_for(timeout=120_000)
+    assert "Reproducible" in table.inner_text() and "skipped" in table.inner_text()
+    assert done.is_visible()  # the end of a run redraws the Fix buttons: this mark stays

@@ -1,8 +1,8 @@
 // The view: one session's stream (messages, their parts, approvals, notices) under a header
 // (status, gauge, Compact, Stop), built from the kernel's UI messages (protocol.ts).
 import type {
-  LiveMessage, NoticeMsg, OlderMsg, PartView, PermissionView, ReasoningView, RemovedMsg, StatusMsg,
-  TextView, UIMessage
+  HiddenStateMsg, LiveMessage, NoticeMsg, OlderMsg, PartView, PermissionView, ReasoningView, RemovedMsg,
+  StatusMsg, TextView, UIMessage, VerifyMsg
 } from '../protocol';
 import { h } from './dom';
 import { mentionChips, splitFenced } from './fenced';
@@ -12,6 +12,7 @@ import { addCodeActions, markdown } from './markdown';
 import type { WidgetModel } from './model';
 import { attachment, compactionMarker, retryNotice, subtaskNode, toolCard, updateRetry } from './parts';
 import { permissionBox, permissionDone } from './permission';
+import { hiddenMarker, verifyBox } from './repro';
 
 interface PartEntry {
   node: HTMLElement;
@@ -43,6 +44,8 @@ export class AgentView {
   private anchor: { node: Element; top: number } | null = null;
   private parts = new Map<string, PartEntry>();
   private permissions = new Map<string, HTMLElement>();
+  private markers = new Map<string, HTMLElement>();
+  private verifyNode: HTMLElement | null = null;
   private olderControl: HTMLElement | null = null;
   private header: Header;
   private stream = h('div', { class: 'ja-stream', role: 'log', 'aria-live': 'polite', 'aria-label': 'Agent messages' });
@@ -61,6 +64,8 @@ export class AgentView {
     this.parts = new Map();
     this.messages.clear();
     this.permissions = new Map();
+    this.markers = new Map();
+    this.verifyNode = null;
     this.olderControl = null;
     this.setStatus({ state: 'idle', text: '' });
   }
@@ -123,6 +128,8 @@ export class AgentView {
       case 'status': this.setStatus(msg); break;
       case 'notice': this.onNotice(msg); break;
       case 'older': this.onOlder(msg); break;
+      case 'hidden_state': this.onHidden(msg); break;
+      case 'verify': this.onVerify(msg); break;
       default: break;
     }
   }
@@ -292,6 +299,23 @@ export class AgentView {
   private onNotice(n: NoticeMsg): void {
     const level = n.level || 'info';
     this.stream.append(h('div', { class: `ja-notice ja-level-${level}`, 'data-testid': level === 'error' ? 'ja-error' : 'ja-notice', text: n.text }));
+  }
+
+  /** A run left hidden state (or its code was added): one marker per run, updated in place. */
+  private onHidden(msg: HiddenStateMsg): void {
+    const node = hiddenMarker(msg, request => this.model.send(request));
+    const old = this.markers.get(msg.run);
+    if (old) old.replaceWith(node);
+    else this.stream.append(node);
+    this.markers.set(msg.run, node);
+  }
+
+  /** A verification: progress replaced by its table, in one place. */
+  private onVerify(msg: VerifyMsg): void {
+    const node = verifyBox(msg, request => this.model.send(request));
+    if (this.verifyNode?.isConnected && this.verifyNode.dataset.state === 'running') this.verifyNode.replaceWith(node);
+    else this.stream.append(node);
+    this.verifyNode = node;
   }
 
   private onPermission(r: PermissionView): void {
