@@ -164,9 +164,12 @@ class BashTool(Tool[BashArgs]):
 
         output = BoundedOutput(ctx.limits, ctx.new_output_file)
         # bash -c inside the OS sandbox where it can start (tools/sandbox.py), else bare
-        spawn = sandbox.command(
-            args.command, ctx.working_dir, ctx.project_root, ctx.services.sandbox, ctx.services.guard
-        )
+        try:
+            spawn = sandbox.command(
+                args.command, ctx.working_dir, ctx.project_root, ctx.services.sandbox, ctx.services.guard
+            )
+        except sandbox.SandboxUnsafe as exc:
+            raise ToolError(str(exc)) from None
         transport, proto = await loop.subprocess_exec(
             lambda: _Collector(output, on_data),
             *spawn.argv,
@@ -211,7 +214,7 @@ class BashTool(Tool[BashArgs]):
             transport.close()
             output.close()
             process_guard.release_if_gone(pid)  # background jobs stay watched until they end
-            moved = spawn.created.sweep() if spawn.created else []  # protected files it made
+            moved = spawn.finish()  # git's copies written back, protected files it made moved aside
         code = transport.get_returncode()
         extra = ""
         if notes:
