@@ -100,13 +100,19 @@ def _locate(chosen: str | None) -> tuple[str | None, str | None]:
             None,
             f"{BWRAP_VAR} must be an absolute path (it is {chosen!r}); a name is not looked up on PATH",
         )
-    return str(path.resolve()), None
+    return os.path.normpath(path), None
 
 
 def writable_home(bwrap: str, writable: list[Path]) -> Path | None:
-    """The folder commands may write that holds ``bwrap`` (it could be swapped), else None."""
-    real = Path(bwrap).resolve()
-    return next((w for w in writable if w == real or w in real.parents), None)
+    """The folder commands may write that holds ``bwrap`` or a link on the way to it (either
+    could be swapped), else None."""
+    given = Path(bwrap)
+    for entry in (given.resolve(), given, *given.parents):  # each name on the way lies in a folder
+        folder = entry.parent.resolve()
+        found = next((w for w in writable if w == folder or w in folder.parents), None)
+        if found is not None:
+            return found
+    return None
 
 
 def tried(bwrap: str, network: bool) -> tuple[str | None, tuple[str, ...]]:

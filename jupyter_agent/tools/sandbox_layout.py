@@ -165,6 +165,7 @@ class Layout:
             return next((w for w in writable if _within(path, w)), None)
 
         layout = cls(writable, [], [], [])
+        _make_hideable(env, inside)
         gits = _top_git_dirs(root_real, inside)
         if gits and stage_git:
             layout.stage_root = git_stage.stage_root(user_data_dir(env) / "git-stage")
@@ -176,7 +177,6 @@ class Layout:
         for path in [*protected, *gits]:
             layout._protect(path, inside, gits)
         layout.pinned.sort(key=lambda p: len(p.parts))
-        _make_hideable(env, inside)
         for path in [*guard.hidden, *control_sockets(env)]:
             real = _real(path)
             if real is None or real in layout.hidden or any(_within(w, real) for w in [root_real, *writable]):
