@@ -67,9 +67,13 @@ async def _main(project: Path, commands: list[str]) -> None:
 
     for command in commands:
         part = await run_bash(runtime(), model, command)
-        print(json.dumps({"status": part.state.status, "output": getattr(part.state, "output", "")}), flush=True)
+        print(
+            json.dumps({"status": part.state.status, "output": getattr(part.state, "output", "")}), flush=True
+        )
     config = load_config(project)
-    print(json.dumps({"untrusted": [str(p.path) for p in config.untrusted], "sandbox": config.sandbox.enabled}))
+    print(
+        json.dumps({"untrusted": [str(p.path) for p in config.untrusted], "sandbox": config.sandbox.enabled})
+    )
 
 
 if __name__ == "__main__":

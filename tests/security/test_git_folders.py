@@ -104,7 +104,11 @@ async def test_ordinary_git_work_still_lands(make_runtime: Any, scripted_model: 
     assert "could not write config file" in part.state.output  # git config is the user's
     log = sh("git log --format=%s main", tmp_path).split()
     assert log[0] == "merged" and {"add-a", "add-b", "first"} <= set(log)
-    assert sh("git branch --show-current; git stash list | wc -l; git tag", tmp_path).split() == ["main", "1", "v1"]
+    assert sh("git branch --show-current; git stash list | wc -l; git tag", tmp_path).split() == [
+        "main",
+        "1",
+        "v1",
+    ]
     assert sh("git status --porcelain", tmp_path).strip() == ""  # the index came back with the work
     assert "fsmonitor" not in (tmp_path / ".git" / "config").read_text()
     assert not (tmp_path / "PWNED").exists()
@@ -129,5 +133,9 @@ async def test_new_git_folders_from_a_command_are_not_kept(
     assert "git made" in output and ".git/modules/lib" in output and ".git/worktrees/wt2" in output
     assert "commondir was made by the command and not kept" in output
     git = tmp_path / ".git"
-    assert not (git / "modules").exists() and not (git / "worktrees").exists() and not (git / "commondir").exists()
+    assert (
+        not (git / "modules").exists()
+        and not (git / "worktrees").exists()
+        and not (git / "commondir").exists()
+    )
     the_users_git_runs_nothing_planted(tmp_path, marker=marker)

@@ -41,9 +41,11 @@ async def test_a_bwrap_on_path_is_never_used(
     victim = outside / "victim.txt"
     victim.write_text("keep me")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")  # direnv's PATH_add bin
-    fake = f"#!/bin/sh\\ntouch {marker}\\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\\n"
+    fake = f'#!/bin/sh\\ntouch {marker}\\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\\n'
     runtime = make_runtime(permission=OPEN)
-    first = await run_bash(runtime, scripted_model, f"mkdir -p bin && printf '{fake}' > bin/bwrap && chmod +x bin/bwrap")
+    first = await run_bash(
+        runtime, scripted_model, f"mkdir -p bin && printf '{fake}' > bin/bwrap && chmod +x bin/bwrap"
+    )
     assert first.state.status == "completed", first.state
     assert (tmp_path / "bin" / "bwrap").exists()
     part = await run_bash(runtime, scripted_model, f"echo pwned > {computed(victim)}; echo ran")
@@ -69,10 +71,13 @@ async def test_the_sweep_never_follows_a_planted_git_link(
     make_runtime: Any, scripted_model: Any, tmp_path: Path, outside: Path
 ) -> None:
     other = outside / "other"
-    sh("git init -q . && git config user.name keep", other if other.mkdir() is None else other)
+    other.mkdir()
+    sh("git init -q . && git config user.name keep", other)
     before = sorted(p.name for p in (other / ".git").iterdir())
     config = (other / ".git" / "config").read_text()
-    part = await run_bash(make_runtime(permission=OPEN), scripted_model, f"ln -s {other / '.git'} .git; echo made")
+    part = await run_bash(
+        make_runtime(permission=OPEN), scripted_model, f"ln -s {other / '.git'} .git; echo made"
+    )
     assert "made" in part.state.output and "moved to .git.blocked" in part.state.output, part.state
     assert sorted(p.name for p in (other / ".git").iterdir()) == before
     assert (other / ".git" / "config").read_text() == config
@@ -88,7 +93,9 @@ async def test_the_sweep_never_follows_a_planted_home_link(
     for name in ("bin", "share/jupyter"):
         (target / name).mkdir(parents=True)
         (target / name / "keep").write_text("keep")
-    part = await run_bash(make_runtime(permission=OPEN), scripted_model, f"ln -s {target} ~/.local; echo made")
+    part = await run_bash(
+        make_runtime(permission=OPEN), scripted_model, f"ln -s {target} ~/.local; echo made"
+    )
     assert "made" in part.state.output, part.state
     assert (target / "bin" / "keep").exists() and (target / "share" / "jupyter" / "keep").exists()
     assert sorted(p.name for p in target.iterdir()) == ["bin", "share"]
@@ -103,7 +110,9 @@ async def test_code_a_kernel_or_shell_start_loads_cannot_be_planted(
     Ubuntu's ``~/.bashrc`` sources ``~/.bash_aliases``."""
     marker = outside / "PWNED"
     monkeypatch.setenv("HOME", str(tmp_path))
-    (tmp_path / ".bashrc").write_text("if [ -f ~/.bash_aliases ]; then\n    . ~/.bash_aliases\nfi\n. ~/.config/extra.sh\n")
+    (tmp_path / ".bashrc").write_text(
+        "if [ -f ~/.bash_aliases ]; then\n    . ~/.bash_aliases\nfi\n. ~/.config/extra.sh\n"
+    )
     (tmp_path / "IPython").mkdir()
     (tmp_path / "sitecustomize.py").write_text("# mine\n")
     plant = f"import pathlib; pathlib.Path({str(marker)!r}).touch()"
@@ -111,8 +120,8 @@ async def test_code_a_kernel_or_shell_start_loads_cannot_be_planted(
         f"echo {shlex.quote(plant)} > ipykernel_launcher.py; echo {shlex.quote(plant)} >> sitecustomize.py; "
         f"echo {shlex.quote(plant)} > IPython/__init__.py; "
         f"mkdir -p ~/bin && printf '#!/bin/sh\\ntouch {marker}\\n' > ~/bin/git && chmod +x ~/bin/git; "
-        f"echo 'touch {marker}' > ~/.bash_aliases; mkdir -p ~/.config && echo 'touch {marker}' > ~/.config/extra.sh; "
-        "echo done"
+        f"echo 'touch {marker}' > ~/.bash_aliases; "
+        f"mkdir -p ~/.config && echo 'touch {marker}' > ~/.config/extra.sh; echo done"
     )
     part = await run_bash(make_runtime(permission=OPEN), scripted_model, command)
     assert "done" in part.state.output, part.state

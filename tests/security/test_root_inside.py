@@ -25,7 +25,12 @@ from jupyter_agent.tools import sandbox
 pytestmark = pytest.mark.skipif(
     sandbox.start_problem(sandbox.SandboxPolicy()) is not None, reason="bubblewrap cannot start here"
 )
-KNOBS = ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sys/kernel/hostname", "/proc/sysrq-trigger")
+KNOBS = (
+    "/proc/sys/kernel/core_pattern",
+    "/proc/sys/vm/drop_caches",
+    "/proc/sys/kernel/hostname",
+    "/proc/sysrq-trigger",
+)
 PROBE = (
     "; ".join(f"(exec 3>>{k}) 2>/dev/null && echo OPENED {k}" for k in KNOBS)
     + "; touch /sys/kernel/probe 2>/dev/null && echo WROTE /sys"
@@ -44,6 +49,8 @@ def check_probe(output: str) -> None:
 
 
 async def test_root_is_not_special_inside(make_runtime: Any, scripted_model: Any, tmp_path: Path) -> None:
-    part = await run_bash(make_runtime(permission={"bash": "allow", "external_directory": "allow"}), scripted_model, PROBE)
+    part = await run_bash(
+        make_runtime(permission={"bash": "allow", "external_directory": "allow"}), scripted_model, PROBE
+    )
     assert part.state.status == "completed", part.state
     check_probe(part.state.output)

@@ -34,7 +34,11 @@ HOOK = "#!/bin/sh\ntouch {marker}\n"
 def runtime_in(folder: Path, root: Path, model: Any, **overrides: Any) -> Any:
     config = load_config(folder, {"model": model.model, "api_base": model.base_url, **overrides})
     runtime = build_runtime(
-        config=config, store=SqliteStore.for_directory(folder), project_root=root, working_dir=folder, client=model
+        config=config,
+        store=SqliteStore.for_directory(folder),
+        project_root=root,
+        working_dir=folder,
+        client=model,
     )
     runtime.generate_titles = False
     return runtime
@@ -44,7 +48,9 @@ async def test_a_forged_sibling_store_cannot_revert_into_a_git_hook(
     scripted_model: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
     marker = tmp_path.parent / f"{tmp_path.name}-PWNED"
-    os.system(f"cd {tmp_path} && git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m 0")
+    os.system(
+        f"cd {tmp_path} && git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m 0"
+    )
     sibling = tmp_path / "other"
     sibling.mkdir()
     runtime = runtime_in(sibling, tmp_path, scripted_model)
@@ -62,8 +68,9 @@ async def test_a_forged_sibling_store_cannot_revert_into_a_git_hook(
     with pytest.raises(RevertError, match="protected") as refused:
         runtime.revert(sid)
     assert "git runs the commands it names" in str(refused.value)
-    monkeypatch.setattr("sys.stdin", open(os.devnull))  # a terminal would ask; piped input never approves
-    assert main(["sessions", "--notebook", str(sibling / "nb.ipynb"), "revert", sid]) == 2
+    with open(os.devnull) as piped:  # a terminal would ask; piped input never approves
+        monkeypatch.setattr("sys.stdin", piped)
+        assert main(["sessions", "--notebook", str(sibling / "nb.ipynb"), "revert", sid]) == 2
     assert not hook.exists() and (sibling / "notes.txt").read_text() == "mine\n"
     os.system(f"cd {tmp_path} && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m mine")
     assert not marker.exists()
@@ -106,7 +113,12 @@ async def test_a_cell_the_agent_runs_is_under_the_python_rule(
     runtime = make_runtime(permission={"python": "deny", "notebook_edit": "allow"})
     register_kernel_tools(runtime.registry)  # as a kernel does
     code = "import shutil; shutil.rmtree('data')"
-    args = {"action": action, "source": code, "run": True, **({"cell_id": "c0"} if action == "replace" else {})}
+    args = {
+        "action": action,
+        "source": code,
+        "run": True,
+        **({"cell_id": "c0"} if action == "replace" else {}),
+    }
     scripted_model.queue(Reply(tool_calls=[ToolCall("notebook_edit", json.dumps(args))]), Reply(text="ok"))
     sid = await runtime.prompt("clean up", handle=RunHandle(bridge=notebook))
     part = next(p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, ToolPart))

@@ -132,11 +132,16 @@ async def test_trust_applies_the_file_and_a_change_asks_again(project: Path, scr
     assert changed.steps is None and [p.path for p in changed.untrusted] == [planted]
 
 
-async def test_the_trust_command_is_the_way_for_headless_runs(
+def test_the_trust_command_is_the_way_for_headless_runs(
     project: Path, scripted_model: Any, capsys: Any
 ) -> None:
     planted = project / "analysis" / "jupyter-agent.json"
     planted.write_text(json.dumps({"permission": {"bash": {"rm *": "allow"}}}))
+    run = ["run", "hi", "--notebook", str(project / "analysis" / "nb.ipynb"), "--model", "openai/x"]
+    assert main(run) == 2  # refused before anything is created
+    said = capsys.readouterr().err
+    assert f"jupyter-agent trust {planted}" in said and len(said.strip().splitlines()) == 1
+    assert not (project / "analysis" / ".jupyter-agent").exists()
     assert main(["trust", str(project / "analysis")]) == 0
     said = capsys.readouterr().out
     assert f"trusted {planted}" in said and "'rm *': allow" in said

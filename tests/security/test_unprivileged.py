@@ -59,7 +59,9 @@ def planted_git(marker: Path) -> str:
 
 
 def users_git_status(project: Path, argv: list[str], env: dict[str, str]) -> None:
-    subprocess.run([*argv, "git", "status", "--short"], cwd=project, env=env, capture_output=True, check=False)
+    subprocess.run(
+        [*argv, "git", "status", "--short"], cwd=project, env=env, capture_output=True, check=False
+    )
 
 
 def test_as_an_unprivileged_user(home: Path) -> None:
@@ -92,7 +94,9 @@ def test_a_run_killed_mid_command_leaves_nothing_that_runs_later(tmp_path: Path,
     command = f"{planted_git(marker)}; echo '{LOOSE}' > jupyter-agent.json; touch {ready}; sleep 60"
     env = {**os.environ, "JUPYTER_AGENT_DATA_DIR": str(untrusting)}
     with open(tmp_path / "out", "w") as out:
-        agent = subprocess.Popen([sys.executable, AGENT_AS, str(project), command], env=env, stdout=out, stderr=out)
+        agent = subprocess.Popen(
+            [sys.executable, AGENT_AS, str(project), command], env=env, stdout=out, stderr=out
+        )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists() and agent.poll() is None and time.monotonic() < deadline:
