@@ -65,7 +65,9 @@ async def _ask(
         [str(item.path)],
         item.title(),
         {"path": str(item.path), "changes": list(item.changes)},
+        default="allow",  # only a rule naming trust_config answers it (not a catch-all "*")
         always_ask=True,
+        exact=True,
     )
     try:
         await runtime.permissions.ask(who, question)

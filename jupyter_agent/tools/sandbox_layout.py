@@ -77,8 +77,21 @@ def runs_later(env: Mapping[str, str], working_dir: Path | None = None) -> list[
     found += [config / n for n in ("autostart", "systemd", "environment.d", "fish", "pip")]
     found += [home / ".pip", home / ".condarc", home / ".vimrc", config / "nvim"]
     found += [home / rel for start in starts for rel in _sourced(start)]
-    found += [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p and _within(Path(p), home)]
+    found += _home_programs(env.get("PATH", ""), home)
     return list(dict.fromkeys(found))
+
+
+def _home_programs(path: str, home: Path) -> list[Path]:
+    """Program folders on PATH that a login keeps in the home folder (``~/bin``,
+    ``~/.cargo/bin``), not a project's own (``~/work/app/node_modules/.bin``)."""
+    found: list[Path] = []
+    for entry in path.split(os.pathsep):
+        folder = Path(entry)
+        if entry and folder.is_absolute() and _within(folder, home) and folder != home:
+            first = folder.relative_to(home).parts[0]
+            if first.startswith(".") or first == "bin":
+                found.append(folder)
+    return found
 
 
 def _sourced(start: Path) -> list[str]:
@@ -167,13 +180,10 @@ class Layout:
         layout = cls(writable, [], [], [])
         _make_hideable(env, inside)
         gits = _top_git_dirs(root_real, inside)
-        if gits and stage_git:
-            layout.stage_root = git_stage.stage_root(user_data_dir(env) / "git-stage")
-            for gitdir in gits:
-                layout.staged += git_stage.stage(gitdir, layout.stage_root)
-        else:
-            layout.read_only += gits
+        layout._stage(gits if stage_git else [], user_data_dir(env) / "git-stage")
+        layout.read_only += [g for g in gits if g not in {s.real for s in layout.staged}]
         protected = [p for p, _ in guard.concrete(root_real, cwd_real)] + runs_later(env, cwd_real)
+        protected.append(user_data_dir(env))  # hidden below; its parents pinned like the rest
         for path in [*protected, *gits]:
             layout._protect(path, inside, gits)
         layout.pinned.sort(key=lambda p: len(p.parts))
@@ -183,6 +193,21 @@ class Layout:
                 continue  # missing, or it would hide the project or the temp folder
             layout.hidden.append(real)
         return layout
+
+    def _stage(self, gits: list[Path], base: Path) -> None:
+        """Stage each git folder; one that cannot be staged (no room for the copy, a folder
+        it cannot read) stays read-only as a whole: commands then cannot use git there."""
+        if not gits:
+            return
+        try:
+            self.stage_root = git_stage.stage_root(base)
+        except OSError:
+            return
+        for gitdir in gits:
+            try:
+                self.staged += git_stage.stage(gitdir, self.stage_root)
+            except OSError:
+                self.staged = [s for s in self.staged if not _within(s.real, gitdir)]
 
     def _protect(self, path: Path, inside: Callable[[Path], Path | None], gits: list[Path]) -> None:
         real = _real(path)
