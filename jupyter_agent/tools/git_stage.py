@@ -13,8 +13,11 @@ every other file and folder are the real ones, read-only; the files git replaces
 (``HEAD``, ``index``, ``packed-refs``, ``ORIG_HEAD`` …, :data:`COPIED`) are copies. When
 the command ends, a copy it changed is written back if nobody changed the real file
 meanwhile; anything else it made there (a ``commondir``, a submodule's new git folder from
-``git submodule add``) is dropped and the command's output says so. A run killed mid-command
-writes nothing back: the real folder only ever got objects, refs and logs.
+``git submodule add``) is dropped and the command's output says so. An index that registers
+a submodule the real one does not have is not written back either: ``git status`` runs git
+inside each submodule, and a ``sub/.git`` the command planted could name any git folder,
+with its config. A run killed mid-command writes nothing back: the real folder only ever
+got objects, refs and logs.
 """
 
 from __future__ import annotations
@@ -25,8 +28,11 @@ import itertools
 import os
 import shutil
 import stat
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from jupyter_agent.tools.bwrap import system_program
 
 WRITABLE = frozenset({"objects", "refs", "logs", "lfs", "rr-cache"})
 """Folders git records work in: the real ones, writable."""
@@ -131,6 +137,12 @@ class StagedGit:
         before, mode = self.copies.get(name, (None, 0o644))
         if _digest(data) == before:
             return None
+        added = _new_submodules(self.real, self.stage / name) if name == "index" and data else set()
+        if added:
+            return (
+                f"the command registered {', '.join(sorted(added))} as a submodule in {self.real}; "
+                f"its change to git's index was not kept (add submodules yourself: {NEEDS_MORE})."
+            )
         if _digest(_read(self.real, name)) != before:
             return (
                 f"{self.real / name} changed outside while the command ran; "
@@ -141,6 +153,52 @@ class StagedGit:
         except OSError as exc:
             return f"{self.real / name}: the command's change could not be written back ({exc})."
         return None
+
+
+def _gitlinks(gitdir: Path, index: Path) -> set[str] | None:
+    """The submodule paths an index names (None: it cannot be read). The system's git reads
+    it, never one on PATH, with nothing of the repository's config that runs a program."""
+    git = system_program("git")
+    if git is None or not index.is_file():
+        return None if git is None else set()
+    env = {"GIT_INDEX_FILE": str(index), "PATH": "/usr/bin:/bin", "HOME": str(gitdir), "LC_ALL": "C"}
+    argv = [git, f"--git-dir={gitdir}", "-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"]
+    try:
+        done = subprocess.run(argv, env=env, capture_output=True, timeout=60, check=False, cwd=gitdir)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    entries = done.stdout.decode("utf-8", "replace").split("\0")
+    return {e.split("\t", 1)[1] for e in entries if e.startswith("160000 ") and "\t" in e}
+
+
+_registered: dict[Path, tuple[tuple[int, int, int], list[str]]] = {}
+
+
+def submodule_paths(gitdir: Path) -> list[str]:
+    """The submodules the repository's index registers: ``git status`` enters each one
+    whose folder holds a ``.git``, and runs what that git folder's config names (read again
+    only when the index changed)."""
+    try:
+        st = (gitdir / "index").stat()
+    except OSError:
+        return []
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _registered.get(gitdir)
+    if cached is None or cached[0] != stamp:
+        cached = _registered[gitdir] = (stamp, sorted(_gitlinks(gitdir, gitdir / "index") or ()))
+    return cached[1]
+
+
+def _new_submodules(gitdir: Path, staged_index: Path) -> set[str]:
+    """Submodules the staged index registers that the real one does not (an index that
+    cannot be read counts as registering one: it is not written back)."""
+    after = _gitlinks(gitdir, staged_index)
+    before = _gitlinks(gitdir, gitdir / "index")
+    if after is None or before is None:
+        return {"(an index git could not read)"}
+    return after - before
 
 
 def _names(folder: Path) -> set[str]:

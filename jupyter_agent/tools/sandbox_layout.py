@@ -30,6 +30,7 @@ from pathlib import Path
 from jupyter_agent.tools import git_stage
 from jupyter_agent.tools.bwrap import BASE_MOUNTS, KERNEL_KNOBS
 from jupyter_agent.tools.protected import (
+    GIT_RUNS,
     STORE_NAME,
     Guard,
     git_dirs,
@@ -184,6 +185,7 @@ class Layout:
         layout.read_only += [g for g in gits if g not in {s.real for s in layout.staged}]
         protected = [p for p, _ in guard.concrete(root_real, cwd_real)] + runs_later(env, cwd_real)
         protected.append(user_data_dir(env))  # hidden below; its parents pinned like the rest
+        protected += _submodule_gits(root_real)
         for path in [*protected, *gits]:
             layout._protect(path, inside, gits)
         layout.pinned.sort(key=lambda p: len(p.parts))
@@ -252,6 +254,17 @@ def _top_git_dirs(root: Path, inside: Callable[[Path], Path | None]) -> list[Pat
             continue
         if not any(_within(real, f) for f in found):
             found = [f for f in found if not _within(f, real)] + [real]
+    return found
+
+
+def _submodule_gits(root: Path) -> list[Path]:
+    """Each registered submodule's ``.git`` in the project and what git reads in it, also
+    for one not checked out yet: a command must not give it a git folder of its own."""
+    found: list[Path] = []
+    for gitdir in git_dirs(root)[:1]:
+        for rel in git_stage.submodule_paths(gitdir):
+            dot_git = root / rel / ".git"
+            found += [dot_git, *(dot_git / name for name in sorted(GIT_RUNS))]
     return found
 
 

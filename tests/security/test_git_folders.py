@@ -49,7 +49,7 @@ def the_users_git_runs_nothing_planted(*folders: Path, marker: Path) -> None:
 async def test_a_submodules_git_folder_is_read_only(
     make_runtime: Any, scripted_model: Any, tmp_path: Path, outside: Path
 ) -> None:
-    marker = tmp_path.parent / f"{tmp_path.name}-PWNED"
+    marker = outside / "PWNED"  # read-only to commands: only a git outside the sandbox can make it
     repo(outside / "lib-src")
     sh(f"{GIT} submodule -q add {outside / 'lib-src'} lib && {GIT} commit -qm sub", repo(tmp_path))
     module = tmp_path / ".git" / "modules" / "lib"
@@ -70,9 +70,9 @@ async def test_a_submodules_git_folder_is_read_only(
 
 
 async def test_a_worktrees_commondir_cannot_be_redirected(
-    make_runtime: Any, scripted_model: Any, tmp_path: Path
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, outside: Path
 ) -> None:
-    marker = tmp_path.parent / f"{tmp_path.name}-PWNED"
+    marker = outside / "PWNED"  # read-only to commands: only a git outside the sandbox can make it
     sh(f"{GIT} worktree add -q wt", repo(tmp_path))
     admin = tmp_path / ".git" / "worktrees" / "wt"
     before = {name: (admin / name).read_text() for name in ("commondir", "gitdir")}
@@ -119,7 +119,7 @@ async def test_new_git_folders_from_a_command_are_not_kept(
 ) -> None:
     """``git submodule add`` and ``git worktree add`` make git folders, which commands cannot:
     the result says so, and the user's git is left as it was."""
-    marker = tmp_path.parent / f"{tmp_path.name}-PWNED"
+    marker = outside / "PWNED"  # read-only to commands: only a git outside the sandbox can make it
     repo(outside / "lib-src")
     repo(tmp_path)
     command = (
@@ -138,4 +138,29 @@ async def test_new_git_folders_from_a_command_are_not_kept(
         and not (git / "worktrees").exists()
         and not (git / "commondir").exists()
     )
+    the_users_git_runs_nothing_planted(tmp_path, marker=marker)
+
+
+async def test_a_command_cannot_plant_a_submodule_that_git_status_enters(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path, outside: Path
+) -> None:
+    """``git status`` runs git inside each registered submodule that holds a ``.git``: a
+    command must neither register one whose ``.git`` names its own repository, nor give a
+    registered one that is not checked out a repository of its own."""
+    marker = outside / "PWNED"  # read-only to commands: only a git outside the sandbox can make it
+    repo(outside / "lib-src")
+    sh(f"{GIT} submodule -q add {outside / 'lib-src'} lib && {GIT} commit -qm sub", repo(tmp_path))
+    sh("git submodule deinit -q -f lib", tmp_path)  # registered, not checked out
+    evil = f"git init -q {{0}} && git -C {{0}} config core.fsmonitor 'touch {marker}'"
+    command = (
+        f"{evil.format('evil')} && {GIT} -C evil commit -q --allow-empty -m e && mkdir -p sub && "
+        "echo 'gitdir: ../evil/.git' > sub/.git && "
+        "git update-index --add --cacheinfo 160000,$(git -C evil rev-parse HEAD),sub; "
+        f"{evil.format('lib')}; echo done"
+    )
+    part = await run_bash(make_runtime(permission=OPEN), scripted_model, command)
+    output = part.state.output
+    assert "done" in output and "registered sub as a submodule" in output, part.state
+    assert "lib/.git/config is protected" in output
+    assert "sub" not in sh("git ls-files --stage | grep ^160000", tmp_path)
     the_users_git_runs_nothing_planted(tmp_path, marker=marker)
