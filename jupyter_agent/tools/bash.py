@@ -170,16 +170,21 @@ class BashTool(Tool[BashArgs]):
             )
         except sandbox.SandboxUnsafe as exc:
             raise ToolError(str(exc)) from None
-        transport, proto = await loop.subprocess_exec(
-            lambda: _Collector(output, on_data),
-            *spawn.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=str(ctx.working_dir),
-            start_new_session=True,
-            env=spawn.env,
-        )
+        try:
+            transport, proto = await loop.subprocess_exec(
+                lambda: _Collector(output, on_data),
+                *spawn.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=str(ctx.working_dir),
+                start_new_session=True,
+                env=spawn.env,
+            )
+        except BaseException:
+            spawn.finish()  # nothing ran: its staged git copies and the guardian's sweep go
+            output.close()
+            raise
         pid = transport.get_pid()
         process_guard.watch(pid)  # killed with the run, even by kill -9 of this process
         notes: list[str] = []

@@ -39,32 +39,12 @@ WRITABLE = frozenset({"objects", "refs", "logs", "lfs", "rr-cache"})
 NESTED = ("modules", "worktrees")
 """Folders holding other git folders (submodules, linked worktrees), each staged the same way."""
 COPIED = frozenset(
-    {
-        "HEAD",
-        "ORIG_HEAD",
-        "FETCH_HEAD",
-        "MERGE_HEAD",
-        "MERGE_MSG",
-        "MERGE_MODE",
-        "MERGE_AUTOSTASH",
-        "AUTO_MERGE",
-        "CHERRY_PICK_HEAD",
-        "REVERT_HEAD",
-        "COMMIT_EDITMSG",
-        "SQUASH_MSG",
-        "TAG_EDITMSG",
-        "index",
-        "packed-refs",
-        "shallow",
-        "BISECT_LOG",
-        "BISECT_START",
-        "BISECT_TERMS",
-        "BISECT_NAMES",
-        "BISECT_EXPECTED_REV",
-        "BISECT_ANCESTORS_OK",
-        "BISECT_HEAD",
-        "BISECT_FIRST_PARENT",
-    }
+    (  # noqa: SIM905 - two dozen names read better as words than one per line
+        "HEAD ORIG_HEAD FETCH_HEAD MERGE_HEAD MERGE_MSG MERGE_MODE MERGE_AUTOSTASH AUTO_MERGE "
+        "CHERRY_PICK_HEAD REVERT_HEAD COMMIT_EDITMSG SQUASH_MSG TAG_EDITMSG index packed-refs shallow "
+        "BISECT_LOG BISECT_START BISECT_TERMS BISECT_NAMES BISECT_EXPECTED_REV BISECT_ANCESTORS_OK "
+        "BISECT_HEAD BISECT_FIRST_PARENT"
+    ).split()
 )
 """Files git replaces whole and that name no program: copied in, written back when changed."""
 NEEDS_MORE = "git's own folders are read-only to commands: run it yourself (docs/security.md)"
