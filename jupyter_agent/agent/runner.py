@@ -201,13 +201,14 @@ class Runner:
         """A question before the run starts (``agent/trust_prompt.py``): Stop ends it as it
         ends a run."""
         task = asyncio.current_task()
-        self._runs[session_id] = handle
+        added = self._runs.setdefault(session_id, handle) is handle  # a running loop keeps its own
         if task is not None:
             self._tasks.setdefault(session_id, set()).add(task)
         try:
             yield
         finally:
-            self._runs.pop(session_id, None)
+            if added:
+                self._runs.pop(session_id, None)
             if task is not None:
                 self._tasks.get(session_id, set()).discard(task)
 

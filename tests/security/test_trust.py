@@ -10,6 +10,7 @@ naming ``jupyter-agent trust PATH``, the notebook and the panel ask Trust / Igno
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -192,3 +193,20 @@ def test_admin_pre_trusts_paths_and_locks_keys(tmp_path: Path, untrusting: Path)
     assert [p.what() for p in pending] == ["would set steps"]  # a locked key would change nothing
     (other / "jupyter-agent.json").write_text(json.dumps({"trusted": ["/"]}))
     assert "only the administrator's file" in load_config(other, system_file=admin).untrusted[0].what()
+
+
+async def test_stop_ends_the_question_and_decides_nothing(project: Path, scripted_model: Any) -> None:
+    (project / "analysis" / "jupyter-agent.json").write_text(json.dumps(LOOSE))
+    runtime = runtime_in(project / "analysis", project, scripted_model, interactive=True)
+    sid = runtime.new_session().id
+    asked: list[PermissionAsked] = []
+    runtime.bus.subscribe(lambda e: asked.append(e) if isinstance(e, PermissionAsked) else None)
+    prompt = send.Prompt("go", sid, handle=RunHandle(interactive=True))
+    task = asyncio.ensure_future(send.send(runtime, prompt, lambda text, level: None))
+    while not asked:
+        await asyncio.sleep(0.01)
+    runtime.stop(sid)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not trust.load().files and not scripted_model.requests  # neither trusted nor ignored
+    assert load_config(project / "analysis", global_dir=project / "no-global").untrusted
