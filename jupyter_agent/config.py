@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -144,7 +144,7 @@ class Config(_Strict):
     _notices: list[str] = PrivateAttr(default_factory=list)
     _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
     _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
-    _reload: Any = PrivateAttr(default=None)
+    _reload: Callable[[], Config] | None = PrivateAttr(default=None)
 
     @field_validator("api_base")
     @classmethod
@@ -177,10 +177,7 @@ class Config(_Strict):
 
     def reloaded(self) -> Config:
         """The configuration read again with the same arguments (after a trust decision)."""
-        if self._reload is None:
-            return self
-        config: Config = self._reload()
-        return config
+        return self if self._reload is None else self._reload()
 
     @property
     def notices(self) -> list[str]:

@@ -113,6 +113,13 @@ class Spawn:
         return notes
 
 
+def confined(inner: list[str], cwd: Path, layout: Layout, network: bool, found: str) -> list[str]:
+    """``inner`` started in ``cwd`` inside ``layout`` by the bubblewrap ``found``: a command's
+    shell here, any other process that must live by the same rules (a contained kernel)."""
+    base = bwrap.tried(found, network)[1]
+    return [found, *bwrap.namespaces(network), *layout.args(base), "--chdir", str(cwd), "--", *inner]
+
+
 def command(
     text: str,
     cwd: Path,
@@ -138,7 +145,6 @@ def command(
             f"The sandbox program {found} lies in {swappable}, which commands may write: a command "
             f"could replace it. Point {bwrap.BWRAP_VAR} at a bwrap in a system folder (/usr/bin/bwrap)."
         )
-    base = bwrap.tried(found, policy.network)[1]
-    argv = [found, *bwrap.namespaces(policy.network), *layout.args(base), "--chdir", str(cwd), "--", *inner]
+    argv = confined(inner, cwd, layout, policy.network, found)
     held = process_guard.hold_sweep(layout.absent) if layout.absent else None
     return Spawn(argv, clean, sandboxed=True, layout=layout, held=held)

@@ -179,7 +179,7 @@ class Layout:
             return next((w for w in writable if _within(path, w)), None)
 
         layout = cls(writable, [], [], [])
-        _make_hideable(env, inside)
+        _make_hideable(env, writable)
         gits = _top_git_dirs(root_real, inside)
         layout._stage(gits if stage_git else [], user_data_dir(env) / "git-stage")
         layout.read_only += [g for g in gits if g not in {s.real for s in layout.staged}]
@@ -268,11 +268,12 @@ def _submodule_gits(root: Path) -> list[Path]:
     return found
 
 
-def _make_hideable(env: Mapping[str, str], inside: Callable[[Path], Path | None]) -> None:
+def _make_hideable(env: Mapping[str, str], writable: list[Path]) -> None:
     """jupyter-agent's own folders are hidden; one that does not exist yet where commands
     may write is made (empty) first, or a command could make it and fill it."""
     for folder in (user_config_dir(env), user_data_dir(env)):
-        if not os.path.lexists(folder) and inside(folder.parent.resolve()) is not None:
+        parent = folder.parent.resolve()
+        if not os.path.lexists(folder) and any(_within(parent, w) for w in writable):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
 
 
