@@ -47,6 +47,8 @@ COPIED = frozenset(
     ).split()
 )
 """Files git replaces whole and that name no program: copied in, written back when changed."""
+QUIET = ("gc.pid", "gc.log")
+"""What git leaves in its folder for itself (``git gc``): dropped without a word."""
 NEEDS_MORE = "git's own folders are read-only to commands: run it yourself (docs/security.md)"
 
 
@@ -103,7 +105,7 @@ class StagedGit:
             if note:
                 notes.append(note)
         for name in sorted(_names(self.stage) - {n for _, n in self.mounts} - set(self.copies)):
-            if not copied(name) and not name.endswith(".lock") and name not in NESTED:
+            if not copied(name) and not name.endswith(".lock") and name not in (*NESTED, *QUIET):
                 notes.append(f"{self.real / name} was made by the command and not kept ({NEEDS_MORE}).")
         for kind in NESTED:
             for made in _new_git_dirs(self.stage / kind, self.nested, kind):
