@@ -35,6 +35,7 @@ from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session.rendering import Rendered, render_part
 from jupyter_agent.session_cli import add_session_commands, run_session_command
+from jupyter_agent.trust_cli import add_trust_command, run_trust_command
 from jupyter_agent.verify_cli import add_verify_command, run_verify
 
 if TYPE_CHECKING:
@@ -43,7 +44,10 @@ if TYPE_CHECKING:
 
 
 def build_runtime(args: argparse.Namespace) -> Runtime:
-    """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    """The runtime for the command's folder (``--notebook``'s, else the working directory).
+    A configuration file that is not trusted stops ``run`` and ``compact`` (they would run
+    the model without it) with the line naming ``jupyter-agent trust``; other commands are
+    told it was left out."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config, project_root
@@ -66,6 +70,13 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
     if getattr(args, "budget", None) is not None:
         overrides["budget"] = {"turn_usd": args.budget}
     config = load_config(folder, overrides)
+    for pending in config.untrusted:
+        if args.command in ("run", "compact"):
+            raise UsageProblem(pending.refusal())
+        print(
+            f"note: {pending.path} is not trusted, so it was not applied (jupyter-agent trust)",
+            file=sys.stderr,
+        )
     store = SqliteStore.for_directory(folder)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
@@ -296,6 +307,7 @@ def parser() -> argparse.ArgumentParser:
 
     add_session_commands(sub)
     add_verify_command(sub)
+    add_trust_command(sub)
 
     listing.add_command(sub)
     return top
@@ -361,6 +373,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return listing.main(args, build_runtime)
     if args.command == "verify":
         return run_verify(args)
+    if args.command == "trust":
+        return run_trust_command(args)
 
     return run_session_command(args, build_runtime)
 

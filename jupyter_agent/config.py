@@ -2,6 +2,8 @@
 
 The admin's system file (``system_config.py``) is read first; the keys it locks are taken
 out of every later layer, and its permission rules are a floor no later rule loosens.
+A project file is applied only once the user trusted its content (``trust.py``); one that
+is new or changed since is left out and listed in ``Config.untrusted``.
 
 Keys are validated so a typo in ``jupyter-agent.json`` is an error that names the file
 and the key, not a silently ignored setting. API keys never live here: they are read from
@@ -13,14 +15,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from jupyter_agent import system_config
+from jupyter_agent import system_config, trust, trust_changes
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
@@ -153,6 +155,8 @@ class Config(_Strict):
     _locked: tuple[str, ...] = PrivateAttr(default=())
     _notices: list[str] = PrivateAttr(default_factory=list)
     _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
+    _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
+    _reload: Callable[[], Config] | None = PrivateAttr(default=None)
 
     @field_validator("api_base")
     @classmethod
@@ -176,6 +180,16 @@ class Config(_Strict):
     def admin_file(self) -> str | None:
         """The admin's system file this config was read with (``system_config.py``)."""
         return self._admin_file
+
+    @property
+    def untrusted(self) -> list[trust.Pending]:
+        """Project files left out because they are new or changed since the user trusted
+        them (the front ends ask Trust / Ignore; a headless run refuses)."""
+        return self._untrusted
+
+    def reloaded(self) -> Config:
+        """The configuration read again with the same arguments (after a trust decision)."""
+        return self if self._reload is None else self._reload()
 
     @property
     def notices(self) -> list[str]:
@@ -236,6 +250,8 @@ class Config(_Strict):
         data["sources"] = self.sources
         if self._locked:
             data["locked"] = {"by": self._admin_file, "keys": list(self._locked)}
+        if self._untrusted:
+            data["untrusted"] = {str(p.path): p.what() for p in self._untrusted}
         data["redact"] = [
             e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
         ]
@@ -320,8 +336,9 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and err["loc"] == ("locked",):
-            msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can lock settings"
+        if err["type"] == "extra_forbidden" and err["loc"] in (("locked",), ("trusted",)):
+            what = "lock settings" if err["loc"] == ("locked",) else "trust paths for everyone"
+            msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can {what}"
         elif err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
             if close:
@@ -330,9 +347,10 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def _read_file(path: Path, *, admin: bool = False) -> dict[str, Any]:
+def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> dict[str, Any]:
     try:
-        data = nesting.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
+        raw = path.read_bytes() if raw is None else raw
+        data = nesting.loads(raw.decode("utf-8-sig"))  # Notepad writes a BOM
     except nesting.TooDeep as exc:
         raise ConfigError(f"{path}: the JSON is {exc}; a config file is a few levels at most") from None
     except UnicodeDecodeError as exc:
@@ -354,11 +372,22 @@ def _read_file(path: Path, *, admin: bool = False) -> dict[str, Any]:
         except ValueError as exc:
             raise ConfigError(f"{path}: {exc}") from None
         data["locked"] = list(locked)
+        data["trusted"] = _trusted_paths(path, data.pop("trusted", []))
     try:
-        Config.model_validate({k: v for k, v in data.items() if not (admin and k == "locked")})
+        Config.model_validate({k: v for k, v in data.items() if not (admin and k in ADMIN_ONLY)})
     except ValidationError as exc:
         raise ConfigError(f"{path}: {_describe(exc)}") from None
     return data
+
+
+ADMIN_ONLY = ("locked", "trusted")
+"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone."""
+
+
+def _trusted_paths(path: Path, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f'{path}: trusted: must be a list of paths or globs, e.g. ["/srv/courses"]')
+    return [v.strip() for v in value]
 
 
 def global_config_dir(env: Mapping[str, str]) -> Path:
@@ -377,13 +406,18 @@ def project_root(start: Path) -> Path:
 def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
     """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root
     (``looked`` collects every place tried, for the kernel's config watch)."""
+    return next(iter(project_files(start, looked)), None)
+
+
+def project_files(start: Path, looked: list[Path] | None = None) -> Iterator[Path]:
+    """Each ``jupyter-agent.json`` from ``start`` up to the filesystem root, nearest first
+    (lazily: the loader stops at the first one trusted)."""
     for folder in (start, *start.parents):
         candidate = folder / PROJECT_FILE
         if looked is not None:
             looked.append(candidate)
         if candidate.is_file():
-            return candidate
-    return None
+            yield candidate
 
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
@@ -430,17 +464,25 @@ def load_config(
     global_dir: Path | None = None,
     system_file: Path | None = None,
 ) -> Config:
-    """Defaults → the admin's file → global file → nearest project file → environment →
-    ``overrides``; keys the admin's file locks are taken out of every layer after it."""
+    """Defaults → the admin's file → global file → nearest trusted project file → environment
+    → ``overrides``; keys the admin's file locks are taken out of every layer after it."""
     env = os.environ if env is None else env
     sources = ["defaults"]
     looked: list[Path] = []
-    admin_path, global_file, project_file = source_files(notebook_dir, env, global_dir, system_file, looked)
+    admin_path, global_file, _ = source_files(None, env, global_dir, system_file)
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
+    admin_trusted: list[str] = admin.pop("trusted", [])
     if admin_path.is_file():
         sources.append(str(admin_path))
-    layers = [(str(p), _read_file(p)) for p in (global_file, project_file) if p is not None and p.is_file()]
+    layers = [(str(global_file), _read_file(global_file))] if global_file.is_file() else []
+    found = project_files(Path(notebook_dir).resolve(), looked) if notebook_dir else iter(())
+    try:
+        chosen, pending = trust.split(found, admin_trusted)  # the process's user data folder
+    except trust.Unreadable as exc:
+        raise ConfigError(f"{exc.path}: cannot be read ({exc.reason})") from None
+    if chosen is not None:
+        layers.append((str(chosen[0]), _read_file(chosen[0], raw=chosen[1])))
     from_env = _from_env(env)
     if from_env:
         layers.append(("environment", from_env))
@@ -459,13 +501,29 @@ def load_config(
     except ValidationError as exc:
         raise ConfigError(f"invalid settings: {_describe(exc)}") from None
     config._sources = sources
-    config._watched = [global_file, *looked, admin_path]
+    config._watched = [global_file, *looked, admin_path, trust.store_path()]
+    config._untrusted = [_pending(p, raw, admin, layers[:1], locked) for p, raw in pending]
+    config._reload = lambda: load_config(notebook_dir, overrides, env, global_dir, system_file)
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))
     return config
+
+
+def _pending(
+    path: Path, raw: bytes, admin: dict[str, Any], below: list[tuple[str, dict[str, Any]]], locked: list[str]
+) -> trust.Pending:
+    """What the untrusted file at ``path`` would change over the admin's and global settings."""
+    before = deep_merge(dict(admin), below[0][1]) if below else dict(admin)
+    try:
+        data = _read_file(path, raw=raw)
+    except ConfigError as exc:
+        return trust.Pending(path, trust.digest(raw), (), str(exc).removeprefix(f"{path}: "))
+    if locked:
+        data, _ = system_config.strip_locked(data, locked, admin)
+    return trust.Pending(path, trust.digest(raw), tuple(trust_changes.describe(data, before)))
 
 
 def source_files(

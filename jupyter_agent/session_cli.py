@@ -116,6 +116,14 @@ def _read_export(file: str) -> str:
     return text
 
 
+def _ask_protected(paths: list[str]) -> bool:
+    """A revert would write protected paths: a terminal asks (piped input never approves)."""
+    if not sys.stdin.isatty():
+        return False
+    print("This would write protected paths:\n  " + "\n  ".join(paths), file=sys.stderr)
+    return input("Write them anyway? [y/N] ").strip().lower() in ("y", "yes")
+
+
 def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
     """``build_runtime``: the CLI's (it reads ``--notebook``)."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
@@ -143,11 +151,11 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
             _export(runtime, runtime.get_session(args.id).id, args.format, args.output)
             return 0
         if args.action == "revert":
-            state = runtime.revert(runtime.get_session(args.id).id, args.at)
+            state = runtime.revert(runtime.get_session(args.id).id, args.at, _ask_protected)
             print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
             return 0
         if args.action == "unrevert":
-            runtime.unrevert(runtime.get_session(args.id).id)
+            runtime.unrevert(runtime.get_session(args.id).id, _ask_protected)
             print("unreverted")
             return 0
         if args.action == "list":

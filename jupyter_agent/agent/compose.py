@@ -81,9 +81,10 @@ def build_runtime(
         rules_for=permissions.rules_for,
         locks=SessionLocks(),
     )
+    shared = workspace.services
+    sessions.guarded = lambda path: shared.guard.protects(path, project_root, working_dir)  # as reconfigured
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
-    shared = workspace.services
     shared.guard, shared.sandbox = security(config, project_root)
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action

@@ -3,12 +3,18 @@
 Files are restored from the patch parts recorded before each write (new files are
 removed). The messages after the point are hidden at once and deleted when the next
 prompt (or a compaction) starts; ``unrevert`` puts files and messages back until then.
+
+Whatever a store says, every path is checked again before anything is written: one that
+leaves the project is refused (a tampered or imported store), and a protected one (a git
+hook, a configuration file) is written only when the user approves it (``approve``: the
+terminal asks; elsewhere it is refused).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,6 +45,8 @@ class SessionAccess(Protocol):
 
     def rules_for(self, agent: str) -> dict[str, Rule]: ...
 
+    def protects(self, path: Path) -> str | None: ...
+
     def busy(self, session_id: str) -> bool: ...
 
     def recorder(self, session_id: str) -> Recorder: ...
@@ -59,6 +67,23 @@ def _check_inside(sessions: SessionAccess, paths: list[str], action: str) -> Non
             f"{action} would write outside the project ({shown}); nothing was changed. "
             f"If you trust this session, allow it in jupyter-agent.json, e.g. {example}"
         )
+
+
+Approve = Callable[[list[str]], bool]
+"""Asked with one line per protected path; True writes them."""
+
+
+def _check_protected(sessions: SessionAccess, paths: list[str], action: str, approve: Approve | None) -> None:
+    """Protected paths are written only with the user's approval, whatever the store says."""
+    found = [f"{p} ({why})" for p in paths if (why := sessions.protects(Path(p))) is not None]
+    if not found or (approve is not None and approve(found)):
+        return
+    shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    raise RevertError(
+        f"{action} would write protected paths: {shown}; nothing was changed. They are never "
+        "written without you: restore them yourself, or run `jupyter-agent sessions "
+        f"{action.lower()}` in a terminal, which asks."
+    )
 
 
 def _write(path: Path, content: str | None, binary: bool) -> None:
@@ -89,7 +114,9 @@ def _default_point(history: list[MessageWithParts]) -> str:
     return users[-1]
 
 
-def revert(sessions: SessionAccess, session_id: str, message_id: str | None = None) -> RevertState:
+def revert(
+    sessions: SessionAccess, session_id: str, message_id: str | None = None, approve: Approve | None = None
+) -> RevertState:
     """Hide the messages from ``message_id`` on and restore the files they changed."""
     if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first, then revert.")
@@ -113,6 +140,7 @@ def revert(sessions: SessionAccess, session_id: str, message_id: str | None = No
     patches = [p for m in after for p in m.parts if isinstance(p, PatchPart)]
     touched = {c.path for p in patches for c in p.files}
     _check_inside(sessions, sorted(touched), "Revert")
+    _check_protected(sessions, sorted(touched), "Revert", approve)
     snapshot = {path: _current(Path(path)) for path in sorted(touched)}
     if session.revert is not None and session.revert.snapshot:
         snapshot = {**json.loads(session.revert.snapshot), **snapshot}
@@ -124,7 +152,7 @@ def revert(sessions: SessionAccess, session_id: str, message_id: str | None = No
     return state
 
 
-def unrevert(sessions: SessionAccess, session_id: str) -> None:
+def unrevert(sessions: SessionAccess, session_id: str, approve: Approve | None = None) -> None:
     """Put back the files and messages of the pending revert."""
     if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first.")
@@ -133,6 +161,7 @@ def unrevert(sessions: SessionAccess, session_id: str) -> None:
         raise RevertError("Nothing to unrevert: there is no pending revert in this session.")
     saved_files: dict[str, Any] = json.loads(session.revert.snapshot or "{}")
     _check_inside(sessions, sorted(saved_files), "Unrevert")
+    _check_protected(sessions, sorted(saved_files), "Unrevert", approve)
     for path, saved in saved_files.items():
         _write(Path(path), saved["content"], bool(saved["binary"]))
     sessions.recorder(session_id).update_session(session.model_copy(update={"revert": None}))

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.revert import Approve
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
@@ -151,11 +152,14 @@ class Runtime:
     def export_cells(self, session_id: str) -> list[dict[str, Any]]:
         return self.sessions.export_cells(session_id)
 
-    def revert(self, session_id: str, message_id: str | None = None) -> RevertState:
-        return self.sessions.revert(session_id, message_id)
+    def revert(
+        self, session_id: str, message_id: str | None = None, approve: Approve | None = None
+    ) -> RevertState:
+        """``approve``: asked before a protected path is written (None: such a revert is refused)."""
+        return self.sessions.revert(session_id, message_id, approve)
 
-    def unrevert(self, session_id: str) -> None:
-        self.sessions.unrevert(session_id)
+    def unrevert(self, session_id: str, approve: Approve | None = None) -> None:
+        self.sessions.unrevert(session_id, approve)
 
     def new_session(self, title: str = "", parent_id: str | None = None) -> Session:
         return self.sessions.create(title, parent_id)

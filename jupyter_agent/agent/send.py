@@ -1,8 +1,10 @@
 """Send a prompt: the one path the magics, the side panel and the CLI take to run one.
 
-The model is decided once here (``Runtime.resolve_model``), its key checked, the notices a
-run owes the user shown (an unknown window, a sandbox that cannot start, MCP servers that
-failed), then the runner takes the prompt. Front ends only say how notices and the model's
+Configuration the user has not trusted is settled first (Trust / Ignore, or a one-line
+refusal without a user: ``agent/trust_prompt.py``). The model is decided once here
+(``Runtime.resolve_model``), its key checked, the notices a run owes the user shown (an
+unknown window, a sandbox that cannot start, MCP servers that failed), then the runner
+takes the prompt. Front ends only say how notices and the model's
 window are shown, and how a failure is worded (``failures.explain``).
 """
 
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from jupyter_agent.agent import trust_prompt
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.core.errors import UsageFailure
@@ -69,6 +72,8 @@ async def send(
 
     Raises ``NotRunnable``/``ConfigurationError`` before anything is written; a run's own
     failures are recorded in the session as usual."""
+    handle = prompt.handle or RunHandle(interactive=runtime.runner.interactive)
+    await trust_prompt.settle(runtime, prompt.session_id, prompt.agent, handle)
     model = runtime.resolve_model(prompt.model, prompt.agent)
     why = runtime.preflight(model.name, cli=cli)
     if why is not None:

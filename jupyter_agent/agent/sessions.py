@@ -18,7 +18,7 @@ from typing import Any, Literal
 from jupyter_agent.agent.outside import drop_outside_changes
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.agent.revert import cleanup, revert, unrevert
+from jupyter_agent.agent.revert import Approve, cleanup, revert, unrevert
 from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.clock import now_ms
@@ -60,6 +60,11 @@ class SessionService:
     rules_for: Callable[[str], dict[str, Rule]]
     """The permission rules of an agent: import and revert never write outside the project."""
     locks: SessionLocks
+    guarded: Callable[[Path], str | None] = lambda path: None
+    """Why a path is protected (revert asks before writing it), else None."""
+
+    def protects(self, path: Path) -> str | None:
+        return self.guarded(path)
 
     def create(self, title: str = "", parent_id: str | None = None) -> Session:
         stamp = dt.datetime.fromtimestamp(now_ms() / 1000, dt.timezone.utc).isoformat(timespec="seconds")
@@ -145,13 +150,15 @@ class SessionService:
                 self.store.update_part(p)
         self.bus.publish(SessionCreated(session=session))
 
-    def revert(self, session_id: str, message_id: str | None = None) -> RevertState:
+    def revert(
+        self, session_id: str, message_id: str | None = None, approve: Approve | None = None
+    ) -> RevertState:
         """Hide the messages from ``message_id`` on and restore the files they changed."""
-        return revert(self, session_id, message_id)
+        return revert(self, session_id, message_id, approve)
 
-    def unrevert(self, session_id: str) -> None:
+    def unrevert(self, session_id: str, approve: Approve | None = None) -> None:
         """Put back the files and messages of the pending revert."""
-        unrevert(self, session_id)
+        unrevert(self, session_id, approve)
 
     def finish_revert(self, session_id: str) -> None:
         """A new prompt or a compaction makes a pending revert final."""

@@ -178,6 +178,9 @@ class NotebookEditTool(Tool[NotebookEditArgs]):
         which = f"cell {args.cell_id}" if args.cell_id else "a cell"
         then = " and run it" if args.run and args.action != "delete" else ""
         await ctx.permit("notebook_edit", [str(path)], f"{args.action} {which} in {path}{then}")
+        if then:  # the cell runs in the kernel: code like the python tool's, under its rule
+            code = (args.source or "").strip()
+            await ctx.permit("python", [code.split("\n")[0]], f"Run the cell: {code[:80]}", code=code)
         cells = await backend.read_cells()
         cell_id = args.cell_id
         if cell_id is None and args.index is not None and args.action != "insert":

@@ -4,9 +4,11 @@
 them): a rule the agent could write for itself must not take effect without the user, and
 git runs commands its config and hooks name. They are every configuration file the agent
 reads (``jupyter-agent.json`` in any folder, the user config folder, the system config),
-the session store ``.jupyter-agent/``, a repository's ``.git`` file, ``config``, ``hooks/``
-and ``info/``, and what the ``protected`` config key lists. Inside the sandbox they are
-read-only (``tools/sandbox.py``).
+the session store ``.jupyter-agent/``, a repository's ``.git`` file (a submodule's and a
+linked worktree's too), ``config``, ``hooks/``, ``info/``, ``commondir`` and ``gitdir``,
+the modules a kernel started in the notebook's folder imports from it before anything else
+(``ipykernel_launcher.py`` …), and what the ``protected`` config key lists. Inside the
+sandbox they are read-only (``tools/sandbox_layout.py``, ``tools/git_stage.py``).
 
 *Hidden* paths (``sandbox.deny_read`` and the credential stores below) are refused by the
 file tools and covered by an empty file or folder inside the sandbox.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -23,15 +26,36 @@ from pathlib import Path
 
 CONFIG_NAME = "jupyter-agent.json"
 STORE_NAME = ".jupyter-agent"
-GIT_RUNS = frozenset({"config", "config.worktree", "hooks", "info", "commondir"})
+GIT_RUNS = frozenset({"config", "config.worktree", "hooks", "info", "commondir", "gitdir"})
 """What inside a git directory decides which commands git runs (fsmonitor, hooks, attributes;
-``commondir`` names the folder whose ``config`` git reads instead)."""
+``commondir`` names the folder whose ``config`` git reads instead, ``gitdir`` the worktree)."""
+KERNEL_START = (
+    "ipykernel_launcher.py",
+    "ipykernel",
+    "ipykernel.py",
+    "IPython",
+    "IPython.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+)
+"""What a kernel started in the notebook's folder imports from that folder before any of its
+own code (``python -m ipykernel_launcher`` puts the folder first on ``sys.path``)."""
 SYSTEM_CONFIG_DIR = Path("/etc/jupyter-agent")
 
 
 def user_config_dir(env: Mapping[str, str]) -> Path:
     """The user config folder, as ``config.global_config_dir`` finds it."""
     return Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "jupyter-agent"
+
+
+def user_data_dir(env: Mapping[str, str]) -> Path:
+    """What jupyter-agent records about you (which configuration files you trusted, the
+    sandbox's scratch copies of git folders): ``JUPYTER_AGENT_DATA_DIR``, else
+    ``$XDG_DATA_HOME/jupyter-agent`` (``~/.local/share/jupyter-agent``). Hidden from commands."""
+    if env.get("JUPYTER_AGENT_DATA_DIR"):
+        return Path(env["JUPYTER_AGENT_DATA_DIR"]).expanduser()
+    home = Path(env.get("HOME") or Path.home())
+    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / "jupyter-agent"
 
 
 def jupyter_runtime_dir(env: Mapping[str, str]) -> Path:
@@ -65,6 +89,7 @@ def credential_stores(env: Mapping[str, str]) -> list[Path]:
         home / ".gnupg",
         config / "gh",
         user_config_dir(env),
+        user_data_dir(env),
         jupyter_runtime_dir(env),
     ]
 
@@ -106,6 +131,36 @@ def git_dirs(root: Path) -> list[Path]:
         return found
     found.append(_expand(common, gitdir))
     return found
+
+
+def _read_small(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")[:65536]
+    except OSError:
+        return ""
+
+
+def linked_gitfiles(gitdir: Path) -> list[Path]:
+    """The ``.git`` files of a repository's submodules and linked worktrees: each names the
+    git folder git uses there (a submodule's ``core.worktree``, a worktree's ``gitdir``)."""
+    found: list[Path] = []
+    worktrees = gitdir / "worktrees"
+    for entry in sorted(worktrees.iterdir()) if worktrees.is_dir() else []:
+        named = _read_small(entry / "gitdir").strip()
+        if named:
+            found.append(_expand(named, entry))
+    pending = [gitdir / "modules"]
+    while pending:
+        folder = pending.pop()
+        for entry in sorted(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []:
+            if (entry / "HEAD").is_file():
+                match = re.search(r"^\s*worktree\s*=\s*(.+?)\s*$", _read_small(entry / "config"), re.M)
+                if match:
+                    found.append(_expand(match.group(1).strip('"'), entry) / ".git")
+                pending.append(entry / "modules")
+            elif entry.is_dir() and not entry.is_symlink():
+                pending.append(entry)  # a submodule named with slashes (lib/x)
+    return [Path(os.path.normpath(p)) for p in found]
 
 
 @dataclass(frozen=True)
@@ -153,10 +208,14 @@ class Guard:
             folder = folder.parent
         for above in folder.parents:  # the config is looked for up to / (config.find_project_file)
             yield above / CONFIG_NAME, "a jupyter-agent configuration file"
+        for name in KERNEL_START:
+            yield working_dir / name, "a kernel started in this folder runs it"
         yield root / ".git", "it tells git where the repository is"
         for gitdir in git_dirs(root) or [root / ".git"]:
             for name in sorted(GIT_RUNS):
                 yield gitdir / name, "git runs the commands it names"
+            for gitfile in linked_gitfiles(gitdir):
+                yield gitfile, "it tells git where the repository is"
         for entry in self.config_paths:
             yield entry, "a jupyter-agent configuration file"
         for listed in self.extra:

@@ -178,17 +178,28 @@ def test_compact_shows_the_marker_and_the_gauge_drops(page: Any, lab: Lab, serve
 
 
 def test_an_approval_click_unblocks_the_tool(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    """A configuration file not trusted yet asks Trust / Ignore first (issue 37.1); trusted,
+    its rule asks for the command."""
     folder = lab.root / "guarded"
     folder.mkdir(exist_ok=True)
     (folder / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
-    write_notebook(folder / "approve.ipynb", "x = 1")
+    # the kernel's user data folder: one that trusts nothing yet (the suite's trusts its folders)
+    write_notebook(folder / "approve.ipynb", f"%env JUPYTER_AGENT_DATA_DIR={lab.root / '.fresh-data'}")
     server.queue(
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo approved-run"}))]),
         Reply(text="It ran."),
     )
     panel = open_panel(page, lab, "guarded/approve.ipynb")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output", timeout=60_000)
     ask(panel, "run the command")
-    prompt = panel.locator("[data-testid=ja-permission]")
+    trusting = panel.locator("[data-testid=ja-permission][data-permission=trust_config]")
+    trusting.wait_for(timeout=60_000)
+    assert "it would ask before bash" in trusting.inner_text()
+    assert trusting.locator("button").all_inner_texts() == ["Trust", "Ignore"]
+    trusting.locator("[data-testid=ja-approve-once]").click()
+    prompt = panel.locator("[data-testid=ja-permission][data-permission=bash]")
     prompt.wait_for(timeout=60_000)
     assert "bash" in prompt.inner_text()
     prompt.locator("[data-testid=ja-approve-once]").click()
