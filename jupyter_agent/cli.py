@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from jupyter_agent import __version__
+from jupyter_agent import __version__, audit_cli
 from jupyter_agent.agent.retrying import describe_wait
 from jupyter_agent.core import cost
 from jupyter_agent.core.clock import now_ms
@@ -65,7 +65,7 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
     if getattr(args, "budget", None) is not None:
         overrides["budget"] = {"turn_usd": args.budget}
     config = load_config(folder, overrides)
-    store = SqliteStore.for_directory(folder)
+    store = SqliteStore.for_directory(folder, config.store)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
     return compose(
@@ -75,6 +75,32 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
     )
+
+
+def other_stores(runtime: Runtime) -> list[Runtime]:
+    """Runtimes on the folder's other stores that exist: sessions kept next to the notebook
+    before its folder became read-only, or in the user data folder before it became writable,
+    or before ``store`` was set (``jupyter-agent sessions`` finds them all)."""
+    # the store and the runtime load per command
+    from jupyter_agent.agent.compose import build_runtime as compose
+    from jupyter_agent.storage import location
+    from jupyter_agent.storage.sqlite_store import SqliteStore
+
+    here = runtime.store_path.parent
+    found = []
+    for folder in location.candidates(runtime.working_dir, runtime.config.store):
+        if folder != here and (folder / location.DB_NAME).is_file():
+            store = SqliteStore(folder / location.DB_NAME)
+            found.append(
+                compose(
+                    config=runtime.config,
+                    store=store,
+                    project_root=runtime.project_root,
+                    working_dir=runtime.working_dir,
+                    notebook_path=None,
+                )
+            )
+    return found
 
 
 class Printer:
@@ -296,6 +322,7 @@ def parser() -> argparse.ArgumentParser:
     add_session_commands(sub)
 
     listing.add_command(sub)
+    audit_cli.add_command(sub)
     return top
 
 
@@ -357,8 +384,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_compact(args))
     if args.command == "mcp":
         return listing.main(args, build_runtime)
+    if args.command == "audit":
+        return audit_cli.main(args)
 
-    return run_session_command(args, build_runtime)
+    return run_session_command(args, build_runtime, other_stores)
 
 
 def entry() -> NoReturn:

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from jupyter_agent import system_config
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
@@ -134,6 +142,11 @@ class Config(_Strict):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     protected: list[str] = Field(default_factory=list)
     """More paths (relative to the project, or absolute) that every write to asks about."""
+    store: str | None = None
+    """One folder for every notebook folder's sessions (each keyed by its path), instead of
+    ``.jupyter-agent/`` next to the notebooks (``storage/location.py``)."""
+    audit: str | None = None
+    """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -147,6 +160,14 @@ class Config(_Strict):
     def _api_base_is_a_url(cls, value: str | None) -> str | None:
         """A typo here would otherwise retry for half a minute against a nonsense address."""
         return check_url(value) if value else value
+
+    @field_validator("store", "audit")
+    @classmethod
+    def _absolute_folder(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A relative folder would move with the working directory: each run a new place."""
+        if not value or (info.field_name == "audit" and value.strip() == "syslog"):
+            return value.strip() if value else value
+        return check_folder(value)
 
     @property
     def sources(self) -> list[str]:
@@ -235,6 +256,14 @@ class Config(_Strict):
                 if key in server:
                     server[key] = {k: shown(v) for k, v in configured[key].items()}
         return data
+
+
+def check_folder(value: str) -> str:
+    if not Path(value.strip()).expanduser().is_absolute():
+        raise ValueError(
+            f"{value!r} is not an absolute folder; give one such as /srv/jupyter-agent or ~/agent"
+        )
+    return value.strip()
 
 
 def check_url(value: str) -> str:
@@ -380,14 +409,19 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         ("JUPYTER_AGENT_MODEL", "model"),
         ("JUPYTER_AGENT_API_BASE", "api_base"),
         ("JUPYTER_AGENT_SMALL_MODEL", "small_model"),
+        ("JUPYTER_AGENT_STORE", "store"),
     ):
         if env.get(var):
             data[key] = env[var]
-    if data.get("api_base"):
-        try:
-            check_url(data["api_base"])
-        except ValueError as exc:
-            raise ConfigError(f"JUPYTER_AGENT_API_BASE: {exc}") from None
+    for var, key, check in (
+        ("JUPYTER_AGENT_API_BASE", "api_base", check_url),
+        ("JUPYTER_AGENT_STORE", "store", check_folder),
+    ):
+        if data.get(key):
+            try:
+                check(data[key])
+            except ValueError as exc:
+                raise ConfigError(f"{var}: {exc}") from None
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_AUTOCOMPACT")):
         data.setdefault("compaction", {})["auto"] = False
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):
@@ -426,6 +460,8 @@ def load_config(
     admin_path, global_file, project_file = source_files(notebook_dir, env, global_dir, system_file, looked)
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
+    if admin.get("audit") and "audit" not in locked:  # an audit trail a user's file could switch off is none
+        locked.append("audit")
     if admin_path.is_file():
         sources.append(str(admin_path))
     layers = [(str(p), _read_file(p)) for p in (global_file, project_file) if p is not None and p.is_file()]

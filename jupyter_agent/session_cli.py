@@ -116,13 +116,61 @@ def _read_export(file: str) -> str:
     return text
 
 
-def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
-    """``build_runtime``: the CLI's (it reads ``--notebook``)."""
+def _holding(session_id: str, runtime: Any, others: list[Any]) -> Any:
+    """The runtime whose store holds ``session_id`` (the folder's own store first)."""
+    # the store loads per command
+    from jupyter_agent.storage.sqlite_store import SessionNotFound
+
+    try:
+        runtime.get_session(session_id)
+        return runtime
+    except SessionNotFound:
+        for other in others:
+            try:
+                other.get_session(session_id)
+                return other
+            except SessionNotFound:
+                continue
+        raise
+
+
+def _list(runtime: Any, others: list[Any], as_json: bool) -> None:
+    """Every session of this folder: its store's and those kept in its other places (a
+    read-only folder's in the user data folder, the ``store`` setting's), newest first."""
+    rows: list[tuple[Session, CostTotal, str | None]] = []
+    for index, where in enumerate([runtime, *others]):
+        costs = where.session_costs()
+        place = None if index == 0 else str(where.store_path.parent)
+        rows += [(s, costs.get(s.id, CostTotal()), place) for s in where.list_sessions(every_notebook=True)]
+    rows.sort(key=lambda r: -r[0].time.updated)
+    if as_json:
+        out = []
+        for s, cost, place in rows:
+            row = {**s.model_dump(mode="json"), "cost_usd": cost.usd, "cost": cost.text()}
+            out.append({**row, "store": place} if place else row)
+        print(json.dumps(out, indent=1))
+        return
+    for s, cost, place in rows:
+        child = f"  (child of {s.parent_id})" if s.parent_id else ""
+        kept = f"  [kept in {place}]" if place else ""
+        print(f"{s.id}  {_when(s.time.updated)}  {cost.text():>10}  {s.title}{child}{kept}")
+
+
+def run_session_command(
+    args: argparse.Namespace,
+    build_runtime: Callable[[argparse.Namespace], Any],
+    elsewhere: Callable[[Any], list[Any]] | None = None,
+) -> int:
+    """``build_runtime``: the CLI's (it reads ``--notebook``); ``elsewhere(runtime)``: runtimes
+    of the folder's other stores that exist (sessions are found in either place)."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
+    others = elsewhere(runtime) if elsewhere is not None else []
     try:
+        if getattr(args, "id", None) and args.action != "import":
+            runtime = _holding(args.id, runtime, others)
         if args.action == "import":
             dropped: list[str] = []
             session = runtime.import_session(_read_export(args.file), dropped)
@@ -151,19 +199,7 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
             print("unreverted")
             return 0
         if args.action == "list":
-            costs = runtime.session_costs()
-            listed = sorted(runtime.list_sessions(every_notebook=True), key=lambda s: -s.time.updated)
-            if args.json:
-                rows = [
-                    {**s.model_dump(mode="json"), "cost_usd": costs.get(s.id, CostTotal()).usd}
-                    for s in listed
-                ]
-                print(json.dumps(rows, indent=1))
-                return 0
-            for s in listed:
-                child = f"  (child of {s.parent_id})" if s.parent_id else ""
-                cost = costs.get(s.id, CostTotal()).text()
-                print(f"{s.id}  {_when(s.time.updated)}  {cost:>10}  {s.title}{child}")
+            _list(runtime, others, args.json)
             return 0
         session = runtime.get_session(args.id)
         if args.action == "rename":

@@ -29,7 +29,8 @@ BUSY_GIVE_UP_S = 300.0
 
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED (extended codes share the low byte)
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
-_READONLY, _IOERR, _FULL, _CANTOPEN = 8, 10, 13, 14
+_READONLY, _IOERR, _FULL, _CANTOPEN, _PROTOCOL = 8, 10, 13, 14, 15
+_IOERR_LOCK = 3850  # SQLITE_IOERR_LOCK: the file system refused a lock
 _MAGIC = b"SQLite format 3\x00"
 T = TypeVar("T")
 
@@ -95,10 +96,24 @@ def _disk_full(path: Path) -> bool:
         return False
 
 
-def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+def _no_locks(exc: sqlite3.Error) -> bool:
+    """SQLite could not lock the file: the file system does not support it (an NFS mount
+    without its lock daemon, some FUSE and SMB mounts)."""
+    full = getattr(exc, "sqlite_errorcode", None)
+    text = str(exc).lower()
+    return full == _IOERR_LOCK or _code(exc) == _PROTOCOL or "locking protocol" in text
+
+
+def store_error(path: Path, exc: sqlite3.Error, network: str | None = None) -> StoreError:
     """One sentence for a failure of the file itself: which file, what is wrong, what to do."""
     code = _code(exc)
     text = str(exc).lower()
+    if network and _no_locks(exc):
+        return StoreError(
+            f"File locking does not work for the session store {path}, which is on a network "
+            f"file system ({network}) ({exc}); two kernels could damage it there. Set `store` "
+            "(or JUPYTER_AGENT_STORE) to a folder on a local disk, e.g. /tmp/jupyter-agent."
+        )
     if code == _FULL or "is full" in text or (code == _IOERR and _disk_full(path)):
         return StoreError(
             f"The disk holding the session store {path} is full ({exc}). Free some space and "
@@ -176,6 +191,8 @@ def _probe_version(path: Path) -> int:
     """
     if not path.exists():
         return 0
+    if path.with_name(path.name + "-journal").exists():
+        _roll_back(path)
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -199,6 +216,17 @@ def _probe_version(path: Path) -> int:
         conn.close()
 
 
+def _roll_back(path: Path) -> None:
+    """A killed writer's rollback journal (the store on a network file system): a read-only
+    connection cannot undo it, so a plain one reads once, which rolls it back (whatever the
+    schema's version: the journal only restores the file as it was)."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    finally:
+        conn.close()
+
+
 def _quick_check(conn: sqlite3.Connection) -> None:
     """Raise a corrupt-file error when a page inside the file is damaged.
 
@@ -211,14 +239,18 @@ def _quick_check(conn: sqlite3.Connection) -> None:
         raise sqlite3.DatabaseError(f"database disk image is malformed ({detail})")
 
 
-def _open_once(path: Path) -> sqlite3.Connection:
+def _open_once(path: Path, wal: bool = True) -> sqlite3.Connection:
     version = _probe_version(path)
     if version > migrations.SCHEMA_VERSION:
         raise _newer(path, version)
     conn = connect(path)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a killed process
+        if wal:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a killed process
+        else:  # a network file system: WAL's shared-memory index is not shared there
+            conn.execute("PRAGMA journal_mode=DELETE")
+            conn.execute("PRAGMA synchronous=FULL")
         version = migrations.migrate(conn)
         if version > migrations.SCHEMA_VERSION:  # upgraded by another kernel meanwhile
             raise _newer(path, version)
@@ -267,7 +299,7 @@ def _move_aside(path: Path, reason: str) -> str | None:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
-    while any(target.with_name(target.name + s).exists() for s in ("", "-wal", "-shm")):
+    while any(target.with_name(target.name + s).exists() for s in ("", "-wal", "-shm", "-journal")):
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         n += 1
     try:
@@ -275,7 +307,7 @@ def _move_aside(path: Path, reason: str) -> str | None:
     except FileNotFoundError:
         return None
     sidecars = []
-    for suffix in ("-wal", "-shm"):
+    for suffix in ("-wal", "-shm", "-journal"):  # a hot rollback journal belongs to the file too
         side = path.with_name(path.name + suffix)
         if side.exists():
             side.rename(target.with_name(target.name + suffix))
@@ -288,16 +320,18 @@ def _move_aside(path: Path, reason: str) -> str | None:
     )
 
 
-def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
-    """Open ``path`` in WAL mode and migrate it; returns the connection and a notice.
+def open_database(path: Path, network: str | None = None) -> tuple[sqlite3.Connection, str | None]:
+    """Open ``path`` in WAL mode (the rollback journal on a ``network`` file system) and
+    migrate it; returns the connection and a notice.
 
     The notice is set when a damaged file had to be moved aside and should be shown
     to the user once. Raises :class:`StoreVersionError` for a newer schema.
     """
+    wal = network is None
     try:
         if _header_ok(path):
             try:
-                return retry(lambda: _open_once(path), path), None
+                return retry(lambda: _open_once(path, wal), path), None
             except sqlite3.DatabaseError as exc:
                 if not is_corrupt(exc):
                     raise
@@ -305,9 +339,9 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
         else:
             reason = "file is not a database"
         notice = _move_aside(path, reason)
-        return retry(lambda: _open_once(path), path), notice
+        return retry(lambda: _open_once(path, wal), path), notice
     except sqlite3.DatabaseError as exc:
-        raise store_error(path, exc) from exc
+        raise store_error(path, exc, network) from exc
     except OSError as exc:  # moving a damaged file aside in a read-only folder
         raise StoreError(f"Cannot use the session store {path}: {exc.strerror or exc}.") from exc
 
@@ -319,11 +353,13 @@ class Database:
     for interleaved use, and ``check_same_thread=False`` only lifts the thread check.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, network: str | None = None) -> None:
         self.path = path
         self.lock = threading.RLock()
         self.closed = False
-        self.conn, self.notice = open_database(path)
+        self.network = network
+        """The network file system the file is on (rollback journal, not WAL), or None."""
+        self.conn, self.notice = open_database(path, network)
 
     def _check_open(self) -> None:
         if self.closed:
@@ -359,10 +395,10 @@ class Database:
         try:
             return retry(once, self.path)
         except sqlite3.OperationalError as exc:
-            raise store_error(self.path, exc) from exc
+            raise store_error(self.path, exc, self.network) from exc
         except sqlite3.DatabaseError as exc:
             if is_corrupt(exc):
-                raise store_error(self.path, exc) from exc
+                raise store_error(self.path, exc, self.network) from exc
             raise
 
     def try_write_lock(self) -> bool:

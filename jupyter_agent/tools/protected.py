@@ -118,17 +118,29 @@ class Guard:
     )
     extra: tuple[str, ...] = ()
     """The ``protected`` config key: paths relative to the project root, or absolute."""
+    stores: tuple[Path, ...] = ()
+    """The session store when it is not ``.jupyter-agent/`` (``store``, a read-only folder's)
+    and the folder holding such stores: protected wherever they are."""
 
     @classmethod
     def build(
-        cls, env: Mapping[str, str], protected: Iterable[str] = (), deny_read: Iterable[str] = ()
+        cls,
+        env: Mapping[str, str],
+        protected: Iterable[str] = (),
+        deny_read: Iterable[str] = (),
+        stores: Iterable[Path] = (),
     ) -> Guard:
         home = Path(env.get("HOME") or Path.home())
         config_paths = [user_config_dir(env), SYSTEM_CONFIG_DIR]
         if env.get("JUPYTER_AGENT_SYSTEM_CONFIG"):
             config_paths.append(Path(env["JUPYTER_AGENT_SYSTEM_CONFIG"]))
         hidden = credential_stores(env) + [_expand(e, home) for e in deny_read]
-        return cls(hidden=tuple(hidden), config_paths=tuple(config_paths), extra=tuple(protected))
+        return cls(
+            hidden=tuple(hidden),
+            config_paths=tuple(config_paths),
+            extra=tuple(protected),
+            stores=tuple(stores),
+        )
 
     @functools.cached_property
     def _hidden_names(self) -> list[tuple[Path, set[Path]]]:
@@ -159,6 +171,8 @@ class Guard:
                 yield gitdir / name, "git runs the commands it names"
         for entry in self.config_paths:
             yield entry, "a jupyter-agent configuration file"
+        for store in self.stores:
+            yield store, "the session store"
         for listed in self.extra:
             yield _expand(listed, root), 'listed in "protected"'
 

@@ -66,6 +66,11 @@ class Services:
     """Protected paths (writes always ask) and hidden credential stores (``tools/protected.py``)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """How ``bash`` commands are confined (``tools/sandbox.py``)."""
+    outputs: Path | None = None
+    """Where truncated outputs are saved: reading them is not "outside the project", wherever
+    the store is (``store``, a read-only folder's)."""
+    audit: Callable[[dict[str, Any]], None] | None = None
+    """Writes one line of the admin's audit trail per tool call (``storage/audit_log.py``)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""
