@@ -235,7 +235,7 @@ async def _run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         await runtime.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
-        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model)
+        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model, typed=args.prompt)
         session_id = await send.send(runtime, prompt, _print_notice, cli=True)
         if stopper.hit:  # the abort event ended the step before the cancellation arrived
             raise asyncio.CancelledError

@@ -218,7 +218,8 @@ class AgentMagics(Magics):
             try:
                 if loading:
                     await _load_client(run, runtime, waiting)
-                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle)
+                typed = cmd.prompt if expanded is None else None  # a fix's prompt names no resource
+                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle, typed)
                 await send.send(runtime, prompt, run.notice, on_model=on_model)
             except asyncio.CancelledError:
                 status = "stopped"
