@@ -73,6 +73,14 @@ def snapshot(runtime: Any) -> list[dict[str, Any]]:
     ]
 
 
+async def start(runtime: Any) -> None:
+    """Start the servers not started yet (to list their resources) and sync the tools."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
+    from jupyter_agent.mcp.tools import attach
+
+    await attach(runtime)
+
+
 async def restart(runtime: Any, names: list[str] | None = None) -> None:
     """Stop and start the servers again (after a failure or a fix), then resync the tools."""
     # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used

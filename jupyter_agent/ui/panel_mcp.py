@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from jupyter_agent.kernel.completions import complete, needs_start
-from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.mcp.listing import restart, snapshot, start
 from jupyter_agent.ui import panel_protocol as wire
 
 if TYPE_CHECKING:
@@ -64,13 +64,13 @@ class PanelMcp:
         servers = runtime.services.mcp.servers if runtime.services.mcp else {}
         if not started and self.loop is not None and needs_start(request.query, servers, runtime.config.mcp):
 
-            async def start() -> None:
-                await runtime.start_mcp()
+            async def started_then_complete() -> None:
+                await start(runtime)
                 self._flush_notices()
                 self.send_mcp()
                 self._complete(request, started=True)
 
-            self._start_task(start())
+            self._start_task(started_then_complete())
             return
         found = complete(request.query, self.agent.shell, runtime.working_dir, servers)
         items = [wire.Completion(label=label, detail=detail) for label, detail in found]

@@ -39,8 +39,10 @@ pytestmark = [
 ]
 
 
-def _panel(kernel: Any, comm_id: str, kind: str, predicate: Any, timeout: float = 90) -> dict[str, Any]:
-    for m in kernel.iopub:
+def _panel(
+    kernel: Any, comm_id: str, kind: str, predicate: Any, timeout: float = 90, since: int = 0
+) -> dict[str, Any]:
+    for m in kernel.iopub[since:]:
         if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == comm_id:
             data = m["content"]["data"]
             if data.get("kind") == kind and predicate(data):
@@ -100,8 +102,10 @@ def test_resources_and_prompts_of_a_real_server(
 
     # a prompt from the panel runs as a slash command
     scripted_server.queue(Reply(text="It is sunny."))
+    mark = len(kernel.iopub)
     kernel.comm_data(comm, {"type": "prompt", "text": "/everything:args-prompt city=Paris"})
     _requests(scripted_server, 1, kernel)
+    _panel(kernel, comm, "status", lambda m: m["state"] == "idle", since=mark)  # the panel's run ended
     sent = _last_user_text(scripted_server.requests[0])
     assert "Paris" in sent and "/everything:" not in sent, sent
 
