@@ -6,6 +6,13 @@ first called, so ``%load_ext jupyter_agent`` stays fast.
 
 from __future__ import annotations
 
+import sys
+
+if sys.platform == "win32":  # the sandbox, process groups, fcntl locks and signals are POSIX
+    raise ImportError(
+        "jupyter-agent runs on Linux and macOS only for now (not Windows); on Windows, use it in WSL 2."
+    )
+
 __version__ = "0.1.0"
 
 

@@ -84,13 +84,17 @@ def other_stores(runtime: Runtime) -> list[Runtime]:
     # the store and the runtime load per command
     from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.storage import location
-    from jupyter_agent.storage.sqlite_store import SqliteStore
+    from jupyter_agent.storage.sqlite_store import SqliteStore, StoreError
 
     here = runtime.store_path.parent
     found = []
     for folder in location.candidates(runtime.working_dir, runtime.config.store):
         if folder != here and (folder / location.DB_NAME).is_file():
-            store = SqliteStore(folder / location.DB_NAME)
+            try:
+                store = SqliteStore(folder / location.DB_NAME)
+            except StoreError as exc:  # a read-only folder's old store, say: the others still list
+                print(f"note: the sessions kept in {folder} cannot be read: {exc}", file=sys.stderr)
+                continue
             found.append(
                 compose(
                     config=runtime.config,

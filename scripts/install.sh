@@ -71,6 +71,11 @@ fi
 rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 # pip's notes about local index folders are noise here; real errors still show
 .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+# the distribution was called jupyter-agent before it became jupyter-agent-kernel: an old
+# editable install would shadow the new one
+if .venv/bin/python -m pip show -q jupyter-agent >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y jupyter-agent
+fi
 .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
 if [ "$mode" = "test" ]; then
   # JupyterHub's proxy for tests/test_jupyterhub.py and the reference MCP server (resources,

@@ -205,6 +205,7 @@ class AgentMagics(Magics):
         if console is not None:  # no widget shows the run: its text goes to the cell's stdout
             listeners.append(runtime.bus.subscribe(console))
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since)
+        run.streamed = console is not None
         failure: list[str | None] = [None]
 
         def on_model(model: ResolvedModel) -> None:

@@ -179,7 +179,7 @@ def _newer(path: Path, version: int) -> StoreVersionError:
     return StoreVersionError(
         f"{path} was written by a newer jupyter-agent (schema version {version}); this "
         f"jupyter-agent supports schema version {migrations.SCHEMA_VERSION}. Upgrade with "
-        "`pip install -U jupyter-agent` to open it. The file was not changed."
+        "`pip install -U jupyter-agent-kernel` to open it. The file was not changed."
     )
 
 

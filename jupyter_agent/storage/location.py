@@ -76,16 +76,17 @@ def configured(store: str | None) -> Path | None:
 
 
 def can_write(folder: Path) -> bool:
-    """Whether a store can be made and written in ``folder``'s ``.jupyter-agent/``: the folder
-    (and a store already there) writable, on a file system that is not mounted read-only."""
+    """Whether the store can live next to the notebooks: its ``.jupyter-agent/`` (and the
+    database there) can be written, or, when it cannot, the notebook folder itself can (a
+    store someone made read-only in a writable folder is reported, not silently moved)."""
     local = folder / DIRNAME
-    target = local if local.is_dir() else folder
+    db = local / DB_NAME
+    if local.is_dir() and os.access(local, os.W_OK | os.X_OK) and (not db.exists() or os.access(db, os.W_OK)):
+        return True
+    target = folder
     while not target.exists() and target.parent != target:  # made on first use, as its parents
         target = target.parent
-    if not os.access(target, os.W_OK | os.X_OK):
-        return False
-    db = local / DB_NAME
-    return not db.exists() or os.access(db, os.W_OK)
+    return os.access(target, os.W_OK | os.X_OK)
 
 
 def locate(
