@@ -37,9 +37,11 @@ def test_a_streamed_answer_is_printed_once(start_kernel: Any, scripted_server: A
     kernel = start_kernel()  # no front end attached: as jupyter console starts it
     msg_id = kernel.kc.execute("%agent what is the total?")
     kernel.wait_for(
-        lambda m: m["parent_header"].get("msg_id") == msg_id
-        and m["msg_type"] == "status"
-        and m["content"]["execution_state"] == "idle",
+        lambda m: (
+            m["parent_header"].get("msg_id") == msg_id
+            and m["msg_type"] == "status"
+            and m["content"]["execution_state"] == "idle"
+        ),
         timeout=120,
     )
     printed = _as_console_prints(kernel, msg_id)
