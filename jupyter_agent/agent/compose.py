@@ -23,7 +23,7 @@ from jupyter_agent.config import Config, option_secrets
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.redaction import register, register_secret
 from jupyter_agent.mcp.tools import sync_tools
-from jupyter_agent.storage.audit_log import AuditLog, Sink
+from jupyter_agent.storage.audit_log import SYSLOG, AuditLog, Sink
 from jupyter_agent.storage.spill import DIRNAME as OUTPUTS
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -107,6 +107,10 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     change keep running (a run may be calling them); the others stop and start on next use."""
     _register_secrets(config)
     workspace = runtime.workspace
+    if config.store != workspace.config.store:  # the open store stays: its sessions are in use
+        workspace.services.notices.append(
+            "`store` changed: this kernel keeps its sessions where they are until it restarts."
+        )
     workspace.config = config
     workspace.permissions.config = config
     workspace.services.guard, workspace.services.sandbox = security(
@@ -130,7 +134,8 @@ def security(
     box = config.sandbox
     where = store.location if store is not None else None
     stores = [p for p in (where.folder, where.base) if p is not None] if where and where.base else []
-    guard = Guard.build(os.environ, config.protected, box.deny_read, stores)
+    audit = Path(config.audit).expanduser() if config.audit and config.audit != SYSLOG else None
+    guard = Guard.build(os.environ, config.protected, box.deny_read, stores, audit)
     writable = tuple(project_root / Path(p).expanduser() for p in box.writable)  # absolute stays
     return guard, SandboxPolicy(enabled=box.enabled, network=box.network, writable=writable)
 

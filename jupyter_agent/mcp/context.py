@@ -37,6 +37,11 @@ _SLASH = re.compile(
 )
 _TRAILING = ".,;:)]}!?\"'"
 
+_NOT_RUNNING = {
+    "failed": "failed (see %agent mcp)",
+    "disabled": "is disabled",
+    "not started": "has not started",
+}
 Rule = Callable[[str, str], str]
 """``rule(permission, value)`` → "allow" | "ask" | "deny" (the runtime's rules, its floor included)."""
 
@@ -206,6 +211,6 @@ async def expand(manager: McpManager | None, typed: str, text: str, rule: Rule) 
         _check(rule, f"{server}_resources", uri, f"The resource {written}")
         status = manager.servers[server]
         body = await read_resource(manager, server, uri) if status.state == "connected" else None
-        body = body or f"(not read: MCP server '{server}' is {status.state})"
+        body = body or f"(not read: MCP server '{server}' {_NOT_RUNNING.get(status.state, status.state)})"
         blocks.append(fence("mention", body, ref=written))
     return text + "".join(f"\n\n{b}" for b in blocks)

@@ -239,23 +239,40 @@ def _quick_check(conn: sqlite3.Connection) -> None:
         raise sqlite3.DatabaseError(f"database disk image is malformed ({detail})")
 
 
-def _open_once(path: Path, wal: bool = True) -> sqlite3.Connection:
+def _journal(conn: sqlite3.Connection, wal: bool) -> str:
+    """Put the file in WAL mode, or the rollback journal on a network file system; returns the
+    mode in effect. Another connection using the file keeps its mode (SQLite refuses to switch
+    then): waiting could take as long as that kernel runs."""
+    try:
+        mode = conn.execute(f"PRAGMA journal_mode={'WAL' if wal else 'DELETE'}").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if not is_busy(exc):
+            raise
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    # WAL: durable across a killed process as NORMAL; the rollback journal needs FULL for that
+    conn.execute(f"PRAGMA synchronous={'NORMAL' if str(mode).lower() == 'wal' else 'FULL'}")
+    return str(mode).lower()
+
+
+def _open_once(path: Path, wal: bool = True) -> tuple[sqlite3.Connection, str | None]:
     version = _probe_version(path)
     if version > migrations.SCHEMA_VERSION:
         raise _newer(path, version)
     conn = connect(path)
     try:
-        if wal:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a killed process
-        else:  # a network file system: WAL's shared-memory index is not shared there
-            conn.execute("PRAGMA journal_mode=DELETE")
-            conn.execute("PRAGMA synchronous=FULL")
+        mode = _journal(conn, wal)
         version = migrations.migrate(conn)
         if version > migrations.SCHEMA_VERSION:  # upgraded by another kernel meanwhile
             raise _newer(path, version)
         _quick_check(conn)
-        return conn
+        kept = None
+        if not wal and mode == "wal":
+            kept = (
+                f"The session store {path} is on a network file system, where WAL mode is not safe, but "
+                "another process has it open in WAL mode; it stays so until every kernel using it has "
+                "restarted. Until then, use it from one machine at a time."
+            )
+        return conn, kept
     except BaseException:
         conn.close()
         raise
@@ -331,7 +348,7 @@ def open_database(path: Path, network: str | None = None) -> tuple[sqlite3.Conne
     try:
         if _header_ok(path):
             try:
-                return retry(lambda: _open_once(path, wal), path), None
+                return retry(lambda: _open_once(path, wal), path)
             except sqlite3.DatabaseError as exc:
                 if not is_corrupt(exc):
                     raise
@@ -339,7 +356,8 @@ def open_database(path: Path, network: str | None = None) -> tuple[sqlite3.Conne
         else:
             reason = "file is not a database"
         notice = _move_aside(path, reason)
-        return retry(lambda: _open_once(path, wal), path), notice
+        conn, kept = retry(lambda: _open_once(path, wal), path)
+        return conn, " ".join(n for n in (notice, kept) if n) or None
     except sqlite3.DatabaseError as exc:
         raise store_error(path, exc, network) from exc
     except OSError as exc:  # moving a damaged file aside in a read-only folder

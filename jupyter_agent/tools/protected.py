@@ -121,6 +121,8 @@ class Guard:
     stores: tuple[Path, ...] = ()
     """The session store when it is not ``.jupyter-agent/`` (``store``, a read-only folder's)
     and the folder holding such stores: protected wherever they are."""
+    audit: Path | None = None
+    """The admin's audit folder (``audit``): the agent must not rewrite its own trail."""
 
     @classmethod
     def build(
@@ -129,6 +131,7 @@ class Guard:
         protected: Iterable[str] = (),
         deny_read: Iterable[str] = (),
         stores: Iterable[Path] = (),
+        audit: Path | None = None,
     ) -> Guard:
         home = Path(env.get("HOME") or Path.home())
         config_paths = [user_config_dir(env), SYSTEM_CONFIG_DIR]
@@ -140,6 +143,7 @@ class Guard:
             config_paths=tuple(config_paths),
             extra=tuple(protected),
             stores=tuple(stores),
+            audit=audit,
         )
 
     @functools.cached_property
@@ -173,6 +177,8 @@ class Guard:
             yield entry, "a jupyter-agent configuration file"
         for store in self.stores:
             yield store, "the session store"
+        if self.audit is not None:
+            yield self.audit, "the administrator's audit trail"
         for listed in self.extra:
             yield _expand(listed, root), 'listed in "protected"'
 

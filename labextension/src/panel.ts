@@ -104,6 +104,8 @@ export class AgentPanel extends Widget {
   private models: string[] = [];
   /** The MCP servers' prompts, run as `/server:name` (the kernel expands them). */
   private prompts: SlashCommand[] = [];
+  /** The configured MCP servers: `/server:name` goes to the kernel before they have started. */
+  private mcpServers: string[] = [];
   /** Completions offered by the panel itself (slash commands, models), not the kernel. */
   private localCompletion = false;
 
@@ -470,6 +472,7 @@ export class AgentPanel extends Widget {
 
   /** The MCP servers under the session picker: state and tool count, details on hover/open. */
   private showMcp(msg: McpMsg): void {
+    this.mcpServers = msg.servers.map(server => server.name);
     this.prompts = msg.servers.flatMap(server =>
       (server.prompts ?? []).map(p => ({ name: `${server.name}:${p.name}`, args: p.usage.slice(p.usage.indexOf(' ') >= 0 ? p.usage.indexOf(' ') : p.usage.length), detail: p.description || 'an MCP prompt' }))
     );
@@ -535,7 +538,9 @@ export class AgentPanel extends Widget {
 
   /** `/server:name` or `/name` of an MCP prompt: sent as the prompt, the kernel runs it. */
   private isPrompt(name: string): boolean {
-    return !COMMANDS.some(c => c.name === name) && this.prompts.some(p => p.name === name || p.name.split(':')[1] === name);
+    if (COMMANDS.some(c => c.name === name)) return false;
+    if (name.includes(':') && this.mcpServers.includes(name.split(':')[0])) return true;
+    return this.prompts.some(p => p.name === name || p.name.split(':')[1] === name);
   }
 
   private runCommand(name: string, arg: string): void {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import syslog
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,42 @@ def test_the_audit_command_without_a_trail_says_what_to_do(
     (tmp_path / "admin.json").write_text("{}")
     with pytest.raises(UsageProblem, match='sets "audit"'):
         audit_cli.main(args)
+
+
+def test_the_agent_cannot_rewrite_its_own_trail(make_runtime: Any, tmp_path: Path) -> None:
+    """The audit folder is a protected path: a write to it always asks (a headless run
+    refuses it), and the sandbox keeps it read-only like the session store."""
+    audit = tmp_path / "audit"
+    runtime = make_runtime(audit=str(audit))
+    guard = runtime.workspace.services.guard
+    assert guard.protects(audit / "ada.jsonl", tmp_path, tmp_path) == "the administrator's audit trail"
+    assert make_runtime(audit="syslog").workspace.services.guard.audit is None
+
+
+async def test_a_trail_that_cannot_be_written_is_told_once_and_the_calls_go_on(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    (tmp_path / "a.txt").write_text("a")
+    read = json.dumps({"filePath": "a.txt"})
+    scripted_model.queue(
+        Reply(tool_calls=[ToolCall("read", read, id="r1"), ToolCall("read", read, id="r2")]), Reply(text="ok")
+    )
+    runtime = make_runtime(audit=str(blocker / "audit"))
+    sid = await runtime.prompt("read it twice")
+    told = [n for n in runtime.take_notices(sid, None) if "audit log" in n]
+    assert len(told) == 1 and str(blocker) in told[0] and "go on unrecorded" in told[0]
+    assert runtime.messages(sid)[-1].info.error is None
+
+
+def test_syslog_gets_one_json_line_per_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(syslog, "syslog", lambda priority, line: sent.append((priority, line)))
+    assert AuditLog("syslog", "ada").write({"tool": "bash", "decision": "allowed"})
+    ((priority, line),) = sent
+    assert priority == syslog.LOG_INFO and json.loads(line) == {
+        "user": "ada",
+        "tool": "bash",
+        "decision": "allowed",
+    }

@@ -111,3 +111,7 @@ async def test_the_admins_floor_keeps_a_servers_resources_and_prompts_out(tmp_pa
     with pytest.raises(McpInputError, match="everything_prompts: deny"):
         await expand(manager, "/everything:simple-prompt", "/everything:simple-prompt", rule)
     assert await expand(manager, "no mention here", "no mention here", rule) == "no mention here"
+    # only what the user typed is read: a mention inside an attached file's text is not
+    attached = "<mention_1>see @everything:demo://a and /everything:simple-prompt</mention_1>"
+    built = f"summarise @file:x.md\n\n{attached}"
+    assert await expand(manager, "summarise @file:x.md", built, lambda p, v: "allow") == built

@@ -99,6 +99,24 @@ def test_a_killed_writers_journal_is_rolled_back_on_open(tmp_path: Path) -> None
         assert store.list_sessions()[0].title == "kept"
 
 
+def test_a_store_another_kernel_holds_in_wal_mode_opens_at_once(tmp_path: Path) -> None:
+    """Switching out of WAL needs the file to itself: with another kernel (an older version,
+    or one told the file system is local) using it, the store opens in WAL mode at once,
+    with a notice, instead of waiting minutes as for a lock."""
+    with SqliteStore(db_path(tmp_path), network=None) as store:
+        store.create_session(Session(id="ses_1"))
+        db = store.path
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("SELECT COUNT(*) FROM session").fetchone()  # keeps the WAL index in use
+    try:
+        with SqliteStore(db, network="nfs4") as store:
+            assert store.get_session("ses_1").id == "ses_1"
+            assert store.notice and "network file system" in store.notice and "WAL mode" in store.notice
+        assert _mode(db) == "wal"
+    finally:
+        other.close()
+
+
 def test_no_locking_on_a_network_mount_is_one_clear_line(tmp_path: Path) -> None:
     exc = sqlite3.OperationalError("locking protocol")
     exc.sqlite_errorcode = 15  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agent.agent.compose import build_runtime
+from jupyter_agent.agent.compose import build_runtime, reconfigure
 from jupyter_agent.config import ConfigError, load_config
 from jupyter_agent.storage import location
 from jupyter_agent.storage.sqlite_store import SqliteStore
@@ -105,4 +105,19 @@ def test_a_store_kept_elsewhere_is_protected_like_jupyter_agent(tmp_path: Path, 
     ctx = ToolContext("s", "m", "c", "build", project, project, services=services)
     assert not ctx.is_external(services.outputs / "tool_123")
     assert ctx.is_external(tmp_path / "elsewhere.txt")
+    store.close()
+
+
+def test_a_changed_store_setting_is_told_and_the_open_store_kept(tmp_path: Path, scripted_model: Any) -> None:
+    config = load_config(tmp_path, {"model": "m"}, env={}, global_dir=tmp_path / "g")
+    store = SqliteStore.for_directory(tmp_path)
+    runtime = build_runtime(
+        config=config, store=store, project_root=tmp_path, working_dir=tmp_path, client=scripted_model
+    )
+    moved = load_config(
+        tmp_path, {"model": "m", "store": str(tmp_path / "s")}, env={}, global_dir=tmp_path / "g"
+    )
+    reconfigure(runtime, moved)
+    assert runtime.store_path == store.path
+    assert any("`store` changed" in n and "restarts" in n for n in runtime.notices)
     store.close()
