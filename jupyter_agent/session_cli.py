@@ -146,7 +146,8 @@ def _list(runtime: Any, others: list[Any], as_json: bool) -> None:
     if as_json:
         out = []
         for s, cost, place in rows:
-            row = {**s.model_dump(mode="json"), "cost_usd": cost.usd, "cost": cost.text()}
+            row = {**s.model_dump(mode="json"), "cost_usd": cost.usd, "cost_unknown": cost.unknown}
+            row["cost"] = cost.text()  # "cost unknown" for a failed or unpriced call, never $0.00
             out.append({**row, "store": place} if place else row)
         print(json.dumps(out, indent=1))
         return
