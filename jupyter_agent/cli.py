@@ -34,7 +34,7 @@ from jupyter_agent.failures import explain
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session.rendering import Rendered, render_part
-from jupyter_agent.session_cli import add_session_commands, run_session_command
+from jupyter_agent.session_cli import add_session_commands, other_stores, run_session_command
 
 if TYPE_CHECKING:
     from jupyter_agent.agent.recorder import Recorder
@@ -75,36 +75,6 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
     )
-
-
-def other_stores(runtime: Runtime) -> list[Runtime]:
-    """Runtimes on the folder's other stores that exist: sessions kept next to the notebook
-    before its folder became read-only, or in the user data folder before it became writable,
-    or before ``store`` was set (``jupyter-agent sessions`` finds them all)."""
-    # the store and the runtime load per command
-    from jupyter_agent.agent.compose import build_runtime as compose
-    from jupyter_agent.storage import location
-    from jupyter_agent.storage.sqlite_store import SqliteStore, StoreError
-
-    here = runtime.store_path.parent
-    found = []
-    for folder in location.candidates(runtime.working_dir, runtime.config.store):
-        if folder != here and (folder / location.DB_NAME).is_file():
-            try:
-                store = SqliteStore(folder / location.DB_NAME)
-            except StoreError as exc:  # a read-only folder's old store, say: the others still list
-                print(f"note: the sessions kept in {folder} cannot be read: {exc}", file=sys.stderr)
-                continue
-            found.append(
-                compose(
-                    config=runtime.config,
-                    store=store,
-                    project_root=runtime.project_root,
-                    working_dir=runtime.working_dir,
-                    notebook_path=None,
-                )
-            )
-    return found
 
 
 class Printer:

@@ -18,15 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from jupyter_agent import system_config
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
@@ -163,11 +155,10 @@ class Config(_Strict):
 
     @field_validator("store", "audit")
     @classmethod
-    def _absolute_folder(cls, value: str | None, info: ValidationInfo) -> str | None:
+    def _absolute_folder(cls, value: str | None, info: Any) -> str | None:
         """A relative folder would move with the working directory: each run a new place."""
-        if not value or (info.field_name == "audit" and value.strip() == "syslog"):
-            return value.strip() if value else value
-        return check_folder(value)
+        syslog = info.field_name == "audit" and (value or "").strip() == "syslog"
+        return check_folder(value) if value and not syslog else value
 
     @property
     def sources(self) -> list[str]:
@@ -260,9 +251,7 @@ class Config(_Strict):
 
 def check_folder(value: str) -> str:
     if not Path(value.strip()).expanduser().is_absolute():
-        raise ValueError(
-            f"{value!r} is not an absolute folder; give one such as /srv/jupyter-agent or ~/agent"
-        )
+        raise ValueError(f"{value!r} is not an absolute folder; give one such as /srv/agent or ~/agent")
     return value.strip()
 
 

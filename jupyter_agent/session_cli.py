@@ -157,6 +157,36 @@ def _list(runtime: Any, others: list[Any], as_json: bool) -> None:
         print(f"{s.id}  {_when(s.time.updated)}  {cost.text():>10}  {s.title}{child}{kept}")
 
 
+def other_stores(runtime: Any) -> list[Any]:
+    """Runtimes on the folder's other stores that exist: sessions kept next to the notebook
+    before its folder became read-only, or in the user data folder before it became writable,
+    or before ``store`` was set (``jupyter-agent sessions`` finds them all)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
+    from jupyter_agent.agent.compose import build_runtime as compose
+    from jupyter_agent.storage import location
+    from jupyter_agent.storage.sqlite_store import SqliteStore, StoreError
+
+    here = runtime.store_path.parent
+    found = []
+    for folder in location.candidates(runtime.working_dir, runtime.config.store):
+        if folder != here and (folder / location.DB_NAME).is_file():
+            try:
+                store = SqliteStore(folder / location.DB_NAME)
+            except StoreError as exc:  # a read-only folder's old store, say: the others still list
+                print(f"note: the sessions kept in {folder} cannot be read: {exc}", file=sys.stderr)
+                continue
+            found.append(
+                compose(
+                    config=runtime.config,
+                    store=store,
+                    project_root=runtime.project_root,
+                    working_dir=runtime.working_dir,
+                    notebook_path=None,
+                )
+            )
+    return found
+
+
 def run_session_command(
     args: argparse.Namespace,
     build_runtime: Callable[[argparse.Namespace], Any],

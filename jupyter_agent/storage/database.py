@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from jupyter_agent.core.errors import JupyterAgentError
-from jupyter_agent.storage import lock_wait, migrations
+from jupyter_agent.storage import journal, lock_wait, migrations
 
 BUSY_TIMEOUT_MS = lock_wait.POLL_MS
 """SQLite's own wait for a lock held by another connection, per try: short, so the wait
@@ -29,8 +29,7 @@ BUSY_GIVE_UP_S = 300.0
 
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED (extended codes share the low byte)
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
-_READONLY, _IOERR, _FULL, _CANTOPEN, _PROTOCOL = 8, 10, 13, 14, 15
-_IOERR_LOCK = 3850  # SQLITE_IOERR_LOCK: the file system refused a lock
+_READONLY, _IOERR, _FULL, _CANTOPEN = 8, 10, 13, 14
 _MAGIC = b"SQLite format 3\x00"
 T = TypeVar("T")
 
@@ -96,24 +95,12 @@ def _disk_full(path: Path) -> bool:
         return False
 
 
-def _no_locks(exc: sqlite3.Error) -> bool:
-    """SQLite could not lock the file: the file system does not support it (an NFS mount
-    without its lock daemon, some FUSE and SMB mounts)."""
-    full = getattr(exc, "sqlite_errorcode", None)
-    text = str(exc).lower()
-    return full == _IOERR_LOCK or _code(exc) == _PROTOCOL or "locking protocol" in text
-
-
 def store_error(path: Path, exc: sqlite3.Error, network: str | None = None) -> StoreError:
     """One sentence for a failure of the file itself: which file, what is wrong, what to do."""
     code = _code(exc)
     text = str(exc).lower()
-    if network and _no_locks(exc):
-        return StoreError(
-            f"File locking does not work for the session store {path}, which is on a network "
-            f"file system ({network}) ({exc}); two kernels could damage it there. Set `store` "
-            "(or JUPYTER_AGENT_STORE) to a folder on a local disk, e.g. /tmp/jupyter-agent."
-        )
+    if network and journal.no_locks(exc):
+        return StoreError(journal.no_locks_message(path, network, exc))
     if code == _FULL or "is full" in text or (code == _IOERR and _disk_full(path)):
         return StoreError(
             f"The disk holding the session store {path} is full ({exc}). Free some space and "
@@ -192,7 +179,7 @@ def _probe_version(path: Path) -> int:
     if not path.exists():
         return 0
     if path.with_name(path.name + "-journal").exists():
-        _roll_back(path)
+        journal.roll_back(path, BUSY_TIMEOUT_MS / 1000)
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -216,17 +203,6 @@ def _probe_version(path: Path) -> int:
         conn.close()
 
 
-def _roll_back(path: Path) -> None:
-    """A killed writer's rollback journal (the store on a network file system): a read-only
-    connection cannot undo it, so a plain one reads once, which rolls it back (whatever the
-    schema's version: the journal only restores the file as it was)."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
-    try:
-        conn.execute("PRAGMA schema_version").fetchone()
-    finally:
-        conn.close()
-
-
 def _quick_check(conn: sqlite3.Connection) -> None:
     """Raise a corrupt-file error when a page inside the file is damaged.
 
@@ -239,40 +215,18 @@ def _quick_check(conn: sqlite3.Connection) -> None:
         raise sqlite3.DatabaseError(f"database disk image is malformed ({detail})")
 
 
-def _journal(conn: sqlite3.Connection, wal: bool) -> str:
-    """Put the file in WAL mode, or the rollback journal on a network file system; returns the
-    mode in effect. Another connection using the file keeps its mode (SQLite refuses to switch
-    then): waiting could take as long as that kernel runs."""
-    try:
-        mode = conn.execute(f"PRAGMA journal_mode={'WAL' if wal else 'DELETE'}").fetchone()[0]
-    except sqlite3.OperationalError as exc:
-        if not is_busy(exc):
-            raise
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    # WAL: durable across a killed process as NORMAL; the rollback journal needs FULL for that
-    conn.execute(f"PRAGMA synchronous={'NORMAL' if str(mode).lower() == 'wal' else 'FULL'}")
-    return str(mode).lower()
-
-
 def _open_once(path: Path, wal: bool = True) -> tuple[sqlite3.Connection, str | None]:
     version = _probe_version(path)
     if version > migrations.SCHEMA_VERSION:
         raise _newer(path, version)
     conn = connect(path)
     try:
-        mode = _journal(conn, wal)
+        mode = journal.set_mode(conn, wal)
         version = migrations.migrate(conn)
         if version > migrations.SCHEMA_VERSION:  # upgraded by another kernel meanwhile
             raise _newer(path, version)
         _quick_check(conn)
-        kept = None
-        if not wal and mode == "wal":
-            kept = (
-                f"The session store {path} is on a network file system, where WAL mode is not safe, but "
-                "another process has it open in WAL mode; it stays so until every kernel using it has "
-                "restarted. Until then, use it from one machine at a time."
-            )
-        return conn, kept
+        return conn, journal.kept_wal(path) if not wal and mode == "wal" else None
     except BaseException:
         conn.close()
         raise
