@@ -454,6 +454,7 @@ def load_config(
     if admin_path.is_file():
         sources.append(str(admin_path))
     layers = [(str(p), _read_file(p)) for p in (global_file, project_file) if p is not None and p.is_file()]
+    kept_out = _not_theirs(layers, project_file)
     from_env = _from_env(env)
     if from_env:
         layers.append(("environment", from_env))
@@ -478,7 +479,29 @@ def load_config(
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))
+    config._notices.extend(kept_out)
     return config
+
+
+NOT_FROM_PROJECTS = ("store", "audit")
+"""Where sessions and the audit trail are written is not a cloned project's choice: a file
+there could send transcripts to a shared folder, or audit lines (arguments the model wrote)
+into a folder a shell or an IDE reads from."""
+
+
+def _not_theirs(layers: list[tuple[str, dict[str, Any]]], project_file: Path | None) -> list[str]:
+    """Take ``store`` and ``audit`` out of project files and ``audit`` out of the user's file
+    (the admin's setting); one notice per file that set them."""
+    notices = []
+    for where, data in layers:
+        keys = NOT_FROM_PROJECTS if project_file is not None and where == str(project_file) else ("audit",)
+        dropped = [k for k in keys if data.pop(k, None) is not None]
+        if dropped:
+            notices.append(
+                f"Ignored {', '.join(dropped)} in {where}: where sessions and the audit trail go is set "
+                "by your own config file or JUPYTER_AGENT_STORE (store) and the administrator's file (audit)."
+            )
+    return notices
 
 
 def source_files(

@@ -121,3 +121,18 @@ def test_a_changed_store_setting_is_told_and_the_open_store_kept(tmp_path: Path,
     assert runtime.store_path == store.path
     assert any("`store` changed" in n and "restarts" in n for n in runtime.notices)
     store.close()
+
+
+def test_a_cloned_project_cannot_choose_where_sessions_and_the_audit_trail_go(tmp_path: Path) -> None:
+    """A `jupyter-agent.json` in a repository could send transcripts to a shared folder, or
+    audit lines (arguments the model wrote) into a folder a shell sources: both are ignored
+    there, with a notice; the user's own file may set `store`, only the admin's `audit`."""
+    (tmp_path / "jupyter-agent.json").write_text(json.dumps({"store": "/tmp/shared", "audit": "~/.bashrc.d"}))
+    home = tmp_path / "home-config"
+    home.mkdir()
+    (home / "config.json").write_text(json.dumps({"store": str(tmp_path / "mine"), "audit": "/tmp/a"}))
+    config = load_config(tmp_path, env={}, global_dir=home)
+    assert config.store == str(tmp_path / "mine") and config.audit is None
+    project_note, user_note = sorted(config.notices, key=lambda n: "home-config" in n)
+    assert "Ignored store, audit in" in project_note and "jupyter-agent.json" in project_note
+    assert "Ignored audit in" in user_note
