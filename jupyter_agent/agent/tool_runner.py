@@ -8,6 +8,7 @@ model can act on, so the loop continues instead of crashing.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,7 @@ from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
 
 ABORTED = "Tool execution aborted"
+log = logging.getLogger(__name__)
 
 
 ToolLimits = OutputLimits
@@ -234,7 +236,10 @@ class ToolRunner:
             return
         entry = self.recorder.find(part.message_id)
         step = entry.info if entry is not None else None
-        sink(audit_record(part, self.agent, decisions or [], step))
+        try:
+            sink(audit_record(part, self.agent, decisions or [], step))
+        except Exception:  # the trail must never end a run: its own problems are told by the sink
+            log.exception("writing the audit line failed")
 
     def _error(
         self,

@@ -88,14 +88,15 @@ class AuditLog:
 
     def write(self, record: Mapping[str, Any]) -> bool:
         """Append one record; False (and ``problem`` set) when it could not be written."""
-        line = json.dumps({"user": self.user, **record}, ensure_ascii=False, default=str)
+        full = {"user": self.user, **record}
         try:
-            if self.file is None:
-                _syslog(line)
+            if self.file is None:  # ASCII: syslog takes no lone surrogate a tool's output may hold
+                _syslog(json.dumps(full, default=str))
             else:
-                self._append(self.file, line)
-        except OSError as exc:
-            self.problem = f"The audit log {self.file or SYSLOG} cannot be written ({exc.strerror or exc})."
+                self._append(self.file, json.dumps(full, ensure_ascii=False, default=str))
+        except (OSError, ValueError) as exc:  # a full disk, a missing folder, a value JSON refuses
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.problem = f"The audit log {self.file or SYSLOG} cannot be written ({why})."
             return False
         self.problem = None
         return True
