@@ -223,3 +223,6 @@ def test_syslog_gets_one_json_line_per_record(monkeypatch: pytest.MonkeyPatch) -
         "tool": "bash",
         "decision": "allowed",
     }
+    # a tool's output may hold half a surrogate pair: syslog gets ASCII JSON, never an exception
+    assert AuditLog("syslog", "ada").write({"arguments": {"text": "half a pair \ud800"}})
+    assert json.loads(sent[-1][1])["arguments"]["text"] == "half a pair \ud800"
