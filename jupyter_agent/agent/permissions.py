@@ -80,7 +80,7 @@ def rule_text(
     for value in patterns or ["*"]:
         found = _best(rule, value)
         if (found[1] if found else "allow") == action:
-            return f'{key} "{found[0]}"' if found else f"{key} (no pattern matched)"
+            return f'{key} "{found[0]}"' if found else "default"
     return key
 
 
@@ -231,10 +231,11 @@ class PermissionManager:
             action = "ask"  # a protected path: no rule the agent could have written lets it through
         floor = rules.floor_action(permission, patterns, question.default)
         admin = rules.floor_file if floor == action else None  # the admin's rule decides
+        by_admin = bool(admin) and action != "allow"  # the floor lets through what it says nothing of
         note["rule"] = rule_text(
-            rules.floor if admin else rules, permission, patterns, question.default, action
+            rules.floor if by_admin else rules, permission, patterns, question.default, action
         )
-        note["by"] = "admin" if admin else "config"
+        note["by"] = "admin" if by_admin else "config"
         if action == "allow":
             note["decision"] = "allowed"
             return

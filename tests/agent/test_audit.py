@@ -96,13 +96,21 @@ async def test_an_admin_floor_denial_names_the_admins_rule(
     admin.write_text(json.dumps({"audit": str(audit), "permission": {"edit": {"*.env": "deny"}}}))
     monkeypatch.setenv("JUPYTER_AGENT_SYSTEM_CONFIG", str(admin))
     scripted_model.queue(
-        Reply(tool_calls=[ToolCall("write", json.dumps({"filePath": "x.env", "content": "A=1"}))]),
+        Reply(
+            tool_calls=[
+                ToolCall("write", json.dumps({"filePath": "x.env", "content": "A=1"}), id="w1"),
+                ToolCall("write", json.dumps({"filePath": "notes.txt", "content": "fine"}), id="w2"),
+            ]
+        ),
         Reply(text="ok"),
     )
     runtime = make_runtime()
     await runtime.prompt("write it")
-    (line,) = _lines(audit)
-    assert (line["decision"], line["by"], line["rule"]) == ("denied", "admin", 'edit "*.env"')
+    denied, allowed = _lines(audit)
+    assert (denied["decision"], denied["by"], denied["rule"]) == ("denied", "admin", 'edit "*.env"')
+    # what the floor says nothing of is not the admin's doing: allowed by the merged rules' default
+    assert allowed["decision"] == "allowed" and allowed["permissions"][0]["by"] == "config"
+    assert allowed["permissions"][0]["rule"] == "default"
 
 
 def test_the_admins_audit_setting_cannot_be_switched_off_by_a_user(tmp_path: Path) -> None:
