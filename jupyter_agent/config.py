@@ -148,6 +148,11 @@ class Config(_Strict):
     protected: list[str] = Field(default_factory=list)
     """More paths (relative to the project, or absolute) that every write to asks about."""
     verify: VerifyConfig = Field(default_factory=VerifyConfig)
+    store: str | None = None
+    """One folder for every notebook folder's sessions (each keyed by its path), instead of
+    ``.jupyter-agent/`` next to the notebooks (``storage/location.py``)."""
+    audit: str | None = None
+    """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -163,6 +168,13 @@ class Config(_Strict):
     def _api_base_is_a_url(cls, value: str | None) -> str | None:
         """A typo here would otherwise retry for half a minute against a nonsense address."""
         return check_url(value) if value else value
+
+    @field_validator("store", "audit")
+    @classmethod
+    def _absolute_folder(cls, value: str | None, info: Any) -> str | None:
+        """A relative folder would move with the working directory: each run a new place."""
+        syslog = info.field_name == "audit" and (value or "").strip() == "syslog"
+        return check_folder(value) if value and not syslog else value
 
     @property
     def sources(self) -> list[str]:
@@ -263,6 +275,12 @@ class Config(_Strict):
                 if key in server:
                     server[key] = {k: shown(v) for k, v in configured[key].items()}
         return data
+
+
+def check_folder(value: str) -> str:
+    if not Path(value.strip()).expanduser().is_absolute():
+        raise ValueError(f"{value!r} is not an absolute folder; give one such as /srv/agent or ~/agent")
+    return value.strip()
 
 
 def check_url(value: str) -> str:
@@ -426,14 +444,19 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         ("JUPYTER_AGENT_MODEL", "model"),
         ("JUPYTER_AGENT_API_BASE", "api_base"),
         ("JUPYTER_AGENT_SMALL_MODEL", "small_model"),
+        ("JUPYTER_AGENT_STORE", "store"),
     ):
         if env.get(var):
             data[key] = env[var]
-    if data.get("api_base"):
-        try:
-            check_url(data["api_base"])
-        except ValueError as exc:
-            raise ConfigError(f"JUPYTER_AGENT_API_BASE: {exc}") from None
+    for var, key, check in (
+        ("JUPYTER_AGENT_API_BASE", "api_base", check_url),
+        ("JUPYTER_AGENT_STORE", "store", check_folder),
+    ):
+        if data.get(key):
+            try:
+                check(data[key])
+            except ValueError as exc:
+                raise ConfigError(f"{var}: {exc}") from None
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_AUTOCOMPACT")):
         data.setdefault("compaction", {})["auto"] = False
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):
@@ -473,6 +496,8 @@ def load_config(
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
     admin_trusted: list[str] = admin.pop("trusted", [])
+    if admin.get("audit") and "audit" not in locked:  # an audit trail a user's file could switch off is none
+        locked.append("audit")
     if admin_path.is_file():
         sources.append(str(admin_path))
     layers = [(str(global_file), _read_file(global_file))] if global_file.is_file() else []
@@ -483,6 +508,7 @@ def load_config(
         raise ConfigError(f"{exc.path}: cannot be read ({exc.reason})") from None
     if chosen is not None:
         layers.append((str(chosen[0]), _read_file(chosen[0], raw=chosen[1])))
+    kept_out = _not_theirs(layers, chosen[0] if chosen is not None else None)
     from_env = _from_env(env)
     if from_env:
         layers.append(("environment", from_env))
@@ -509,6 +535,7 @@ def load_config(
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))
+    config._notices.extend(kept_out)
     return config
 
 
@@ -524,6 +551,27 @@ def _pending(
     if locked:
         data, _ = system_config.strip_locked(data, locked, admin)
     return trust.Pending(path, trust.digest(raw), tuple(trust_changes.describe(data, before)))
+
+
+NOT_FROM_PROJECTS = ("store", "audit")
+"""Where sessions and the audit trail are written is not a cloned project's choice: a file
+there could send transcripts to a shared folder, or audit lines (arguments the model wrote)
+into a folder a shell or an IDE reads from."""
+
+
+def _not_theirs(layers: list[tuple[str, dict[str, Any]]], project_file: Path | None) -> list[str]:
+    """Take ``store`` and ``audit`` out of project files and ``audit`` out of the user's file
+    (the admin's setting); one notice per file that set them."""
+    notices = []
+    for where, data in layers:
+        keys = NOT_FROM_PROJECTS if project_file is not None and where == str(project_file) else ("audit",)
+        dropped = [k for k in keys if data.pop(k, None) is not None]
+        if dropped:
+            notices.append(
+                f"Ignored {', '.join(dropped)} in {where}: where sessions and the audit trail go is set "
+                "by your own config file or JUPYTER_AGENT_STORE (store) and the administrator's file (audit)."
+            )
+    return notices
 
 
 def source_files(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import Any
 
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.ports import ModelClient
@@ -22,6 +23,8 @@ from jupyter_agent.config import Config, option_secrets
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.redaction import register, register_secret
 from jupyter_agent.mcp.tools import sync_tools
+from jupyter_agent.storage.audit_log import SYSLOG, AuditLog, Sink
+from jupyter_agent.storage.spill import DIRNAME as OUTPUTS
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.protected import Guard
@@ -85,11 +88,13 @@ def build_runtime(
     sessions.guarded = lambda path: shared.guard.protects(path, project_root, working_dir)  # as reconfigured
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
-    shared.guard, shared.sandbox = security(config, project_root)
+    shared.guard, shared.sandbox = security(config, project_root, store)
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action
     if shared.run_child is None:
         shared.run_child = functools.partial(run_child, runtime)
+    shared.outputs = store.path.parent / OUTPUTS
+    shared.audit = audit_sink(config, notebook_path, shared)
     cleanup(store.path.parent)  # 7-day retention of saved tool outputs
     recover_abandoned(store)  # parts left "running" by a killed process
     return runtime
@@ -103,9 +108,16 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     change keep running (a run may be calling them); the others stop and start on next use."""
     _register_secrets(config)
     workspace = runtime.workspace
+    if config.store != workspace.config.store:  # the open store stays: its sessions are in use
+        workspace.services.notices.append(
+            "`store` changed: this kernel keeps its sessions where they are until it restarts."
+        )
     workspace.config = config
     workspace.permissions.config = config
-    workspace.services.guard, workspace.services.sandbox = security(config, runtime.sessions.project_root)
+    workspace.services.guard, workspace.services.sandbox = security(
+        config, runtime.sessions.project_root, workspace.store
+    )
+    workspace.services.audit = audit_sink(config, runtime.sessions.notebook_path, workspace.services)
     manager = workspace.services.mcp
     if manager is not None:
         manager.reconfigure(config.mcp)
@@ -115,9 +127,31 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
             workspace.services.mcp = None
 
 
-def security(config: Config, project_root: Path) -> tuple[Guard, SandboxPolicy]:
-    """The protected and hidden paths and the bash sandbox, from ``protected`` and ``sandbox``."""
+def security(
+    config: Config, project_root: Path, store: SqliteStore | None = None
+) -> tuple[Guard, SandboxPolicy]:
+    """The protected and hidden paths and the bash sandbox, from ``protected`` and ``sandbox``;
+    a store kept outside ``.jupyter-agent/`` (and the folder of such stores) is protected too."""
     box = config.sandbox
-    guard = Guard.build(os.environ, config.protected, box.deny_read)
+    where = store.location if store is not None else None
+    stores = [p for p in (where.folder, where.base) if p is not None] if where and where.base else []
+    audit = Path(config.audit).expanduser() if config.audit and config.audit != SYSLOG else None
+    guard = Guard.build(os.environ, config.protected, box.deny_read, stores, audit)
     writable = tuple(project_root / Path(p).expanduser() for p in box.writable)  # absolute stays
     return guard, SandboxPolicy(enabled=box.enabled, network=box.network, writable=writable)
+
+
+def audit_sink(config: Config, notebook: str | None, services: Services) -> Sink | None:
+    """The admin's audit trail (``audit``) for this notebook's tool calls, None when not kept.
+    A line that cannot be written is told once (then on each new problem); calls go on."""
+    if not config.audit:
+        return None
+    log = AuditLog(config.audit)
+    told: set[str] = set()
+
+    def write(record: dict[str, Any]) -> None:
+        if not log.write({"notebook": notebook, **record}) and log.problem and log.problem not in told:
+            told.add(log.problem)
+            services.notices.append(f"{log.problem} Tool calls go on unrecorded; tell your administrator.")
+
+    return write

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
 from jupyter_agent.core.cost import CostTotal
@@ -109,6 +109,9 @@ class PermissionContext:
     call_id: str | None = None
     interactive: bool = False
     """The run can wait for a user's answer (a widget or a panel shows it); else rules decide."""
+    decisions: list[dict[str, Any]] | None = None
+    """When set, each question's outcome is appended (the audit trail: allowed, asked → the
+    answer, or denied, with the rule that decided)."""
 
 
 class PermissionAsker(Protocol):

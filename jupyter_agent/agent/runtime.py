@@ -117,6 +117,9 @@ class Runtime:
     async def start_mcp(self) -> None:
         await self.workspace.start_mcp()
 
+    async def expand_mcp(self, typed: str, text: str, agent: str = "build") -> str:
+        return await self.workspace.expand_mcp(typed, text, agent)
+
     # ------------------------------------------------------------ sessions
 
     def get_session(self, session_id: str) -> Session:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jupyter_agent.agent.assembler import shown_input
+from jupyter_agent.agent.audit import audit_record
 from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
@@ -49,6 +50,7 @@ from jupyter_agent.tools.services import Services
 log = logging.getLogger(__name__)
 
 ABORTED = "Tool execution aborted"
+log = logging.getLogger(__name__)
 
 
 ToolLimits = OutputLimits
@@ -85,6 +87,8 @@ class ToolRunner:
         self.refuse: str | None = None
         """Set on the last allowed step: tool calls are recorded as errors, never run."""
         self.refused = 0
+        self.decisions: dict[str, list[dict[str, Any]]] = {}
+        """Permission decisions per call, kept for its audit line (when the admin keeps one)."""
 
     def _available(self, name: str) -> bool:
         return name in self.env.registry and (self.env.allowed is None or name in self.env.allowed)
@@ -101,7 +105,16 @@ class ToolRunner:
             return None, shown, str(exc)
 
     async def run(self, part: ToolPart, raw: str) -> ToolPart:
-        """Take a pending part to completed or error; never raises except on cancel."""
+        """Take a pending part to completed or error; never raises except on cancel. Each call
+        leaves one line in the admin's audit trail (``audit``), however it ended."""
+        done = part
+        try:
+            done = await self._run(part, raw)
+        finally:
+            self.audit(done)
+        return done
+
+    async def _run(self, part: ToolPart, raw: str) -> ToolPart:
         args, shown, problem = self.parse(part, raw)
         start = now_ms()
         if self.refuse is not None:
@@ -120,11 +133,11 @@ class ToolRunner:
         except ToolError as exc:
             return self._error(running, shown, str(exc), start)
         except asyncio.CancelledError:
-            self._error(running, shown, ABORTED, start, interrupted=True)
+            self.audit(self._error(running, shown, ABORTED, start, interrupted=True))
             raise
         except KeyboardInterrupt:
             # a kernel interrupt during user code: record it, then stop the loop like Stop
-            self._error(running, shown, ABORTED, start, interrupted=True)
+            self.audit(self._error(running, shown, ABORTED, start, interrupted=True))
             self.abort.set()
             raise asyncio.CancelledError() from None
         except Exception as exc:  # a bug in the tool: the model reads what failed, the log has where
@@ -206,14 +219,30 @@ class ToolRunner:
 
     async def ask(self, part: ToolPart, question: PermissionQuestion) -> None:
         """Ask on behalf of one call of this message (also the loop's doom-loop question)."""
+        audited = self.env.services.audit is not None
         who = PermissionContext(
             session_id=part.session_id,
             agent=self.agent,
             message_id=part.message_id,
             call_id=part.call_id,
             interactive=self.run_handle.interactive,
+            decisions=self.decisions.setdefault(part.id, []) if audited else None,
         )
         await self.asker.ask(who, question)
+
+    def audit(self, part: ToolPart) -> None:
+        """The call's line in the audit trail: what it was, how it was decided, how it ended
+        and what its step cost (once per call: a second call for the same part is ignored)."""
+        sink = self.env.services.audit
+        decisions = self.decisions.pop(part.id, None)
+        if sink is None or (part.state.status in ("pending", "running") and decisions is None):
+            return
+        entry = self.recorder.find(part.message_id)
+        step = entry.info if entry is not None else None
+        try:
+            sink(audit_record(part, self.agent, decisions or [], step))
+        except Exception:  # the trail must never end a run: its own problems are told by the sink
+            log.exception("writing the audit line failed")
 
     def _error(
         self,

@@ -21,7 +21,7 @@ class CostTotal(BaseModel):
 
     def add(self, info: AssistantMessage) -> None:
         self.usd += info.cost
-        self.unknown = self.unknown or info.cost_unknown
+        self.unknown = self.unknown or unpriced(info)
         self.steps += 1
 
     def merge(self, other: CostTotal) -> CostTotal:
@@ -103,5 +103,11 @@ class CostTracker:
         return pair_text(self._turns.get(parent_id) or CostTotal(), self.session)
 
 
+def unpriced(info: AssistantMessage) -> bool:
+    """No price for a step of it, or a call that failed before the provider said what it used
+    (it may have been paid for): its cost is unknown, never $0."""
+    return info.cost_unknown or (info.error is not None and not info.finish)
+
+
 def _counted(info: AssistantMessage) -> bool:
-    return bool(info.finish or info.cost or info.cost_unknown)
+    return bool(info.finish or info.cost or info.cost_unknown or info.error is not None)

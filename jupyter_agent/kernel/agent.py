@@ -120,7 +120,7 @@ class KernelAgent:
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
         config = self._read_config(folder, ConfigWatch.now([]))
-        store = SqliteStore.for_directory(folder)
+        store = SqliteStore.for_directory(folder, config.store)
         runtime = build_runtime(
             config=config,
             store=store,

@@ -210,6 +210,9 @@ class ToolContext:
     def is_external(self, path: Path) -> bool:
         root = self.project_root.resolve()
         resolved = path.resolve()
+        outputs = self.services.outputs  # a store kept elsewhere: its saved outputs are the run's own
+        if outputs is not None and (resolved == outputs or outputs.resolve() in resolved.parents):
+            return False
         return resolved != root and root not in resolved.parents
 
     async def check_path(self, path: Path, action: str) -> None:

@@ -76,6 +76,11 @@ class Services:
     """The kernel's record of names the agent's ``python`` code set that no cell reproduces."""
     verify_notebook: NotebookVerifier | None = None
     """Runs a saved notebook in a fresh kernel for ``verify_notebook`` (set by the kernel)."""
+    outputs: Path | None = None
+    """Where truncated outputs are saved: reading them is not "outside the project", wherever
+    the store is (``store``, a read-only folder's)."""
+    audit: Callable[[dict[str, Any]], None] | None = None
+    """Writes one line of the admin's audit trail per tool call (``storage/audit_log.py``)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""

@@ -17,23 +17,22 @@ from pydantic import ValidationError
 
 from jupyter_agent.agent import send
 from jupyter_agent.agent.run import RunHandle
-from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
 from jupyter_agent.core.fence import fence
-from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
-from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui import panel_repro
 from jupyter_agent.ui.hidden_marker import finish_run
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.panel_mcp import PanelMcp
+from jupyter_agent.ui.panel_sessions import PanelSessions
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
 from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PanelConnection:
+class PanelConnection(PanelMcp, PanelSessions):
     def __init__(self, comm: Any, agent: KernelAgent) -> None:
         self.comm = comm
         self.agent = agent
@@ -286,7 +285,8 @@ class PanelConnection:
             prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
 
         async def work() -> None:
-            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle())
+            typed = text if expanded is None else None  # a fix's prompt names no resource
+            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle(), typed)
             await send.send(runtime, asked, self.stream.notice, on_ready=self.send_mcp)
 
         self._start(work(), sid, done)
@@ -343,6 +343,8 @@ class PanelConnection:
                 await work
             except asyncio.CancelledError:
                 self.agent.stopped(self.stream, session_id)
+            except JupyterAgentError as exc:  # an MCP prompt's typo, a refused resource: what to do
+                self.stream.notice(exc.for_user(), "error")
             except Exception as exc:
                 log.exception("agent run from the side panel failed")
                 self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
@@ -366,79 +368,7 @@ class PanelConnection:
         self.agent.tasks.add(task)
         task.add_done_callback(self.agent.tasks.discard)
 
-    def _new_session(self) -> None:
-        """A fresh session, unless the one shown is still empty (New twice makes one)."""
-        runtime = self.agent.runtime
-        sid = self.stream.session_id
-        if sid and not runtime.busy(sid) and not runtime.last_message(sid):
-            self._switch(self.agent.current_session(session_id=sid))
-            return
-        self._switch(self.agent.current_session(new=True))
-
-    def _delete_session(self, session_id: str) -> None:
-        runtime = self.agent.runtime
-        if runtime.busy(session_id) or session_id in self.agent.running:
-            self.stream.notice("This session is running; stop it before deleting it.", "error")
-            return
-        runtime.delete_session(session_id)
-        if self.agent.session_id == session_id:
-            self.agent.session_id = None
-        if self.stream.session_id == session_id:
-            self._switch(self.agent.current_session())
-        else:
-            self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
-
-    def _switch(self, session_id: str) -> None:
-        self.show(session_id)
-        self._send(wire.SessionsMsg(session_id=session_id, sessions=self._sessions()))
-
-    def _mcp(self, request: wire.McpRequest) -> None:
-        """List the MCP servers; ``restart`` runs in the background, then lists them again."""
-        runtime = self.agent.runtime
-        if request.action == "list" or not runtime.config.mcp:
-            self.send_mcp()
-            return
-
-        async def go() -> None:
-            try:
-                await restart(runtime)
-            finally:
-                self._flush_notices()
-                self.send_mcp()
-
-        if self.loop is not None:
-            task = self.loop.create_task(go())
-            self.agent.tasks.add(task)
-            task.add_done_callback(self.agent.tasks.discard)
-
-    def send_mcp(self) -> None:
-        """The MCP servers' state and tools, as listed under the session picker."""
-        servers = snapshot(self.agent.runtime) if self.agent.runtime.config.mcp else []
-        self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
-
-    def _complete(self, request: wire.CompleteRequest) -> None:
-        found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
-        items = [wire.Completion(label=label, detail=detail) for label, detail in found]
-        self._send(wire.CompletionsMsg(request_id=request.request_id, items=items))
-
     # ------------------------------------------------------------ kernel → panel
-
-    def _sessions(self) -> list[wire.SessionInfo]:
-        runtime = self.agent.runtime
-        ordered = sorted(runtime.list_sessions(), key=lambda s: s.time.updated, reverse=True)
-        shown = [
-            wire.SessionInfo(
-                id=s.id,
-                title=s.title,
-                updated=s.time.updated,
-                busy=runtime.busy(s.id),
-                created=s.time.created,
-                untitled=needs_title(s.title),
-            )
-            for s in ordered
-        ]
-        self._titles = {s.id: s.title for s in shown}
-        return shown
 
     def _send(self, message: wire.PanelMessage) -> None:
         self._send_dict(to_wire(message))

@@ -266,6 +266,15 @@ class NotebookOpMsg(_Wire):
     cell_type: Literal["code", "markdown", "raw"] | None = None
 
 
+class McpPromptView(_Wire):
+    """A server's prompt, offered as the slash command ``/<server>:<name>``."""
+
+    name: str
+    description: str = ""
+    usage: str
+    """How to run it: ``/<server>:<name> arg=… [optional=…]``."""
+
+
 class McpServerView(_Wire):
     name: str
     state: Literal["disabled", "not started", "starting", "connected", "failed"]
@@ -273,6 +282,9 @@ class McpServerView(_Wire):
     """The command (local) or URL (remote)."""
     tools: list[str] = Field(default_factory=list)
     """Tool names as the model sees them (``<server>_<tool>``)."""
+    prompts: list[McpPromptView] = Field(default_factory=list)
+    resources: int = 0
+    """How many resources it lists (``@<server>:`` completes them)."""
     error: str | None = None
     """Why it failed (with its stderr tail), secrets redacted."""
 

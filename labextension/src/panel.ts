@@ -11,7 +11,7 @@ import widgetModule, { WidgetModel, WidgetRequest } from './widget/widget';
 import { addTranscriptActions, iconLabel } from './widget/markdown';
 import { CodeActions } from './codeActions';
 import { AgentComm, TARGET } from './comm';
-import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
+import { COMMANDS, HELP_TEXT, SlashCommand, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
 import { ContextChips, activeCellContext } from './context';
 import { el } from './dom';
 import { EmptyState } from './empty';
@@ -104,6 +104,10 @@ export class AgentPanel extends Widget {
     model => this.chooseModel(model)
   );
   private models: string[] = [];
+  /** The MCP servers' prompts, run as `/server:name` (the kernel expands them). */
+  private prompts: SlashCommand[] = [];
+  /** The configured MCP servers: `/server:name` goes to the kernel before they have started. */
+  private mcpServers: string[] = [];
   /** Completions offered by the panel itself (slash commands, models), not the kernel. */
   private localCompletion = false;
 
@@ -510,6 +514,10 @@ export class AgentPanel extends Widget {
 
   /** The MCP servers under the session picker: state and tool count, details on hover/open. */
   private showMcp(msg: McpMsg): void {
+    this.mcpServers = msg.servers.map(server => server.name);
+    this.prompts = msg.servers.flatMap(server =>
+      (server.prompts ?? []).map(p => ({ name: `${server.name}:${p.name}`, args: p.usage.slice(p.usage.indexOf(' ') >= 0 ? p.usage.indexOf(' ') : p.usage.length), detail: p.description || 'an MCP prompt' }))
+    );
     const open = this.mcp.open;
     this.mcp.replaceChildren();
     this.mcp.hidden = msg.servers.length === 0;
@@ -563,11 +571,18 @@ export class AgentPanel extends Widget {
     this.input.value = '';
     this.hideCompletions();
     const command = parseCommand(text);
-    if (command) {
+    if (command && !this.isPrompt(command.name)) {
       this.runCommand(command.name, command.arg);
       return;
     }
     this.request({ type: 'prompt', text, context: this.chips.take() });
+  }
+
+  /** `/server:name` or `/name` of an MCP prompt: sent as the prompt, the kernel runs it. */
+  private isPrompt(name: string): boolean {
+    if (COMMANDS.some(c => c.name === name)) return false;
+    if (name.includes(':') && this.mcpServers.includes(name.split(':')[0])) return true;
+    return this.prompts.some(p => p.name === name || p.name.split(':')[1] === name);
   }
 
   private runCommand(name: string, arg: string): void {
@@ -597,7 +612,7 @@ export class AgentPanel extends Widget {
         this.verify(arg);
         return;
       default:
-        this.say(`Unknown command /${name}. Commands: ${COMMANDS.map(c => '/' + c.name).join(', ')}.`, 'error');
+        this.say(`Unknown command /${name}. Commands: ${[...COMMANDS, ...this.prompts].map(c => '/' + c.name).join(', ')}.`, 'error');
     }
   }
 
@@ -648,7 +663,7 @@ export class AgentPanel extends Widget {
     const command = commandQuery(before);
     const model = modelQuery(before);
     if (command !== null || model !== null) {
-      const items = command !== null ? completeCommands(command) : this.models.filter(m => m.startsWith(model ?? '')).map(m => ({ label: m, detail: 'model' }));
+      const items = command !== null ? completeCommands(command, this.prompts) : this.models.filter(m => m.startsWith(model ?? '')).map(m => ({ label: m, detail: 'model' }));
       this.localCompletion = true;
       this.renderCompletions(items, command !== null ? '' : '/model ');
       return;
@@ -695,8 +710,8 @@ export class AgentPanel extends Widget {
   private accept(label: string, event: 'Enter' | 'Tab' | 'click' | string = 'click'): void {
     const kind = this.completions.dataset.kind;
     if (kind === 'command' || kind === 'model') {
-      // `/model [name]` → `/model `; a model → `/model NAME`
-      const text = kind === 'command' ? label.replace(/ \[.*\]$/, '') + (label.includes('[') ? ' ' : '') : '/model ' + label;
+      // `/model [name]` → `/model `, `/docs:ask question=…` → `/docs:ask `; a model → `/model NAME`
+      const text = kind === 'command' ? label.split(' ')[0] + (label.includes(' ') ? ' ' : '') : '/model ' + label;
       if (kind === 'command' && event === 'Enter' && text.trim() === this.input.value.trim()) {
         this.submit(); // typed in full (`/model` too): Enter runs it, Tab completes
         return;

@@ -156,6 +156,13 @@ export interface McpMsg {
   servers: McpServerView[];
 }
 
+/** A server's prompt, offered as the slash command `/<server>:<name>`. */
+export interface McpPromptView {
+  name: string;
+  description?: string;
+  usage: string;
+}
+
 /** `list`: send the MCP servers' state now; `restart`: stop and start them again. */
 export interface McpRequest {
   type: "mcp";
@@ -167,6 +174,8 @@ export interface McpServerView {
   state: "disabled" | "not started" | "starting" | "connected" | "failed";
   source: string;
   tools?: string[];
+  prompts?: McpPromptView[];
+  resources?: number;
   error?: string;
 }
 
