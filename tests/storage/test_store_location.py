@@ -100,7 +100,7 @@ def test_a_store_kept_elsewhere_is_protected_like_jupyter_agent(tmp_path: Path, 
     assert services.guard.protects(folder / "sessions.db", project, project) == "the session store"
     assert services.guard.protects(shared / "another-store" / "x", project, project) == "the session store"
     policy = SandboxPolicy(writable=(shared,))  # as if the store were in a folder commands may write
-    layout = Layout.plan(project, project, policy, services.guard, {"HOME": str(tmp_path / "home")})
+    layout = Layout.plan(project, project, policy.writable, services.guard, {"HOME": str(tmp_path / "home")})
     assert shared.resolve() in layout.read_only or folder.resolve() in layout.read_only, layout
     ctx = ToolContext("s", "m", "c", "build", project, project, services=services)
     assert not ctx.is_external(services.outputs / "tool_123")
