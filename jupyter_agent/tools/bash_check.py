@@ -284,6 +284,6 @@ def token_tails(text: str) -> list[str]:
     tails: list[str] = []
     for i, token in enumerate(tokens):
         tails.append(" ".join(tokens[i:]))
-        if "/" in token:
+        if "/" in token and token.rsplit("/", 1)[-1]:  # `s/beta/gamma/` (a sed script) ends in "/"
             tails.append(" ".join([token.rsplit("/", 1)[-1], *tokens[i + 1 :]]))
     return tails
