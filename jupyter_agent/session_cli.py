@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import json
 import sys
@@ -142,13 +143,10 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
         if args.action == "export":
             _export(runtime, runtime.get_session(args.id).id, args.format, args.output)
             return 0
-        if args.action == "revert":
-            state = runtime.revert(runtime.get_session(args.id).id, args.at)
-            print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
-            return 0
-        if args.action == "unrevert":
-            runtime.unrevert(runtime.get_session(args.id).id)
-            print("unreverted")
+        if args.action in ("revert", "unrevert"):
+            sid = runtime.get_session(args.id).id
+            reverting = runtime.revert(sid, args.at) if args.action == "revert" else runtime.unrevert(sid)
+            print(asyncio.run(reverting.finish()).text(f"`jupyter-agent sessions unrevert {args.id}`"))
             return 0
         if args.action == "list":
             costs = runtime.session_costs()

@@ -10,9 +10,11 @@ import functools
 import os
 from pathlib import Path
 
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.recovery import recover_abandoned
+from jupyter_agent.agent.review import Reviews
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.agent.sessions import SessionLocks, SessionService
@@ -60,6 +62,9 @@ def build_runtime(
         client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
     bus = bus or Bus()
     permissions = PermissionManager(bus, config)
+    services = services or Services()
+    snapshots = store.path.parent / "snapshots"
+    checkpoints = Checkpoints(config.checkpoint, project_root, snapshots, shell=services.shell)
     workspace = Workspace(
         config=config,
         store=store,
@@ -70,7 +75,8 @@ def build_runtime(
         registry=tools or default_registry(project_root),
         client=client,
         permissions=permissions,
-        services=services or Services(),
+        services=services,
+        checkpoints=checkpoints,
     )
     sessions = SessionService(
         store=store,
@@ -80,11 +86,15 @@ def build_runtime(
         notebook_path=notebook_path,
         rules_for=permissions.rules_for,
         locks=SessionLocks(),
+        checkpoints=checkpoints,
     )
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
     shared = workspace.services
     shared.guard, shared.sandbox = security(config, project_root)
+    shared.notebook_review = config.notebook.review
+    reviews = Reviews(store, bus, shared.staging, checkpoints, runner.recorder_for)
+    shared.staging.on_change, shared.staging.handler = reviews.changed, reviews.decided
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action
     if shared.run_child is None:
@@ -105,6 +115,9 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     workspace.config = config
     workspace.permissions.config = config
     workspace.services.guard, workspace.services.sandbox = security(config, runtime.sessions.project_root)
+    workspace.services.notebook_review = config.notebook.review
+    if workspace.checkpoints is not None:
+        workspace.checkpoints.reconfigure(config.checkpoint)
     manager = workspace.services.mcp
     if manager is not None:
         manager.reconfigure(config.mcp)

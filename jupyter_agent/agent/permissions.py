@@ -251,6 +251,8 @@ class PermissionManager:
             reply = await future
         finally:
             self._pending.pop(request.id, None)
+        if reply != "reject":
+            question.answered = reply
         if reply == "always":
             self._always.setdefault(session_id, []).extend((permission, p) for p in patterns)
         if reply == "reject" and pending.message:

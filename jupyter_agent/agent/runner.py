@@ -194,6 +194,11 @@ class Runner:
     def busy(self, session_id: str) -> bool:
         return self.sessions.busy(session_id)
 
+    def recorder_for(self, session_id: str) -> Recorder:
+        """The running loop's recorder (its next request must see a change), else a fresh one."""
+        loop = self._loops.get(session_id)
+        return loop.recorder if loop is not None else self.sessions.recorder(session_id)
+
     def run_handle(self, session_id: str) -> RunHandle | None:
         """The handle of the session's running loop (a sub-agent's run inherits from it)."""
         return self._runs.get(session_id)

@@ -9,6 +9,7 @@ It is the whole front door: front ends never reach through it to the services or
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Literal
 
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.revert import Reverting
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
@@ -23,11 +25,13 @@ from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.cost import CostTotal
-from jupyter_agent.core.messages import MessageWithParts, RevertState, Session, UserMessage
+from jupyter_agent.core.messages import MessageWithParts, Session, UserMessage
 from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.notebook import cells_target
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
+from jupyter_agent.tools.staging import ReviewOutcome
 
 
 @dataclass
@@ -151,11 +155,23 @@ class Runtime:
     def export_cells(self, session_id: str) -> list[dict[str, Any]]:
         return self.sessions.export_cells(session_id)
 
-    def revert(self, session_id: str, message_id: str | None = None) -> RevertState:
-        return self.sessions.revert(session_id, message_id)
+    def revert(self, session_id: str, message_id: str | None = None, bridge: Any = None) -> Reverting:
+        """Undo from ``message_id`` (default: the last prompt): files, variables and messages
+        now; the notebook's cells (through ``bridge``, the side panel, when it is open) in
+        ``finish()``."""
+        cells = functools.partial(cells_target, self.services, bridge)
+        return self.sessions.revert(
+            session_id, message_id, cells=cells, staging=self.services.staging, bridge=bridge
+        )
 
-    def unrevert(self, session_id: str) -> None:
-        self.sessions.unrevert(session_id)
+    def unrevert(self, session_id: str, bridge: Any = None) -> Reverting:
+        return self.sessions.unrevert(
+            session_id, cells=functools.partial(cells_target, self.services, bridge)
+        )
+
+    async def review(self, outcome: ReviewOutcome, bridge: Any = None) -> None:
+        """The user accepted or rejected a staged cell edit (the side panel applied it)."""
+        await self.services.staging.decided(outcome, bridge)
 
     def new_session(self, title: str = "", parent_id: str | None = None) -> Session:
         return self.sessions.create(title, parent_id)

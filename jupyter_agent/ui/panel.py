@@ -28,10 +28,12 @@ from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.tools.staging import ReviewOutcome
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.panel_undo import background, revert_here
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
 from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
@@ -240,6 +242,11 @@ class PanelConnection:
             self._mcp(request)
         elif isinstance(request, wire.FixRequest):
             self.fix(request)
+        elif isinstance(request, wire.ReviewRequest):
+            outcome = ReviewOutcome.model_validate(request.model_dump(exclude={"type"}))
+            background(self, runtime.review(outcome, self.bridge), "recording the review")
+        elif isinstance(request, (wire.RevertRequest, wire.UnrevertRequest)):
+            revert_here(self, request)
 
     def prompt(
         self,

@@ -13,6 +13,16 @@ export interface AttachmentView {
   filename?: string;
 }
 
+/** One step of a revert or unrevert on a notebook's cells (also sent to the side panel). */
+export interface CellStep {
+  op: "remove" | "put" | "insert";
+  cell_id: string;
+  cell?: Record<string, unknown>;
+  after_id?: string;
+  index?: number;
+  label?: string;
+}
+
 export interface CompactRequest {
   type: "compact";
 }
@@ -120,7 +130,7 @@ export interface HelloRequest {
 }
 
 /** What the kernel sends as it happens; a replay holds these, never a replay. */
-export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg;
+export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg;
 
 /** The configured MCP servers, listed under the session picker (empty: none configured).
  * Sent on hello (servers start on the first prompt, not here) and when a run ends.
@@ -172,11 +182,14 @@ export interface NewSessionRequest {
 export interface NotebookOpMsg {
   kind: "nb_op";
   op_id: string;
-  op: "read" | "insert" | "replace" | "delete" | "run";
+  op: "read" | "insert" | "replace" | "delete" | "run" | "stage" | "unstage" | "restore";
   index?: number;
   cell_id?: string;
   source?: string;
   cell_type?: "code" | "markdown" | "raw";
+  staged?: StagedEdit;
+  staged_ids?: string[];
+  steps?: CellStep[];
 }
 
 /** The panel's answer to a :class:`NotebookOpMsg`. */
@@ -188,6 +201,8 @@ export interface NotebookReply {
   cells?: Record<string, unknown>[];
   cell_id?: string;
   outputs?: Record<string, unknown>[];
+  done?: string[];
+  problems?: string[];
 }
 
 export interface NoticeMsg {
@@ -238,6 +253,8 @@ export interface PermissionView {
   permission: string;
   patterns?: string[];
   title?: string;
+  diff?: string;
+  always?: string;
 }
 
 /** A running tool's progress as its server reports it (MCP progress notifications). */
@@ -300,6 +317,40 @@ export interface RetryView {
   next: number;
 }
 
+/** Undo from here: revert the session to before `message_id` (None: the last prompt). */
+export interface RevertRequest {
+  type: "revert";
+  message_id?: string;
+}
+
+/** What a revert or unrevert did (the panel's Undo from here), with Unrevert after a revert. */
+export interface RevertedMsg {
+  kind: "reverted";
+  text: string;
+  unrevert?: boolean;
+}
+
+/** Staged cell edits of this session still waiting for the user: Accept all / Reject all. */
+export interface ReviewMsg {
+  kind: "review";
+  pending: number;
+}
+
+/** The user accepted or rejected a staged cell edit (in the notebook, the panel or a
+ * command); the panel applied it to the document and says how the cell was and is.
+ */
+export interface ReviewRequest {
+  type: "review";
+  staged_id: string;
+  decision: "accept" | "reject";
+  reason?: string;
+  cell_id?: string;
+  index?: number;
+  prev_id?: string;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+}
+
 export interface SessionInfo {
   id: string;
   title: string;
@@ -317,6 +368,23 @@ export interface SessionsMsg {
 
 export interface SessionsRequest {
   type: "sessions";
+}
+
+/** One proposed cell edit (also what the side panel is asked to show). */
+export interface StagedEdit {
+  id?: string;
+  action: "insert" | "replace" | "delete";
+  cell_id?: string;
+  index?: number;
+  after_id?: string;
+  source?: string;
+  cell_type?: "code" | "markdown" | "raw";
+  run?: boolean;
+  label?: string;
+  notebook?: string;
+  session_id?: string;
+  message_id?: string;
+  call_id?: string;
 }
 
 export interface StatusMsg {
@@ -368,6 +436,10 @@ export interface ToolView {
   interrupted?: boolean;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
-export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
+export interface UnrevertRequest {
+  type: "unrevert";
+}
+
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | ReviewRequest | RevertRequest | UnrevertRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | ReplayMsg;
+export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | ReplayMsg;

@@ -17,7 +17,12 @@ def test_no_empty_tails() -> None:
 async def test_sed_in_place_runs(tmp_path: Path) -> None:
     (tmp_path / "data.txt").write_text("alpha\nbeta\n")
     ctx = ToolContext(
-        session_id="s", message_id="m", call_id="c", agent="build", project_root=tmp_path, working_dir=tmp_path
+        session_id="s",
+        message_id="m",
+        call_id="c",
+        agent="build",
+        project_root=tmp_path,
+        working_dir=tmp_path,
     )
     tool = BashTool()
     await tool.run(tool.Args(command="sed -i 's/beta/gamma/' data.txt"), ctx)

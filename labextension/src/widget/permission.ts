@@ -8,13 +8,17 @@ const BUTTONS: [PermissionDoneMsg['reply'], string][] = [['once', 'Allow once'],
 /** The box for a request; `send` gets the user's answer (then the box's controls lock). */
 export function permissionBox(r: PermissionView, send: (answer: ApproveRequest) => void): HTMLElement {
   const patterns = r.patterns ?? [];
-  const always = patterns.length
-    ? h('div', { class: 'ja-permission-patterns' }, document.createTextNode('“Always” allows: '),
-      h('code', { text: patterns.join(', ') }))
-    : null;
+  // what "Always" allows, and for how long: the rest of this session, never beyond
+  const always = r.always
+    ? h('div', { class: 'ja-permission-patterns', text: `“Always” allows ${r.always} for this session.` })
+    : patterns.length
+      ? h('div', { class: 'ja-permission-patterns' }, document.createTextNode('“Always” allows: '),
+        h('code', { text: patterns.join(', ') }), document.createTextNode(' for this session.'))
+      : null;
   const box = h('div', { class: 'ja-permission', 'data-testid': 'ja-permission', 'data-request': r.id },
     h('div', { class: 'ja-permission-title' }, h('strong', { text: `Allow ${r.permission}?` }),
       document.createTextNode(r.title ? ` ${r.title}` : '')),
+    r.diff ? diffView(r.diff) : null,
     always);
   const buttons = h('div', { class: 'ja-permission-buttons' });
   // an optional reason goes to the model with a rejection ("use pathlib instead")
@@ -49,4 +53,15 @@ export function permissionDone(box: HTMLElement, reply: PermissionDoneMsg['reply
   box.classList.add('ja-answered');
   box.querySelector('.ja-permission-answer')?.remove();
   box.append(h('div', { class: 'ja-permission-answer', text: REPLY_LABELS[reply] || reply }));
+}
+
+/** A unified diff, each line marked (+ added, - removed) so the change reads at a glance. */
+function diffView(diff: string): HTMLElement {
+  const pre = h('pre', { class: 'ja-permission-diff', 'data-testid': 'ja-permission-diff' });
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'add'
+      : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'same';
+    pre.append(h('span', { class: `ja-diff-${kind}`, text: line + '\n' }));
+  }
+  return pre;
 }
