@@ -134,7 +134,10 @@ class PanelConnection:
 
     def _page(self, session_id: str, before: str | None = None) -> None:
         """Replay one page of stored messages (the newest, or those before ``before``) and
-        say whether earlier ones exist."""
+        say whether earlier ones exist; messages a pending revert hides are not shown."""
+        revert = self.agent.runtime.get_session(session_id).revert
+        if revert is not None and (before is None or revert.message_id < before):
+            before = revert.message_id
         messages, older = page_before(self.agent.runtime, session_id, before)
         self.stream.replay(messages)
         self.stream.post(OlderMsg(session_id=session_id, before=older))
