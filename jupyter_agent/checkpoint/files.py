@@ -11,11 +11,14 @@ repository (which this never touches) it also sees untracked and ignored files; 
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
 import json
 import os
 import stat as stat_mod
 import tempfile
+import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +46,20 @@ SKIP_DIRS = frozenset(
     }
 )
 """Folders never snapshotted: version control, the session store, caches, environments."""
+
+
+_open: weakref.WeakSet[ProjectSnapshots] = weakref.WeakSet()
+
+
+@atexit.register
+def _save_all() -> None:
+    for snapshots in list(_open):
+        snapshots.save_cache()
+
+
+SAVE_EVERY_S = 30.0
+"""The stat cache only saves the next process from reading every file again: written now
+and then, not on every walk (a 1,000-file index costs more to write than the walk itself)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +113,9 @@ class ProjectSnapshots:
         self.limits = limits or Limits()
         self._index_path = folder / "index.json"
         self._cache: dict[str, Entry] | None = None
+        self._dirty = False
+        self._saved_at = -SAVE_EVERY_S
+        _open.add(self)
 
     # ------------------------------------------------------------ walking
 
@@ -143,19 +163,26 @@ class ProjectSnapshots:
         files: dict[str, Entry] = {}
         changed = False
         for rel, info in order:
-            seen = Entry(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
             cached = cache.get(rel)
             fits = info.st_size <= limits.max_file_bytes and total + info.st_size <= limits.max_total_bytes
             if fits:
                 total += info.st_size
-            if cached is not None and cached.same_stat(seen) and (cached.blob is not None or not fits):
+            if (
+                cached is not None
+                and (cached.size, cached.mtime_ns, cached.ino, cached.ctime_ns)
+                == (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+                and (cached.blob is not None or not fits)
+            ):
                 files[rel] = cached
                 continue
+            seen = Entry(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
             files[rel] = self._entry(rel, seen, fits)
             changed = True
         if changed or len(files) != len(cache):
             self._cache = files
-            self._save_cache()
+            self._dirty = True
+        if self._dirty and time.monotonic() - self._saved_at > SAVE_EVERY_S:
+            self.save_cache()
         notes = []
         if cut:
             notes.append(
@@ -227,7 +254,11 @@ class ProjectSnapshots:
                 self._cache = {}
         return self._cache
 
-    def _save_cache(self) -> None:
+    def save_cache(self) -> None:
+        """Write the stat cache (a step writes it at most every ``SAVE_EVERY_S``; exit writes the rest)."""
+        if not self._dirty:
+            return
+        self._dirty, self._saved_at = False, time.monotonic()
         data = {
             rel: [e.size, e.mtime_ns, e.ino, e.ctime_ns, e.blob, e.why]
             for rel, e in (self._cache or {}).items()

@@ -50,12 +50,12 @@ class _Counter(io.RawIOBase):
         return True
 
     def write(self, data: Any) -> int:
-        chunk = bytes(data)
-        self.size += len(chunk)
+        size = len(memoryview(data).cast("B"))
+        self.size += size
         if self.size > self.budget:
             raise _OverBudget()
-        self.parts.append(chunk)
-        return len(chunk)
+        self.parts.append(data if isinstance(data, bytes) else bytes(data))  # bytes are kept, not copied
+        return size
 
 
 @dataclass
@@ -77,9 +77,13 @@ def _pandas_cow() -> bool:
         return False
 
 
+def _is_pandas(value: Any) -> bool:
+    module = type(value).__module__  # "pandas" from pandas 3, "pandas.core.frame" before
+    return module == "pandas" or module.startswith("pandas.")
+
+
 def _nbytes(value: Any) -> int:
-    module = type(value).__module__
-    if module.startswith("pandas."):
+    if _is_pandas(value):
         usage = value.memory_usage(deep=False) if hasattr(value, "memory_usage") else 0
         return int(getattr(usage, "sum", lambda: usage)())
     return int(getattr(value, "nbytes", 0) or sys.getsizeof(value))
@@ -92,7 +96,7 @@ def _mib(n: int) -> str:
 def copy_value(value: Any, budget: int) -> tuple[Any, int, Callable[[Any], Any]]:
     """A copy of ``value`` (what is kept, its size, how to give it back), or Unsaveable."""
     module = type(value).__module__
-    if module.startswith("pandas.") and hasattr(value, "copy"):
+    if _is_pandas(value) and hasattr(value, "copy"):
         size = _nbytes(value)
         if size > budget:
             raise Unsaveable(
@@ -120,8 +124,7 @@ def copy_value(value: Any, budget: int) -> tuple[Any, int, Callable[[Any], Any]]
         raise Unsaveable("it is nested too deeply to copy") from None
     except Exception as exc:  # pickle raises many kinds: TypeError, PicklingError, AttributeError …
         raise Unsaveable(f"it cannot be pickled ({str(exc).splitlines()[0][:160]})") from None
-    payload = b"".join(sink.parts)
-    return payload, len(payload), pickle.loads
+    return sink.parts, sink.size, lambda parts: pickle.loads(b"".join(parts))
 
 
 class VariableStore:
