@@ -44,6 +44,9 @@ class Checkpoints:
     """Where file contents are kept (``.jupyter-agent/snapshots``)."""
     shell: Any = None
     """The kernel's IPython shell: its namespace holds the variables (None outside a kernel)."""
+    live_notebook: Callable[[], str | None] | None = None
+    """The notebook a frontend holds open: its file is saved by the frontend (autosave too), so
+    a walk never counts it as changed by a tool; its cells are recorded as cells."""
     files: ProjectSnapshots = field(init=False)
     variables: VariableStore = field(init=False)
 
@@ -184,6 +187,9 @@ class CallCheckpoint:
             for note in after.notes:
                 self._note(note)
         notebooks = {c.notebook for c in self.part.cells}
+        live = self.owner.live_notebook() if self.owner.live_notebook is not None else None
+        if live is not None:
+            notebooks.add(live)
         self.part.files = [c for c in self._merged(found) if c.path not in notebooks]
         self._write()
 

@@ -26,6 +26,7 @@ from jupyter_agent.core.redaction import register, register_secret
 from jupyter_agent.mcp.tools import sync_tools
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.notebook import live_notebook
 from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
 from jupyter_agent.tools.sandbox import SandboxPolicy
@@ -93,6 +94,7 @@ def build_runtime(
     shared = workspace.services
     shared.guard, shared.sandbox = security(config, project_root)
     shared.notebook_review = config.notebook.review
+    checkpoints.live_notebook = functools.partial(live_notebook, shared)
     reviews = Reviews(store, bus, shared.staging, checkpoints, runner.recorder_for)
     shared.staging.on_change, shared.staging.handler = reviews.changed, reviews.decided
     if shared.permission_rule is None:

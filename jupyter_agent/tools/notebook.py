@@ -48,6 +48,15 @@ def choose_backend(ctx: ToolContext, *, reading: bool = False) -> tuple[Any, Pat
     return FileBackend(Path(path)), Path(path)
 
 
+def live_notebook(services: Any) -> str | None:
+    """The kernel's notebook when a frontend holds it open: that document, not the file on disk,
+    is what the user edits (and saves over the file, autosave included)."""
+    shell = services.shell
+    ns = getattr(shell, "user_ns", {}) if shell is not None else {}
+    path = find_notebook_path(ns, os.environ) or services.notebook_path
+    return str(Path(path).resolve()) if path is not None and frontend_attached(ns, os.environ) else None
+
+
 def cells_target(services: Any, bridge: Any, notebook: str) -> Any:
     """Where a revert undoes cell edits of ``notebook``: the open document through the side
     panel, else the file when no frontend holds it; a string says why neither can be used."""

@@ -62,6 +62,9 @@ class ReviewOutcome(BaseModel):
     prev_id: str | None = None
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
+    edit: StagedEdit | None = None
+    """The edit as the notebook kept it (with who staged it): a decision taken after the kernel
+    restarted still reaches the agent's session."""
 
 
 class StageBridge(Protocol):
@@ -79,6 +82,8 @@ class Staging:
     """The staged edits this kernel is waiting on, and who to tell about each decision."""
 
     _pending: dict[str, tuple[StagedEdit, Decided | None]] = field(default_factory=dict)
+    _decided: set[str] = field(default_factory=set)
+    """Edits already decided: a second decision (a co-editor's, a replay) is ignored."""
     on_change: Callable[[str], None] | None = None
     """Called with a session id when its number of pending edits changed (the review bar)."""
     handler: Decided | None = None
@@ -98,11 +103,19 @@ class Staging:
         return [e for e, _ in self._pending.values() if session_id is None or e.session_id == session_id]
 
     async def decided(self, outcome: ReviewOutcome, bridge: Any = None) -> StagedEdit | None:
-        """The user decided: forget the edit and call its owner; None for an edit this kernel
-        did not stage (staged before a restart: the notebook applied it, nobody is told)."""
+        """The user decided: forget the edit and call its owner; None for one decided already,
+        or staged by nobody this kernel can tell (the notebook applied the decision anyway)."""
+        if outcome.staged_id in self._decided:
+            return None
         found = self._pending.pop(outcome.staged_id, None)
+        if found is None and outcome.edit is not None and outcome.edit.session_id:
+            found = (
+                outcome.edit.model_copy(update={"id": outcome.staged_id}),
+                None,
+            )  # staged before a restart
         if found is None:
             return None
+        self._decided.add(outcome.staged_id)
         edit, callback = found
         self._changed(edit.session_id)
         callback = callback or self.handler

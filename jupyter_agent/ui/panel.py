@@ -247,6 +247,8 @@ class PanelConnection:
             self.fix(request)
         elif isinstance(request, wire.ReviewRequest):
             outcome = ReviewOutcome.model_validate(request.model_dump(exclude={"type"}))
+            if outcome.edit is not None and not outcome.edit.notebook:  # the metadata keeps no local path
+                outcome.edit.notebook = str(self.agent.notebook_path() or "")
             background(self, runtime.review(outcome, self.bridge), "recording the review")
         elif isinstance(request, (wire.RevertRequest, wire.UnrevertRequest)):
             revert_here(self, request)

@@ -159,6 +159,8 @@ class ReviewRequest(_Wire):
     """The cell before the edit was applied (None for an insert)."""
     after: dict[str, Any] | None = None
     """The cell after (None for a delete, or a rejection)."""
+    edit: StagedEdit | None = None
+    """The staged edit as the notebook kept it (who staged it: a restarted kernel still knows)."""
 
 
 class RevertRequest(_Wire):

@@ -349,6 +349,7 @@ export interface ReviewRequest {
   prev_id?: string;
   before?: Record<string, unknown>;
   after?: Record<string, unknown>;
+  edit?: StagedEdit;
 }
 
 export interface SessionInfo {

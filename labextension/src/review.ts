@@ -22,7 +22,12 @@ export function stagedOf(model: { getMetadata(key: string): unknown } | undefine
 
 /** Put a proposed edit into the notebook: an empty placeholder cell for an insert. */
 export function stageEdit(model: Model, edit: StagedEdit): string {
-  const meta = { id: edit.id, action: edit.action, source: edit.source ?? '', cell_type: edit.cell_type ?? 'code', run: Boolean(edit.run), label: edit.label ?? '' };
+  // who staged it travels with the proposal (a decision after a kernel restart still reaches the
+  // agent); the notebook's local path does not (the saved file may be shared)
+  const meta = {
+    id: edit.id, action: edit.action, source: edit.source ?? '', cell_type: edit.cell_type ?? 'code', run: Boolean(edit.run),
+    label: edit.label ?? '', session_id: edit.session_id ?? '', message_id: edit.message_id ?? '', call_id: edit.call_id ?? ''
+  };
   if (edit.action === 'insert') {
     const after = edit.after_id ? findIndex(model, edit.after_id) : -1;
     const index = after >= 0 ? after + 1 : Math.max(0, Math.min(edit.index ?? model.cells.length, model.cells.length));
@@ -107,7 +112,7 @@ export class ReviewManager {
       else shared.deleteMetadata(REVIEW_KEY);
     });
     const after = decision === 'accept' && meta.action !== 'delete' ? plainCell(model, index) : undefined;
-    const request: ReviewRequest = { type: 'review', staged_id: meta.id, decision, reason: decision === 'reject' ? why : '', cell_id: cellId, index };
+    const request: ReviewRequest = { type: 'review', staged_id: meta.id, decision, reason: decision === 'reject' ? why : '', cell_id: cellId, index, edit: meta };
     if (prevId) request.prev_id = prevId;
     if (before) request.before = before;
     if (after) request.after = after;

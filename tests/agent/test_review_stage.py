@@ -64,7 +64,8 @@ class FakePanel:
         return [{"output_type": "stream", "name": "stdout", "text": "42\n"}]
 
     async def stage(self, edit: StagedEdit) -> str:
-        meta = edit.model_dump(include={"id", "action", "source", "cell_type", "run", "label"})
+        keep = {"id", "action", "source", "cell_type", "run", "label", "session_id", "message_id", "call_id"}
+        meta = edit.model_dump(include=keep)  # what review.ts keeps in the cell's metadata
         if edit.action == "insert":
             at = self._at(edit.after_id) + 1 if edit.after_id else (edit.index or 0)
             self.cells.insert(
@@ -250,3 +251,26 @@ async def test_an_approved_edit_is_applied_not_staged_again(make_runtime: Any, s
     )
     await runtime.prompt("fix it", handle=RunHandle(interactive=True, bridge=panel))
     assert panel.cells[0]["source"] == "1 / 1" and panel.cells[0]["metadata"] == {}
+
+
+async def test_a_decision_after_a_kernel_restart_still_reaches_the_session(
+    make_runtime: Any, scripted_model: Any
+) -> None:
+    """The staged edit lives in the notebook with who staged it: a new kernel records the
+    decision; a second decision on the same edit (a co-editor's) is ignored."""
+    panel = FakePanel("a = 1")
+    scripted_model.queue(
+        call("notebook_edit", action="replace", cell_id="c0", source="a = 2"), Reply(text="staged")
+    )
+    runtime = make_runtime()
+    register_kernel_tools(runtime.registry)
+    runtime.generate_titles = False
+    sid = await runtime.prompt("change a", handle=RunHandle(interactive=True, bridge=panel))
+    (staged,) = runtime.services.staging.pending(sid)
+    kept = StagedEdit.model_validate(panel.cells[0]["metadata"][REVIEW_KEY])
+    outcome = panel.decide(staged.id, "reject", "keep a = 1").model_copy(update={"edit": kept})
+    restarted = make_runtime()  # same store, a fresh kernel: nothing pending in memory
+    await restarted.review(outcome, panel)
+    await restarted.review(outcome.model_copy(update={"decision": "accept"}), panel)
+    (part,) = tool_parts(restarted, sid)
+    assert "rejected" in part.state.output and "keep a = 1" in part.state.output  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from scripted_server import Reply, ToolCall
 
+from jupyter_agent.agent.revert import RevertError
 from jupyter_agent.core.messages import PatchPart
 from jupyter_agent.tools.registry import register_kernel_tools
 
@@ -142,3 +143,74 @@ async def test_revert_from_another_process_names_the_variables_it_cannot_restore
         "from the notebook (%agent revert)"
     ]
     assert ipython.user_ns["rows"] == [1, 2, 3]
+
+
+async def test_reverting_further_back_then_unreverting_returns_to_the_latest_state(
+    make_runtime: Any, scripted_model: Any, ipython: Any, tmp_path: Path
+) -> None:
+    notebook = tmp_path / "n.ipynb"
+    write_notebook(notebook, "")
+    (tmp_path / "log.txt").write_text("v0\n")
+    ipython.user_ns["rows"] = [0]
+    scripted_model.queue(
+        call("python", code="rows.append(1)\nopen('log.txt', 'a').write('v1\\n')"),
+        Reply(text="one"),
+        call("bash", command="echo v2 >> log.txt"),
+        call("python", code="rows.append(2)"),
+        Reply(text="two"),
+    )
+    runtime = kernel_runtime(make_runtime, ipython, notebook)
+    sid = await runtime.prompt("first")
+    await runtime.prompt("second", session_id=sid)
+    prompts = [m.info.id for m in runtime.store.messages(sid) if m.info.role == "user"]
+    await runtime.revert(sid, prompts[1]).finish()
+    assert (tmp_path / "log.txt").read_text() == "v0\nv1\n" and ipython.user_ns["rows"] == [0, 1]
+    await runtime.revert(sid, prompts[0]).finish()  # further back while the first is pending
+    assert (tmp_path / "log.txt").read_text() == "v0\n" and ipython.user_ns["rows"] == [0]
+    await runtime.unrevert(sid).finish()
+    assert (tmp_path / "log.txt").read_text() == "v0\nv1\nv2\n" and ipython.user_ns["rows"] == [0, 1, 2]
+
+
+async def test_the_open_notebooks_file_is_the_frontends_not_a_tool_change(
+    make_runtime: Any, scripted_model: Any, ipython: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JupyterLab saves the open notebook (autosave too) while a tool runs: a revert must not put
+    an old copy of the file under the open document."""
+    notebook = tmp_path / "open.ipynb"
+    write_notebook(notebook, "x = 1")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(notebook))
+    saved = (
+        "from pathlib import Path\np = Path('open.ipynb')\np.write_text(p.read_text().replace('= 1', '= 2'))"
+    )
+    scripted_model.queue(call("python", code=saved + "\nopen('other.txt', 'w').write('o')"), Reply(text="ok"))
+    runtime = kernel_runtime(make_runtime, ipython, notebook)
+    sid = await runtime.prompt("go")
+    changed = [
+        Path(c.path).name
+        for m in runtime.store.messages(sid)
+        for p in m.parts
+        if isinstance(p, PatchPart)
+        for c in p.files
+    ]
+    assert changed == ["other.txt"]
+
+
+async def test_a_stored_cell_change_outside_the_project_is_refused(
+    make_runtime: Any, scripted_model: Any, ipython: Any, tmp_path: Path
+) -> None:
+    notebook = tmp_path / "n.ipynb"
+    ids = write_notebook(notebook, "x = 1")
+    scripted_model.queue(
+        call("notebook_edit", action="replace", cell_id=ids[0], source="x = 2"), Reply(text="ok")
+    )
+    runtime = kernel_runtime(make_runtime, ipython, notebook, notebook={"review": "apply"})
+    sid = await runtime.prompt("go")
+    patch = next(
+        p for m in runtime.store.messages(sid) for p in m.parts if isinstance(p, PatchPart) and p.cells
+    )
+    victim = tmp_path.parent / f"{tmp_path.name}-victim.ipynb"
+    tampered = [patch.cells[0].model_copy(update={"notebook": str(victim)})]
+    runtime.store.update_part(patch.model_copy(update={"cells": tampered}))
+    with pytest.raises(RevertError, match="outside the project"):
+        runtime.revert(sid)
+    assert not victim.exists() and sources(notebook) == [(ids[0], "x = 2")]
