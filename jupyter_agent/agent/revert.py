@@ -108,6 +108,11 @@ class Reverting:
                 continue
             report.cells.extend(done)
             report.not_restored.extend(problems)
+            if done and isinstance(target, FileBackend):
+                report.notes.append(
+                    f"{Path(notebook).name} was restored in its file: if a notebook page has it open, "
+                    "reload it from disk before saving"
+                )
         if self.unstage and self.bridge is not None:
             try:
                 await self.bridge.unstage(self.unstage)

@@ -169,6 +169,10 @@ class Runtime:
             session_id, cells=functools.partial(cells_target, self.services, bridge)
         )
 
+    def pending_reviews(self, session_id: str) -> int:
+        """Staged cell edits of the session still waiting for the user."""
+        return len(self.services.staging.pending(session_id))
+
     async def review(self, outcome: ReviewOutcome, bridge: Any = None) -> None:
         """The user accepted or rejected a staged cell edit (the side panel applied it)."""
         await self.services.staging.decided(outcome, bridge)

@@ -36,7 +36,7 @@ from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
 from jupyter_agent.ui.panel_undo import background, revert_here
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
-from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
+from jupyter_agent.ui.widget_protocol import OlderMsg, ReviewMsg, to_wire
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -121,6 +121,9 @@ class PanelConnection:
         self._page(session_id)
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
+        staged = runtime.pending_reviews(session_id)
+        if staged:  # edits still waiting for review: Accept all / Reject all
+            self.stream.post(ReviewMsg(pending=staged))
         busy = runtime.busy(session_id) or session_id in self.agent.running
         self.stream.status("busy" if busy else "idle")
         if self._gauge_off is not None:  # the previous session's gauge
