@@ -158,44 +158,52 @@ def test_staged_edits_accept_reject_run_after_accept_and_undo_from_here(
     server.queue(
         call("notebook_edit", action="replace", cell_id=ids[0], source="v = 6\nprint(v * 7)", run=True),
         call("notebook_edit", action="insert", index=2, source="w = 2"),
-        Reply(text="Staged two edits for you."),
+        call("notebook_edit", action="replace", cell_id=ids[1], source="w = 5"),
+        Reply(text="Staged three edits for you."),
     )
-    ask(panel, "print v times 7 and set w to 2")
-    wait_text(page, "Staged two edits for you.")
+    ask(panel, "print v times 7 and change w")
+    wait_text(page, "Staged three edits for you.")
     wait_idle(page)
     staged = page.locator(".jp-NotebookPanel [data-testid=ja-staged]")
-    staged.nth(1).wait_for(timeout=30_000)
+    staged.nth(2).wait_for(timeout=30_000)
     assert sources(page) == ["v = 6", "w = 1", ""]  # proposals, not applied: the placeholder is empty
     assert "print(v * 7)" in staged.nth(0).locator("[data-testid=ja-staged-diff]").inner_text()
-    assert "2 staged cell edits" in panel.locator("[data-testid=ja-review-bar]").inner_text()
+    assert "3 staged cell edits" in panel.locator("[data-testid=ja-review-bar]").inner_text()
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     saved = nbformat.read(path, as_version=4)
     assert [c.source for c in saved.cells][:2] == ["v = 6", "w = 1"]  # undecided: not saved as source
     page.screenshot(path=str(ARTIFACTS / "review-staged.png"))
+    shortcuts = page.evaluate(
+        "() => window.jupyterapp.commands.keyBindings.filter(b => b.command.startsWith('jupyter-agent:'))"
+        ".map(b => b.command + ' ' + b.keys.join(' '))"
+    )
+    assert "jupyter-agent:accept-change Ctrl Alt Y" in shortcuts
+    assert "jupyter-agent:reject-all-changes Ctrl Alt Shift N" in shortcuts
 
-    insert = staged.nth(1)
+    insert = page.locator(".jp-NotebookPanel [data-testid=ja-staged][data-action=insert]")
     insert.locator("[data-testid=ja-staged-reason]").fill("use w = 3 instead")
     insert.locator("[data-testid=ja-staged-reject]").click()
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.model.cells.length === 2")
     outputs = page.locator(".jp-NotebookPanel .jp-Cell").nth(0).locator(".jp-OutputArea")
     assert "42" not in outputs.inner_text()  # a staged run: true cell never runs before Accept
-    staged.nth(0).locator("[data-testid=ja-staged-accept]").click()
+    panel.locator("[data-testid=ja-review-accept-all]").click()  # the other two at once
     page.wait_for_function(
         "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[0]"
         ".querySelector('.jp-OutputArea').innerText.includes('42')",
         timeout=60_000,
     )
-    assert sources(page) == ["v = 6\nprint(v * 7)", "w = 1"] and staged.count() == 0
+    assert sources(page) == ["v = 6\nprint(v * 7)", "w = 5"] and staged.count() == 0
+    page.wait_for_selector(f"{PANEL} [data-testid=ja-review-bar][hidden]", state="attached", timeout=30_000)
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     saved = nbformat.read(path, as_version=4)
-    assert [c.source for c in saved.cells] == ["v = 6\nprint(v * 7)", "w = 1"]
+    assert [c.source for c in saved.cells] == ["v = 6\nprint(v * 7)", "w = 5"]
     assert all("jupyter_agent_review" not in c.metadata for c in saved.cells)
 
     server.queue(Reply(text="Noted both decisions."))
     ask(panel, "thanks")
     wait_text(page, "Noted both decisions.")
     sent = json.dumps(server.requests[-1]["body"]["messages"])
-    assert "The user accepted the staged edit" in sent and "It ran" in sent
+    assert sent.count("The user accepted the staged edit") == 2 and "It ran" in sent
     assert "The user rejected the staged edit" in sent and "use w = 3 instead" in sent
 
     # Undo from here on the first prompt: the accepted edit goes back in the open notebook
@@ -207,5 +215,5 @@ def test_staged_edits_accept_reject_run_after_accept_and_undo_from_here(
     wait_sources(page, ["v = 6", "w = 1"])
     assert "Cells:" in box.inner_text() and panel.locator(".ja-msg.ja-user").count() == 0
     box.locator("[data-testid=ja-unrevert]").click()
-    wait_sources(page, ["v = 6\nprint(v * 7)", "w = 1"])
+    wait_sources(page, ["v = 6\nprint(v * 7)", "w = 5"])
     page.wait_for_selector(f"{PANEL} .ja-msg.ja-user", timeout=30_000)
