@@ -186,6 +186,14 @@ class NotebookEditTool(Tool[NotebookEditArgs]):
         path: Any,
     ) -> ToolResult:
         target = None if args.action == "insert" else str(cells[at].get("id"))
+        waiting = [e for e in ctx.services.staging.pending() if target is not None and e.cell_id == target]
+        if waiting:
+            raise ToolError(
+                f"{cell_label(cells, at)} already has an edit waiting for the user's review "
+                f"({waiting[0].label}); its result will say what they decided. Do not stage another "
+                "edit of that cell now: "
+                "work on other cells, or tell the user what else you would change."
+            )
         edit = StagedEdit(
             action=args.action,
             cell_id=target,

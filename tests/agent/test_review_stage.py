@@ -274,3 +274,23 @@ async def test_a_decision_after_a_kernel_restart_still_reaches_the_session(
     await restarted.review(outcome.model_copy(update={"decision": "accept"}), panel)
     (part,) = tool_parts(restarted, sid)
     assert "rejected" in part.state.output and "keep a = 1" in part.state.output  # type: ignore[union-attr]
+
+
+async def test_a_second_edit_of_a_cell_waiting_for_review_is_refused(
+    make_runtime: Any, scripted_model: Any
+) -> None:
+    """A model that stages the same cell twice would hide its first proposal from the user."""
+    panel = FakePanel("a = 1")
+    scripted_model.queue(
+        call("notebook_edit", action="replace", cell_id="c0", source="a = 2"),
+        call("notebook_edit", action="delete", cell_id="c0"),
+        Reply(text="done"),
+    )
+    runtime = make_runtime()
+    register_kernel_tools(runtime.registry)
+    runtime.generate_titles = False
+    sid = await runtime.prompt("change a", handle=RunHandle(interactive=True, bridge=panel))
+    first, second = tool_parts(runtime, sid)
+    assert first.state.status == "completed" and second.state.status == "error"
+    assert "already has an edit waiting for the user's review" in second.state.error  # type: ignore[union-attr]
+    assert panel.cells[0]["metadata"][REVIEW_KEY]["action"] == "replace"
