@@ -13,7 +13,7 @@ from typing import Any
 
 from jupyter_agent.checkpoint.cells import CellStep, apply_steps
 from jupyter_agent.tools.base import ToolError
-from jupyter_agent.tools.staging import StagedEdit
+from jupyter_agent.tools.staging import REVIEW_KEY, StagedEdit
 
 OUTPUT_CAP = 2_000
 
@@ -34,6 +34,11 @@ def output_text(output: dict[str, Any]) -> str:
 def format_cell(index: int, cell: dict[str, Any]) -> str:
     source = "".join(cell.get("source", ""))
     lines = [f"[{index}] id={cell.get('id', '?')} {cell.get('cell_type', 'code')}", source]
+    staged = (cell.get("metadata") or {}).get(REVIEW_KEY)
+    if isinstance(staged, dict):  # the proposal is not the cell's source until the user accepts it
+        lines.append(
+            f"--- your staged {staged.get('action', 'edit')} waits for the user's review (not applied) ---"
+        )
     outputs = [t for t in (output_text(o) for o in cell.get("outputs", []) or []) if t]
     if outputs:
         lines.append("--- outputs ---\n" + "\n".join(outputs))

@@ -294,3 +294,12 @@ async def test_a_second_edit_of_a_cell_waiting_for_review_is_refused(
     assert first.state.status == "completed" and second.state.status == "error"
     assert "already has an edit waiting for the user's review" in second.state.error  # type: ignore[union-attr]
     assert panel.cells[0]["metadata"][REVIEW_KEY]["action"] == "replace"
+
+
+def test_notebook_read_says_which_cells_wait_for_review() -> None:
+    from jupyter_agent.tools.notebook_file import format_cell
+
+    shown = format_cell(
+        2, {"id": "n", "cell_type": "code", "source": "", "metadata": {REVIEW_KEY: {"action": "insert"}}}
+    )
+    assert "staged insert waits for the user's review (not applied)" in shown
