@@ -19,6 +19,7 @@ from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.checkpoint.cells import apply_steps
 from jupyter_agent.core.events import PermissionAsked, ReviewChanged
 from jupyter_agent.core.messages import ToolPart
+from jupyter_agent.tools.notebook_file import format_cell
 from jupyter_agent.tools.registry import register_kernel_tools
 from jupyter_agent.tools.staging import REVIEW_KEY, ReviewOutcome, StagedEdit
 from jupyter_agent.ui.render import permission_message
@@ -297,8 +298,6 @@ async def test_a_second_edit_of_a_cell_waiting_for_review_is_refused(
 
 
 def test_notebook_read_says_which_cells_wait_for_review() -> None:
-    from jupyter_agent.tools.notebook_file import format_cell
-
     shown = format_cell(
         2, {"id": "n", "cell_type": "code", "source": "", "metadata": {REVIEW_KEY: {"action": "insert"}}}
     )
