@@ -232,6 +232,9 @@ async def test_an_approval_shows_the_diff_names_the_cell_and_says_what_always_al
     assert view.always == "edits to the cells of analysis.ipynb" and view.diff
     # "Always" covered the second cell edit, not a write to the notebook file
     assert [r.permission for r in asked] == ["notebook_edit", "edit"]
+    write = permission_message(asked[1]).request  # a write shows its diff too
+    assert write.title == "Write analysis.ipynb" and (write.diff or "").startswith("--- a/analysis.ipynb")
+    assert "+{}" in (write.diff or "")
     parts = tool_parts(runtime, sid)
     assert [p.state.status for p in parts] == ["completed", "completed", "error"]
     assert [c.source for c in nbformat.read(path, as_version=4).cells] == ["x = 2"]
