@@ -24,6 +24,7 @@ from jupyter_agent.agent.outside import external_pattern, refused_paths
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.revert_files import first_changes, keep_current, put_back, restore
+from jupyter_agent.agent.revert_files import shown as display_path
 from jupyter_agent.checkpoint.cells import CellStep, redo_steps, undo_steps
 from jupyter_agent.checkpoint.report import RevertReport
 from jupyter_agent.core.errors import UsageFailure
@@ -219,7 +220,14 @@ def revert(
     checkpoints = sessions.checkpoints
     blobs = checkpoints.blobs if checkpoints is not None else None
     report = RevertReport(kind="revert", message_id=point)
-    kept = keep_current(sorted(changes), blobs) if blobs is not None else {}
+    writable = sorted(path for path, change in changes.items() if not change.unsaved)  # left as they are
+    limit = checkpoints.config.max_file_bytes if checkpoints is not None else 0
+    kept = keep_current(writable, blobs, limit) if blobs is not None else {}
+    report.notes.extend(
+        f"{display_path(path, sessions.project_root)}: {saved['unsaved']}"
+        for path, saved in kept.items()
+        if isinstance(saved, dict)
+    )
     report.files_restored, report.files_removed, problems = restore(changes, blobs, sessions.project_root)
     report.not_restored.extend(problems)
     report.notes.extend(n for p in patches for n in p.notes)

@@ -77,11 +77,26 @@ def restore(
     return restored, removed, problems
 
 
-def keep_current(paths: list[str], blobs: BlobStore) -> dict[str, str | None]:
-    """Each file's content now (blob key; None when absent), so an unrevert can put it back."""
-    kept: dict[str, str | None] = {}
+def _size(n: int) -> str:
+    """``400 bytes``, ``4.9 KiB``, ``50.0 MiB``."""
+    if n < 1024:
+        return f"{n:,} bytes"
+    return f"{n / 1024:,.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:,.1f} MiB"
+
+
+def keep_current(paths: list[str], blobs: BlobStore, max_bytes: int) -> dict[str, object]:
+    """Each file's content now (blob key; None when absent), so an unrevert can put it back; a
+    file over ``max_bytes`` is not read (``{"unsaved": why}``: the unrevert names it)."""
+    kept: dict[str, object] = {}
     for path in paths:
         try:
+            size = Path(path).stat().st_size
+            if size > max_bytes:
+                why = (
+                    f"{size / 1024 / 1024:,.0f} MiB, over checkpoint.max_file_bytes: not kept for an unrevert"
+                )
+                kept[path] = {"unsaved": why}
+                continue
             kept[path] = blobs.put(Path(path).read_bytes())
         except (FileNotFoundError, IsADirectoryError):
             kept[path] = None
@@ -95,7 +110,9 @@ def put_back(
     ``{"content": …, "binary": …}``); returns (restored, removed, problems)."""
     changes: dict[str, FileChange] = {}
     for path, saved in kept.items():
-        if isinstance(saved, dict):  # a revert recorded by an older version
+        if isinstance(saved, dict) and "unsaved" in saved:
+            changes[path] = FileChange(path=path, before=None, unsaved=str(saved["unsaved"]))
+        elif isinstance(saved, dict):  # a revert recorded by an older version
             content = saved.get("content")
             changes[path] = FileChange(path=path, before=content, binary=bool(saved.get("binary")))
         else:

@@ -214,3 +214,21 @@ async def test_a_stored_cell_change_outside_the_project_is_refused(
     with pytest.raises(RevertError, match="outside the project"):
         runtime.revert(sid)
     assert not victim.exists() and sources(notebook) == [(ids[0], "x = 2")]
+
+
+async def test_a_large_file_the_agent_made_is_removed_and_the_unrevert_says_it_cannot_return(
+    make_runtime: Any, scripted_model: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "big.csv").write_text("y" * 500)
+    scripted_model.queue(
+        call("bash", command="printf 'x%.0s' $(seq 400) > out.csv && printf 'z' >> big.csv"), Reply(text="ok")
+    )
+    runtime = make_runtime(checkpoint={"max_file_bytes": 100})
+    runtime.generate_titles = False
+    sid = await runtime.prompt("make a big file")
+    report = await runtime.revert(sid).finish()
+    assert not (tmp_path / "out.csv").exists() and report.files_removed == ["out.csv"]
+    assert any(line.startswith("big.csv: ") and "max_file_bytes" in line for line in report.not_restored)
+    back = await runtime.unrevert(sid).finish()
+    assert not (tmp_path / "out.csv").exists()  # 400 bytes were too many to keep for the unrevert
+    assert any(line.startswith("out.csv: ") for line in back.not_restored)
