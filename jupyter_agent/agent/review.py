@@ -78,6 +78,13 @@ class Reviews:
         """Record the applied edit for revert; run the cell if the agent asked (variables first)."""
         patch = PatchPart(id=ids.ascending("prt"), session_id=edit.session_id, message_id=edit.message_id)
         cell_id = outcome.cell_id or edit.cell_id or ""
+        index = outcome.index if outcome.index is not None else (edit.index or 0)
+        # the cell as the user saw it ("In [1]"), as for an edit applied at once
+        label = (
+            f"cell {index + 1} ({edit.cell_type})"
+            if edit.action == "insert"
+            else edit.label.partition(" ")[2]
+        )
         if self.checkpoints is not None:
             blobs = self.checkpoints.blobs
             patch.cells.append(
@@ -85,9 +92,9 @@ class Reviews:
                     notebook=edit.notebook,
                     action=edit.action,
                     cell_id=cell_id,
-                    index=outcome.index if outcome.index is not None else (edit.index or 0),
+                    index=index,
                     prev_id=outcome.prev_id,
-                    label=edit.label,
+                    label=label or edit.label,
                     before_blob=keep_cell(blobs, outcome.before),
                     after_blob=keep_cell(blobs, outcome.after),
                 )
