@@ -31,7 +31,7 @@ from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.notebook import cells_target
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
-from jupyter_agent.tools.staging import ReviewOutcome
+from jupyter_agent.tools.staging import Decided, ReviewOutcome, StagedEdit, stage_insert
 
 
 @dataclass
@@ -167,6 +167,22 @@ class Runtime:
     def unrevert(self, session_id: str, bridge: Any = None) -> Reverting:
         return self.sessions.unrevert(
             session_id, cells=functools.partial(cells_target, self.services, bridge)
+        )
+
+    async def stage_insert(
+        self,
+        bridge: Any,
+        source: str,
+        *,
+        below: str | None,
+        cell_type: Literal["code", "markdown", "raw"] = "code",
+        on_decided: Decided | None = None,
+    ) -> StagedEdit:
+        """Propose a new cell holding ``source`` below the cell ``below`` in the open notebook
+        (``bridge``: a side panel's), for the user to accept or reject; ``on_decided`` is told."""
+        staging = self.services.staging
+        return await stage_insert(
+            staging, bridge, source, below=below, cell_type=cell_type, on_decided=on_decided
         )
 
     def pending_reviews(self, session_id: str) -> int:

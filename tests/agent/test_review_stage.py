@@ -305,3 +305,18 @@ def test_notebook_read_says_which_cells_wait_for_review() -> None:
         2, {"id": "n", "cell_type": "code", "source": "", "metadata": {REVIEW_KEY: {"action": "insert"}}}
     )
     assert "staged insert waits for the user's review (not applied)" in shown
+
+
+async def test_other_code_can_stage_an_insert_below_a_cell(make_runtime: Any) -> None:
+    """The API "Add as cell" uses: a proposal below a given cell, its decision told to the caller."""
+    panel = FakePanel("a = 1", "b = 2")
+    runtime = make_runtime()
+    told: list[str] = []
+
+    async def decided(edit: StagedEdit, outcome: ReviewOutcome, bridge: Any) -> None:
+        told.append(f"{outcome.decision} {edit.source}")
+
+    staged = await runtime.stage_insert(panel, "c = 3", below="c0", on_decided=decided)
+    assert [c["source"] for c in panel.cells] == ["a = 1", "", "b = 2"] and staged.cell_id == "staged-new"
+    await runtime.review(panel.decide(staged.id, "accept"), panel)
+    assert told == ["accept c = 3"] and [c["source"] for c in panel.cells] == ["a = 1", "c = 3", "b = 2"]
