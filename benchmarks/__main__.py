@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks import (
+    bench_checkpoint,
     bench_cold,
     bench_context,
     bench_fast,
@@ -51,6 +52,7 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "verify": bench_repro.run_verify,
     "hidden": bench_repro.run_hidden,
     "instructions": bench_instructions.run,
+    "checkpoint": bench_checkpoint.run,
 }
 ON_REQUEST = ("instructions",)
 """Run only when named (slow); the report shows their last results if there are any."""

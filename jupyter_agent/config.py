@@ -105,6 +105,31 @@ class VerifyConfig(_Strict):
     """Relative difference under which two printed floats count as equal (float noise)."""
 
 
+class NotebookConfig(_Strict):
+    review: Literal["stage", "apply"] = "stage"
+    """How the agent's cell edits reach an open notebook: ``stage`` shows each one for Accept /
+    Reject first, ``apply`` changes the cells at once. Runs nobody watches always apply."""
+
+
+MiB = 1024 * 1024
+
+
+class CheckpointConfig(_Strict):
+    """What is recorded before each tool call so that a revert undoes a prompt completely."""
+
+    enabled: bool = True
+    max_bytes: int = Field(default=256 * MiB, ge=0)
+    """Kernel variables copied per prompt before the agent's code changes them."""
+    max_file_bytes: int = Field(default=10 * MiB, ge=0)
+    """A larger file is not kept by the project's snapshot (a revert names it)."""
+    max_total_bytes: int = Field(default=1024 * MiB, ge=0)
+    """What one snapshot of the project keeps in all (smaller files first)."""
+    max_files: int = Field(default=20_000, ge=1)
+    """Files looked at per snapshot; beyond, the rest of the project is not watched."""
+    exclude: list[str] = Field(default_factory=list)
+    """More paths (globs relative to the project) the snapshot leaves out."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -153,6 +178,8 @@ class Config(_Strict):
     ``.jupyter-agent/`` next to the notebooks (``storage/location.py``)."""
     audit: str | None = None
     """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
+    notebook: NotebookConfig = Field(default_factory=NotebookConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)

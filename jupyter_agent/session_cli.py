@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import json
 import sys
@@ -229,13 +230,14 @@ def run_session_command(
         if args.action == "export":
             _export(runtime, runtime.get_session(args.id).id, args.format, args.output)
             return 0
-        if args.action == "revert":
-            state = runtime.revert(runtime.get_session(args.id).id, args.at, _ask_protected)
-            print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
-            return 0
-        if args.action == "unrevert":
-            runtime.unrevert(runtime.get_session(args.id).id, _ask_protected)
-            print("unreverted")
+        if args.action in ("revert", "unrevert"):
+            sid = runtime.get_session(args.id).id
+            reverting = (
+                runtime.revert(sid, args.at, approve=_ask_protected)
+                if args.action == "revert"
+                else runtime.unrevert(sid, approve=_ask_protected)
+            )
+            print(asyncio.run(reverting.finish()).text(f"`jupyter-agent sessions unrevert {args.id}`"))
             return 0
         if args.action == "list":
             _list(runtime, others, args.json)

@@ -11,9 +11,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.recovery import recover_abandoned
+from jupyter_agent.agent.review import Reviews
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.agent.sessions import SessionLocks, SessionService
@@ -27,6 +29,7 @@ from jupyter_agent.storage.audit_log import SYSLOG, AuditLog, Sink
 from jupyter_agent.storage.spill import DIRNAME as OUTPUTS
 from jupyter_agent.storage.spill import cleanup
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.notebook import live_notebook
 from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.registry import ToolRegistry, default_registry
 from jupyter_agent.tools.sandbox import SandboxPolicy
@@ -63,6 +66,9 @@ def build_runtime(
         client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
     bus = bus or Bus()
     permissions = PermissionManager(bus, config)
+    services = services or Services()
+    snapshots = store.path.parent / "snapshots"
+    checkpoints = Checkpoints(config.checkpoint, project_root, snapshots, shell=services.shell)
     workspace = Workspace(
         config=config,
         store=store,
@@ -73,7 +79,8 @@ def build_runtime(
         registry=tools or default_registry(project_root),
         client=client,
         permissions=permissions,
-        services=services or Services(),
+        services=services,
+        checkpoints=checkpoints,
     )
     sessions = SessionService(
         store=store,
@@ -83,12 +90,17 @@ def build_runtime(
         notebook_path=notebook_path,
         rules_for=permissions.rules_for,
         locks=SessionLocks(),
+        checkpoints=checkpoints,
     )
     shared = workspace.services
     sessions.guarded = lambda path: shared.guard.protects(path, project_root, working_dir)  # as reconfigured
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
     shared.guard, shared.sandbox = security(config, project_root, store)
+    shared.notebook_review = config.notebook.review
+    checkpoints.live_notebook = functools.partial(live_notebook, shared)
+    reviews = Reviews(store, bus, shared.staging, checkpoints, runner.recorder_for)
+    shared.staging.on_change, shared.staging.handler = reviews.changed, reviews.decided
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action
     if shared.run_child is None:
@@ -118,6 +130,9 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
         config, runtime.sessions.project_root, workspace.store
     )
     workspace.services.audit = audit_sink(config, runtime.sessions.notebook_path, workspace.services)
+    workspace.services.notebook_review = config.notebook.review
+    if workspace.checkpoints is not None:
+        workspace.checkpoints.reconfigure(config.checkpoint)
     manager = workspace.services.mcp
     if manager is not None:
         manager.reconfigure(config.mcp)

@@ -303,6 +303,8 @@ class PermissionManager:
         finally:
             self._pending.pop(request.id, None)
         note.update(decision="asked", answer=reply)
+        if reply != "reject":
+            question.answered = reply
         if reply == "always":
             self._always.setdefault(session_id, []).extend((permission, p) for p in patterns)
         if reply == "reject" and pending.message:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from jupyter_agent.agent.assembler import shown_input
 from jupyter_agent.agent.audit import audit_record
+from jupyter_agent.agent.checkpoints import CallCheckpoint, Checkpoints
 from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
@@ -70,6 +71,8 @@ class ToolEnv:
     new_output_file: Callable[[], Path] | None = None
     """A fresh file under ``tool-output/`` for tools that stream long output there."""
     services: Services = field(default_factory=Services)
+    checkpoints: Checkpoints | None = None
+    """What is recorded around each call that may change something, for revert."""
 
 
 class ToolRunner:
@@ -125,7 +128,8 @@ class ToolRunner:
         running = part.model_copy(update={"state": ToolStateRunning(input=shown)})
         self.recorder.part(running)
         tool = self.env.registry.get(part.tool)
-        ctx = self._context(running)
+        point = self._checkpoint(running) if tool.mutates else None
+        ctx = self._context(running, point)
         try:
             result = await tool.run(args, ctx)
         except PermissionDenied as exc:
@@ -143,6 +147,9 @@ class ToolRunner:
         except Exception as exc:  # a bug in the tool: the model reads what failed, the log has where
             log.error("The %s tool failed", part.tool, exc_info=True)
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
+        finally:
+            if point is not None:
+                point.finish()
         output = unicode.scrub(redact(result.output))  # a print of "\ud800" must not break the store
         metadata = unicode.scrub_value(redact_value(dict(result.metadata)))
         if not metadata.get("truncated"):
@@ -174,7 +181,16 @@ class ToolRunner:
         self.recorder.part(done)
         return done
 
-    def _context(self, part: ToolPart) -> ToolContext:
+    def _checkpoint(self, part: ToolPart) -> CallCheckpoint | None:
+        """The checkpoint of one call of a tool that may change something (None when off)."""
+        checkpoints = self.env.checkpoints
+        if checkpoints is None:
+            return None
+        entry = self.recorder.find(part.message_id)
+        prompt = getattr(entry.info, "parent_id", part.message_id) if entry else part.message_id
+        return checkpoints.begin(self.recorder.part, part.session_id, part.message_id, prompt)
+
+    def _context(self, part: ToolPart, point: CallCheckpoint | None = None) -> ToolContext:
         def on_metadata(title: str | None, metadata: dict[str, Any]) -> None:
             metadata = unicode.scrub_value(redact_value(metadata))
             entry = self.recorder.find(part.message_id)
@@ -211,7 +227,9 @@ class ToolRunner:
             abort=self.abort,
             ask=ask,
             on_metadata=on_metadata,
-            on_patch=on_patch,
+            on_patch=point.on_patch if point is not None else on_patch,
+            on_cells=point.on_cells if point is not None else None,
+            on_code=point.on_code if point is not None else None,
             services=self.env.services.for_run(self.run_handle.bridge),
             limits=self.env.limits,
             new_output_file=self.env.new_output_file,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.loop_settings import DEFAULT_MAX_STEPS, LoopSettings
 from jupyter_agent.agent.permissions import PermissionManager, evaluate
 from jupyter_agent.agent.ports import ModelClient
@@ -78,6 +79,8 @@ class Workspace:
     permissions: PermissionManager
     services: Services = field(default_factory=Services)
     """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
+    checkpoints: Checkpoints | None = None
+    """What is recorded around tool calls for revert (``agent/checkpoints.py``)."""
     _window_told: set[tuple[str, str]] = field(default_factory=set)
     _sandbox_told: set[str] = field(default_factory=set)
     _config_told: set[str] = field(default_factory=set)
@@ -210,6 +213,7 @@ class Workspace:
             ),
             new_output_file=lambda: new_output_path(store_dir),
             services=self.services,
+            checkpoints=self.checkpoints,
         )
 
     async def start_mcp(self) -> None:

@@ -224,6 +224,12 @@ class KernelAgent:
         for panel in list(self.panels):
             panel.run_state(session_id, busy)
 
+    def session_changed(self, session_id: str) -> None:
+        """A revert or unrevert hid or brought back messages: panels showing the session redraw it."""
+        for panel in list(self.panels):
+            if panel.stream.session_id == session_id:
+                panel.show(session_id)
+
     def stopped(self, view: Any, session_id: str) -> None:
         """A run was cancelled: say so once (the stopped answer may already say it)."""
         last = self.runtime.last_message(session_id)

@@ -238,6 +238,8 @@ class PythonTool(Tool[PythonArgs]):
             raise ToolError("The python tool needs a running IPython kernel (use %agent in a notebook).")
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])
         timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+        if ctx.on_code is not None:  # the variables it may change are saved first, for revert
+            ctx.on_code(args.code)
         sink = BoundedOutput(ctx.limits, ctx.new_output_file)
         tracker = ctx.services.hidden_state
         watch = (

@@ -25,6 +25,7 @@ from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
+from jupyter_agent.tools.staging import ReviewOutcome
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui import panel_repro
 from jupyter_agent.ui.hidden_marker import finish_run
@@ -33,9 +34,10 @@ from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
 from jupyter_agent.ui.panel_mcp import PanelMcp
 from jupyter_agent.ui.panel_sessions import PanelSessions
+from jupyter_agent.ui.panel_undo import background, revert_here
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
-from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
+from jupyter_agent.ui.widget_protocol import OlderMsg, ReviewMsg, to_wire
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -123,6 +125,9 @@ class PanelConnection(PanelMcp, PanelSessions):
         panel_repro.remark(self, session_id)  # runs that left hidden state, still marked
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
+        staged = runtime.pending_reviews(session_id)
+        if staged:  # edits still waiting for review: Accept all / Reject all
+            self.stream.post(ReviewMsg(pending=staged))
         busy = runtime.busy(session_id) or session_id in self.agent.running
         self.stream.status("busy" if busy else "idle")
         if self._gauge_off is not None:  # the previous session's gauge
@@ -136,7 +141,10 @@ class PanelConnection(PanelMcp, PanelSessions):
 
     def _page(self, session_id: str, before: str | None = None) -> None:
         """Replay one page of stored messages (the newest, or those before ``before``) and
-        say whether earlier ones exist."""
+        say whether earlier ones exist; messages a pending revert hides are not shown."""
+        revert = self.agent.runtime.get_session(session_id).revert
+        if revert is not None and (before is None or revert.message_id < before):
+            before = revert.message_id
         messages, older = page_before(self.agent.runtime, session_id, before)
         self.stream.replay(messages)
         self.stream.post(OlderMsg(session_id=session_id, before=older))
@@ -250,6 +258,13 @@ class PanelConnection(PanelMcp, PanelSessions):
             panel_repro.add_cell(self, request)
         elif isinstance(request, wire.VerifyRequest):
             panel_repro.start_verify(self, request)
+        elif isinstance(request, wire.ReviewRequest):
+            outcome = ReviewOutcome.model_validate(request.model_dump(exclude={"type"}))
+            if outcome.edit is not None and not outcome.edit.notebook:  # the metadata keeps no local path
+                outcome.edit.notebook = str(self.agent.notebook_path() or "")
+            background(self, runtime.review(outcome, self.bridge), "recording the review")
+        elif isinstance(request, (wire.RevertRequest, wire.UnrevertRequest)):
+            revert_here(self, request)
 
     def prompt(
         self,

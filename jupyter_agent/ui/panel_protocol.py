@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from jupyter_agent.checkpoint.cells import CellStep
+from jupyter_agent.tools.staging import StagedEdit
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
@@ -160,6 +162,38 @@ class VerifyRequest(_Wire):
     with_agent: bool = False
 
 
+class ReviewRequest(_Wire):
+    """The user accepted or rejected a staged cell edit (in the notebook, the panel or a
+    command); the panel applied it to the document and says how the cell was and is."""
+
+    type: Literal["review"] = "review"
+    staged_id: str
+    decision: Literal["accept", "reject"]
+    reason: str = ""
+    """Why it was rejected (sent to the model)."""
+    cell_id: str | None = None
+    index: int | None = None
+    prev_id: str | None = None
+    """The cell above it (a revert puts a deleted cell back below it)."""
+    before: dict[str, Any] | None = None
+    """The cell before the edit was applied (None for an insert)."""
+    after: dict[str, Any] | None = None
+    """The cell after (None for a delete, or a rejection)."""
+    edit: StagedEdit | None = None
+    """The staged edit as the notebook kept it (who staged it: a restarted kernel still knows)."""
+
+
+class RevertRequest(_Wire):
+    """Undo from here: revert the session to before ``message_id`` (None: the last prompt)."""
+
+    type: Literal["revert"] = "revert"
+    message_id: str | None = None
+
+
+class UnrevertRequest(_Wire):
+    type: Literal["unrevert"] = "unrevert"
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -173,6 +207,10 @@ class NotebookReply(_Wire):
     """``insert``: the new cell's id."""
     outputs: list[dict[str, Any]] | None = None
     """``run``: the cell's outputs once it finished."""
+    done: list[str] | None = None
+    """``restore``: what each step did (``In [3]: restored``)."""
+    problems: list[str] | None = None
+    """``restore``: the steps that could not be applied, and why."""
 
 
 PanelRequest = (
@@ -194,6 +232,9 @@ PanelRequest = (
     | FixRequest
     | AddCellRequest
     | VerifyRequest
+    | ReviewRequest
+    | RevertRequest
+    | UnrevertRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -259,11 +300,17 @@ class NotebookOpMsg(_Wire):
 
     kind: Literal["nb_op"] = "nb_op"
     op_id: str
-    op: Literal["read", "insert", "replace", "delete", "run"]
+    op: Literal["read", "insert", "replace", "delete", "run", "stage", "unstage", "restore"]
     index: int | None = None
     cell_id: str | None = None
     source: str | None = None
     cell_type: Literal["code", "markdown", "raw"] | None = None
+    staged: StagedEdit | None = None
+    """``stage``: the edit to show in the notebook for Accept / Reject (answered with the cell id)."""
+    staged_ids: list[str] | None = None
+    """``unstage``: staged edits to take back without applying them (their prompt was reverted)."""
+    steps: list[CellStep] | None = None
+    """``restore``: a revert's or unrevert's steps, applied in order in one go."""
 
 
 class McpPromptView(_Wire):

@@ -19,7 +19,7 @@ import { agentIcon } from './icon';
 import { cellRunning, errorOf } from './fix';
 import { keepWidth } from './layout';
 import { runOp } from './notebook';
-import { AddCellRequest, Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, SessionInfo } from './protocol';
+import { AddCellRequest, Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, ReviewRequest, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
@@ -37,7 +37,7 @@ class CommModel implements WidgetModel {
   private listeners = new Set<Listener>();
   constructor(private panel: AgentPanel) {}
   get(name: string): unknown {
-    return name === 'can_compact' ? true : undefined;
+    return name === 'can_compact' || name === 'can_revert' ? true : undefined;
   }
   send(content: WidgetRequest): void {
     this.panel.request(content);
@@ -79,6 +79,8 @@ export class AgentPanel extends Widget {
   private applyWidth = keepWidth(this);
   /** A fix asked for before the kernel connection was open (sent once it is). */
   private pendingFix: FixRequest | null = null;
+  /** Review decisions made in a notebook the panel was not connected to (sent once it is). */
+  private pendingReviews = new Map<NotebookPanel, ReviewRequest[]>();
   /** Called when the session shown stops running: the Fix buttons are usable again. */
   onIdle: () => void = () => undefined;
   /** Called when the kernel added a run's code as a cell ("Add as cell"). */
@@ -271,6 +273,9 @@ export class AgentPanel extends Widget {
       const fix = this.pendingFix;
       this.pendingFix = null;
       if (fix) this.request(fix);
+      const reviews = this.pendingReviews.get(notebook) ?? [];
+      this.pendingReviews.delete(notebook);
+      reviews.forEach(review => this.request(review));
     } else if (result.state === 'missing') {
       this.setState('missing');
     } else {
@@ -302,6 +307,23 @@ export class AgentPanel extends Widget {
     const future = kernel.requestExecute({ code: '%load_ext jupyter_agent', silent: false, store_history: false });
     await future.done;
     if (this.state !== 'open') await this.connect();
+  }
+
+  /** The user decided on a staged edit in `notebook`: tell its kernel (now, or once connected). */
+  sendReview(notebook: NotebookPanel, review: ReviewRequest): void {
+    if (notebook === this.notebook && this.state === 'open' && this.comm?.isOpen) {
+      this.request(review);
+      return;
+    }
+    const queued = this.pendingReviews.get(notebook) ?? [];
+    queued.push(review);
+    this.pendingReviews.set(notebook, queued);
+    notebook.disposed.connect(() => this.pendingReviews.delete(notebook));
+  }
+
+  /** The notebook the panel follows (Accept all / Reject all from the panel act on it). */
+  get current(): NotebookPanel | null {
+    return this.notebook;
   }
 
   /** Show a cell's session: now if connected, else as soon as the kernel says hello. */
