@@ -92,6 +92,21 @@ class SandboxConfig(_Strict):
     """More folders commands may write besides the project and the temp folder (a cache …)."""
 
 
+class CompletionConfig(_Strict):
+    """Inline completion in notebook cells (ghost text from the kernel that holds the data)."""
+
+    enabled: bool | None = None
+    """None: on when a model is configured (``%agent complete on|off`` for one kernel)."""
+    model: str | None = None
+    """The model that completes (default: ``small_model``, else ``model``)."""
+    debounce_ms: int = Field(default=300, ge=0, le=5000)
+    """How long typing must pause before a completion is asked for."""
+    max_context_tokens: int = Field(default=2000, ge=200, le=32000)
+    """What one request may carry: the cell, the live names it uses, the cells above."""
+    max_tokens: int = Field(default=128, ge=8, le=2000)
+    """The longest suggestion, in tokens."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -134,6 +149,7 @@ class Config(_Strict):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     protected: list[str] = Field(default_factory=list)
     """More paths (relative to the project, or absolute) that every write to asks about."""
+    completion: CompletionConfig = Field(default_factory=CompletionConfig)
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)

@@ -10,8 +10,9 @@ import functools
 import os
 from pathlib import Path
 
+from jupyter_agent.agent.inline import InlineCompletions
 from jupyter_agent.agent.permissions import PermissionManager
-from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.ports import CompletionClient, ModelClient
 from jupyter_agent.agent.recovery import recover_abandoned
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.runtime import Runtime
@@ -47,11 +48,13 @@ def build_runtime(
     bus: Bus | None = None,
     tools: ToolRegistry | None = None,
     client: ModelClient | None = None,
+    completions: CompletionClient | None = None,
     services: Services | None = None,
     generate_titles: bool = True,
 ) -> Runtime:
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
-    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
+    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model, which
+    then also makes the inline completions; ``completions`` defaults to litellm's).
     Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
     _register_secrets(config)
     if client is None:
@@ -82,7 +85,14 @@ def build_runtime(
         locks=SessionLocks(),
     )
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
-    runtime = Runtime(workspace, sessions, runner)
+    if completions is None:
+        if isinstance(client, CompletionClient):
+            completions = client
+        else:
+            from jupyter_agent.providers.inline_client import LiteLLMCompletionClient  # litellm is slow
+
+            completions = LiteLLMCompletionClient()
+    runtime = Runtime(workspace, sessions, runner, InlineCompletions(workspace, completions))
     shared = workspace.services
     shared.guard, shared.sandbox = security(config, project_root)
     if shared.permission_rule is None:

@@ -76,6 +76,8 @@ class KernelAgent:
         self.errors = CellErrors(shell)
         """The cells that raised since ``%load_ext`` (``%agent fix``, Fix with agent)."""
         self.errors.install()
+        self.inline: Any = None
+        """The inline completer (``kernel/inline_completer.py``), made when a front end first asks."""
 
     # ------------------------------------------------------------ where we are
 

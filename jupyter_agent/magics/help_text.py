@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "export": ("[--format F]", "export the session as json, md or ipynb"),
     "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
     "fix": ("[CELL]", "fix the latest cell that raised (or In [CELL], a cell id) with the agent"),
+    "complete": ("[on|off]", "inline completion in cells: show whether it is on, or turn it on/off"),
 }
 
 OPTIONS = (

@@ -155,6 +155,9 @@ def _subcommand(rest: str) -> SubCommand | None:
         if not words:
             return SubCommand(name=name)
         return SubCommand(name=name, args=words) if len(words) == 1 and _CELL_REF.match(words[0]) else None
+    if name == "complete":  # `%agent complete the function below` is a prompt
+        switch = not words or (len(words) == 1 and words[0].lower() in ("on", "off"))
+        return SubCommand(name=name, args=[w.lower() for w in words]) if switch else None
     if name == "mcp":
         listing = not words or (words[0] == "restart" and len(words) <= 2)
         return SubCommand(name=name, args=words) if listing else None

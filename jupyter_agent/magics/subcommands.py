@@ -1,4 +1,4 @@
-"""``%agent sessions | new | switch | rename | config | stop`` and ``%compact``."""
+"""``%agent sessions | new | switch | rename | config | stop | complete`` and ``%compact``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from jupyter_agent.agent.revert import RevertError
 from jupyter_agent.context.overflow import gauge
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
+from jupyter_agent.kernel.inline_completer import completer
 from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
 from jupyter_agent.mcp.listing import run
@@ -97,8 +98,23 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         lifecycle(agent, cmd.name, args)
     elif cmd.name == "mcp":
         print(run(rt, args))
+    elif cmd.name == "complete":
+        print(complete_switch(agent, args[0] if args else None))
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
+
+
+def complete_switch(agent: KernelAgent, wanted: str | None) -> str:
+    """``%agent complete [on|off]``: the inline completion state, or turn it on or off."""
+    found = completer(agent)
+    if wanted is not None:
+        return found.set_enabled(wanted == "on")
+    state = found.state()
+    if state.enabled:
+        return (
+            f"Inline completion is on (debounce {state.debounce_ms} ms); `%agent complete off` turns it off."
+        )
+    return f"Inline completion is off: {state.reason}."
 
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:

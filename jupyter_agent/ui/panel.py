@@ -28,6 +28,7 @@ from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.ui import completion_toggle
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
@@ -51,6 +52,8 @@ class PanelConnection:
         self.bridge = PanelNotebookBridge(self._send, self.loop)
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
+        self._gauge: LiveGauge | None = None
+        self._completion_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
         self._fixing: set[str] = set()
@@ -80,6 +83,8 @@ class PanelConnection:
         if self._follow_off is None:
             self._follow_off = runtime.bus.subscribe(self._follow)
         self.send_mcp()
+        if self._completion_off is None:  # the inline completion switch shows the kernel's state
+            self._completion_off = completion_toggle.watch(self.agent, self._send)
         self.show(session_id)
         self._flush_notices("info")
 
@@ -127,7 +132,7 @@ class PanelConnection:
             limit: int | None = runtime.resolve_model().context
         except ConfigurationError:  # no model yet: the gauge shows tokens without a window
             limit = None
-        listener = LiveGauge(self.stream, session_id, limit, runtime)
+        listener = self._gauge = LiveGauge(self.stream, session_id, limit, runtime)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
@@ -150,10 +155,10 @@ class PanelConnection:
             self.agent.panels.remove(self)
         self.stream.close()
         self.bridge.close()
-        for off in (self._follow_off, self._gauge_off):
+        for off in (self._follow_off, self._gauge_off, self._completion_off):
             if off is not None:
                 off()
-        self._follow_off = self._gauge_off = None
+        self._follow_off = self._gauge_off = self._completion_off = None
         for handle in self.agent.runtime.running():
             if handle.bridge is self.bridge:
                 handle.bridge = None
@@ -174,6 +179,11 @@ class PanelConnection:
             self._send(wire.SessionsMsg(session_id=current, sessions=self._sessions()))
 
     # ------------------------------------------------------------ panel → kernel
+
+    def completions_spent(self, session_id: str) -> None:
+        """An inline completion was paid for ``session_id``: the gauge's cost line says so."""
+        if self._gauge is not None and self._gauge.session_id == session_id:
+            self._gauge.completions_spent()
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         call_on(self.loop, self._receive, msg)
@@ -240,6 +250,8 @@ class PanelConnection:
             self._mcp(request)
         elif isinstance(request, wire.FixRequest):
             self.fix(request)
+        elif isinstance(request, wire.SetCompletionRequest):
+            self.stream.notice(completion_toggle.toggle(self.agent, request.enabled))
 
     def prompt(
         self,

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from jupyter_agent.ui.inline_protocol import InlineStateMsg
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
@@ -140,6 +141,13 @@ class FixRequest(_Wire):
     execution_count: int | None = None
 
 
+class SetCompletionRequest(_Wire):
+    """The panel's inline completion switch (``%agent complete on|off`` for this kernel)."""
+
+    type: Literal["set_completion"] = "set_completion"
+    enabled: bool
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -172,6 +180,7 @@ PanelRequest = (
     | CompleteRequest
     | McpRequest
     | FixRequest
+    | SetCompletionRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -263,7 +272,7 @@ class McpMsg(_Wire):
     servers: list[McpServerView]
 
 
-PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg
+PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg
 
 
 def schema() -> dict[str, Any]:

@@ -119,6 +119,46 @@ export interface HelloRequest {
   notebook_path?: string;
 }
 
+/** The user typed on, left the cell, or the suggestion came too late: stop it. */
+export interface InlineCancelRequest {
+  type: "inline_cancel";
+  request_id: string;
+}
+
+/** A suggestion at the cursor of the active cell (any earlier request is replaced). */
+export interface InlineCompleteRequest {
+  type: "inline_complete";
+  request_id: string;
+  prefix: string;
+  suffix?: string;
+  cells_above?: string[];
+  cell_type?: "code" | "markdown" | "raw";
+}
+
+export interface InlineDeltaMsg {
+  kind: "inline_delta";
+  request_id: string;
+  text: string;
+}
+
+/** The request ended: `done` (complete), `cancelled`, `stale` (a cell ran), `busy`,
+ * `off`, `skipped` (not a code cell) or `error` (`message` says what).
+ */
+export interface InlineDoneMsg {
+  kind: "inline_done";
+  request_id: string;
+  reason: string;
+  message?: string;
+}
+
+/** Whether the kernel completes (sent on open, on `%agent complete`, on a toggle). */
+export interface InlineStateMsg {
+  kind: "inline_state";
+  enabled: boolean;
+  debounce_ms?: number;
+  reason?: string;
+}
+
 /** What the kernel sends as it happens; a replay holds these, never a replay. */
 export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg;
 
@@ -319,6 +359,12 @@ export interface SessionsRequest {
   type: "sessions";
 }
 
+/** The panel's inline completion switch (`%agent complete on|off` for this kernel). */
+export interface SetCompletionRequest {
+  type: "set_completion";
+  enabled: boolean;
+}
+
 export interface StatusMsg {
   kind: "status";
   state: "idle" | "busy" | "error";
@@ -368,6 +414,8 @@ export interface ToolView {
   interrupted?: boolean;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | SetCompletionRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
 export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | ReplayMsg;
+export type InlineRequest = InlineCompleteRequest | InlineCancelRequest;
+export type InlineMessage = InlineStateMsg | InlineDeltaMsg | InlineDoneMsg;

@@ -164,3 +164,19 @@ def test_commands_are_a_discriminated_union() -> None:
     adapter: TypeAdapter[PromptCommand | SubCommand] = TypeAdapter(AgentCommand)
     for command in (parse("--wait hi"), parse("switch ses_1")):
         assert adapter.validate_python(command.model_dump()) == command
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("complete", SubCommand(name="complete")),
+        ("complete on", SubCommand(name="complete", args=["on"])),
+        ("complete OFF", SubCommand(name="complete", args=["off"])),
+        ("complete the function below", PromptCommand(prompt="complete the function below")),
+        ("complete on the left", PromptCommand(prompt="complete on the left")),
+    ],
+)
+def test_complete_switches_inline_completion_unless_it_reads_as_a_prompt(
+    line: str, expected: SubCommand | PromptCommand
+) -> None:
+    assert parse(line) == expected
