@@ -1,9 +1,11 @@
 import { ILabShell, ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { cellSession, tagCellSessions } from './cellSessions';
 import { FixButtons, errorOf } from './fix';
 import { agentIcon } from './icon';
+import { setupInlineCompletion } from './inline';
 import { AgentPanel } from './panel';
 
 const COMMAND = 'jupyter-agent:open-panel';
@@ -17,14 +19,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'A side panel to chat with the jupyter-agent running in the notebook kernel.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, ILayoutRestorer, ILabShell],
+  optional: [ICommandPalette, ILayoutRestorer, ILabShell, ICompletionProviderManager],
   // app.shell, not ILabShell: Notebook 7 has no ILabShell, and its shell has a right area too
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
-    labShell: ILabShell | null
+    labShell: ILabShell | null,
+    completions: ICompletionProviderManager | null
   ) => {
     const shell = app.shell;
     const panel = new AgentPanel();
@@ -90,6 +93,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
 
     if (!labShell) notebookSeven(app, tracker, panel, show);
+
+    // ghost-text suggestions in cells from the kernel that holds the variables (src/inline.ts)
+    if (completions) setupInlineCompletion(app, completions, tracker);
 
     // a saved cell remembers its session: open that session in the panel
     app.commands.addCommand(CELL_SESSION, {

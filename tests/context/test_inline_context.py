@@ -20,7 +20,9 @@ NAMES = ["sales: DataFrame 3 rows × 3 columns: month (str), region (str), reven
 
 def test_everything_fits_in_a_roomy_budget() -> None:
     ctx = fit("x = 1\nsales.groupby(", ")\n", NAMES, ["import pandas as pd", "", "n = 5"], 2000)
-    assert ctx == InlineContext("x = 1\nsales.groupby(", ")\n", tuple(NAMES), ("import pandas as pd", "n = 5"))
+    assert ctx == InlineContext(
+        "x = 1\nsales.groupby(", ")\n", tuple(NAMES), ("import pandas as pd", "n = 5")
+    )
 
 
 def test_the_budget_keeps_what_is_nearest_the_cursor() -> None:

@@ -76,7 +76,7 @@ async def test_a_pause_asks_once_with_the_frames_columns_and_counts_the_cost(ker
     kernel.model.completion_cost = 0.0004
     kernel.model.queue(Reply(text='month").revenue.sum()', chunk_size=4))
     sink = Sink()
-    for n, typed in enumerate(('sales.gr', 'sales.groupby(', 'sales.groupby("')):
+    for n, typed in enumerate(("sales.gr", "sales.groupby(", 'sales.groupby("')):
         inline.request(sink, ask(f"r{n}", typed))  # typing: each request replaces the last
     assert await sink.wait("r2") == ("done", "")
     assert sink.ended["r0"][0] == sink.ended["r1"][0] == "cancelled"
