@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jupyter_agent.context.inline_context import fit
+from jupyter_agent.context.inline_context import CHARS_PER_TOKEN, fit
 from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.provider_errors import ProviderError
 from jupyter_agent.core.redaction import redact
@@ -43,6 +43,8 @@ class InlineAsk:
     suffix: str
     cells_above: tuple[str, ...] = ()
     cell_type: str = "code"
+    waited_ms: int = 0
+    """The front end waited this long for the pause already: the kernel waits the rest."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class CompletionState:
     debounce_ms: int = 300
     reason: str = ""
     """Why completion is off (empty while on)."""
+    context_chars: int = 8000
+    """What a front end need send at most of the cell and of the cells above."""
 
 
 class InlineSink(Protocol):
@@ -69,6 +73,8 @@ class InlineCompleter:
         """``%agent complete on|off`` for this kernel (None: the configuration decides)."""
         self.executing = False
         """A cell runs now (an ``await`` in a cell lets requests through to here)."""
+        self.last_error = ""
+        """Why the latest suggestion failed (``%agent complete`` says it); empty after a success."""
         self.watchers: list[Callable[[CompletionState], None]] = []
         """Told when the state changes (the front ends' connections, the panels)."""
         self._flight: dict[int, tuple[str, asyncio.Task[None]]] = {}
@@ -86,14 +92,15 @@ class InlineCompleter:
             return CompletionState(False, reason=exc.for_user())
         config = runtime.config
         debounce = config.completion.debounce_ms
+        chars = config.completion.max_context_tokens * CHARS_PER_TOKEN
         if runtime.completion_model() is None:
-            return CompletionState(False, debounce, "no model is configured")
+            return CompletionState(False, debounce, "no model is configured", chars)
         locked = config.is_locked(LOCKED)
         wanted = config.completion.enabled if locked or self.override is None else self.override
         if wanted is False:
             why = f"turned off by the administrator ({config.admin_file})" if locked else "turned off"
-            return CompletionState(False, debounce, why)
-        return CompletionState(True, debounce)
+            return CompletionState(False, debounce, why, chars)
+        return CompletionState(True, debounce, "", chars)
 
     def set_enabled(self, on: bool) -> str:
         """``%agent complete on|off`` and the panel's toggle: one line saying what happened."""
@@ -156,7 +163,7 @@ class InlineCompleter:
         rid = ask.request_id
         try:
             runtime = self.agent.runtime
-            await asyncio.sleep(runtime.config.completion.debounce_ms / 1000)
+            await asyncio.sleep(max(0, runtime.config.completion.debounce_ms - ask.waited_ms) / 1000)
             if self.executing or getattr(self.agent.shell, "execution_count", 0) != count:
                 sink.done(rid, "stale", "a cell ran since the request")
                 return
@@ -168,12 +175,18 @@ class InlineCompleter:
             async for text in runtime.complete_inline(ctx, session_id):
                 sink.delta(rid, text)
             sink.done(rid, "done")
+            self.last_error = ""
             self._spent(session_id)
         except (ProviderError, JupyterAgentError) as exc:
-            sink.done(rid, "error", redact(str(getattr(exc, "message", None) or exc)))
+            self._failed(sink, rid, str(getattr(exc, "message", None) or exc))
         except Exception as exc:  # a suggestion is a nicety: never a traceback in the notebook
             log.exception("inline completion failed")
-            sink.done(rid, "error", redact(f"{type(exc).__name__}: {exc}"))
+            self._failed(sink, rid, f"{type(exc).__name__}: {exc}")
+
+    def _failed(self, sink: InlineSink, request_id: str, message: str) -> None:
+        line = " ".join(redact(message).split())  # one line, secrets out
+        self.last_error = line
+        sink.done(request_id, "error", line)
 
     def _spent(self, session_id: str) -> None:
         """The panels showing ``session_id`` update their cost line."""

@@ -110,11 +110,10 @@ def complete_switch(agent: KernelAgent, wanted: str | None) -> str:
     if wanted is not None:
         return found.set_enabled(wanted == "on")
     state = found.state()
-    if state.enabled:
-        return (
-            f"Inline completion is on (debounce {state.debounce_ms} ms); `%agent complete off` turns it off."
-        )
-    return f"Inline completion is off: {state.reason}."
+    if not state.enabled:
+        return f"Inline completion is off: {state.reason}."
+    line = f"Inline completion is on (debounce {state.debounce_ms} ms); `%agent complete off` turns it off."
+    return line + (f"\nThe latest suggestion failed: {found.last_error}" if found.last_error else "")
 
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:

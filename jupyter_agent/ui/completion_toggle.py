@@ -14,7 +14,12 @@ from jupyter_agent.ui.inline_protocol import InlineStateMsg
 
 
 def state_message(state: CompletionState) -> InlineStateMsg:
-    return InlineStateMsg(enabled=state.enabled, debounce_ms=state.debounce_ms, reason=state.reason)
+    return InlineStateMsg(
+        enabled=state.enabled,
+        debounce_ms=state.debounce_ms,
+        context_chars=state.context_chars,
+        reason=state.reason,
+    )
 
 
 def watch(agent: Any, send: Callable[[InlineStateMsg], None]) -> Callable[[], None]:

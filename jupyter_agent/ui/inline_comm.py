@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.inline_completer import CompletionState, InlineAsk, completer
 from jupyter_agent.ui import inline_protocol as wire
+from jupyter_agent.ui.completion_toggle import state_message
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -35,9 +36,7 @@ class InlineConnection:
         self.state(self.completer.state())
 
     def state(self, state: CompletionState) -> None:
-        self._send(
-            wire.InlineStateMsg(enabled=state.enabled, debounce_ms=state.debounce_ms, reason=state.reason)
-        )
+        self._send(state_message(state))
 
     # ------------------------------------------------------------ InlineSink
 
@@ -67,6 +66,7 @@ class InlineConnection:
             suffix=request.suffix,
             cells_above=tuple(request.cells_above),
             cell_type=request.cell_type,
+            waited_ms=request.waited_ms,
         )
         self.completer.request(self, ask)
 

@@ -31,6 +31,9 @@ class InlineCompleteRequest(_Wire):
     cells_above: list[str] = Field(default_factory=list)
     """The sources of the code cells above, in notebook order (the kernel keeps what fits)."""
     cell_type: Literal["code", "markdown", "raw"] = "code"
+    waited_ms: int = Field(default=0, ge=0)
+    """How long the front end already waited for typing to pause (the kernel waits the rest
+    of ``completion.debounce_ms``): a front end that debounces sends one request per pause."""
 
 
 class InlineCancelRequest(_Wire):
@@ -52,6 +55,9 @@ class InlineStateMsg(_Wire):
     kind: Literal["inline_state"] = "inline_state"
     enabled: bool
     debounce_ms: int = 300
+    context_chars: int = 8000
+    """About how much text a request can use (``completion.max_context_tokens`` × 4): the
+    front end sends no more of the cell and the cells above than this."""
     reason: str = ""
     """Why completion is off."""
 

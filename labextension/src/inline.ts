@@ -72,19 +72,24 @@ export class AgentInlineProvider implements IInlineCompletionProvider {
     if (rest) return this.show({ insertText: rest }); // typed (or accepted) the start of the last one
     this.base = null;
     const link = this.link(kernel);
-    if (link.busy || !(await link.ready()) || link.busy || !link.state?.enabled) return NOTHING;
+    if (link.busy || !(await link.ready()) || !link.state?.enabled) return NOTHING;
+    // the pause in typing is waited for here: one message per pause, not one per keystroke
+    const waited = link.state.debounce_ms ?? 300;
+    await new Promise(resolve => setTimeout(resolve, waited));
     const source = cell.model.sharedModel;
-    if (generation !== this.generation || source.getSource() !== request.text) return NOTHING; // typed on meanwhile
-    if (Date.now() >= deadline) return NOTHING; // the first open took too long: the next pause asks
+    if (generation !== this.generation || source.getSource() !== request.text) return NOTHING; // typed on
+    if (link.busy || !link.state?.enabled || Date.now() >= deadline) return NOTHING;
+    const room = link.state.context_chars ?? 8000;
     const cells = panel.content.widgets;
     const above = cells.slice(0, cells.indexOf(cell)).filter(c => c.model.type === 'code');
     const pending = link.start({
       type: 'inline_complete',
       request_id: `${Date.now().toString(36)}-${++this.counter}`,
-      prefix,
-      suffix,
-      cells_above: above.map(c => c.model.sharedModel.getSource()),
-      cell_type: 'code'
+      prefix: prefix.slice(-room),
+      suffix: suffix.slice(0, room),
+      cells_above: nearest(above.map(c => c.model.sharedModel.getSource()), room),
+      cell_type: 'code',
+      waited_ms: waited
     });
     const onChange = () => {
       if (source.getSource() !== request.text && this.inFlight === shown) this.cancel();
@@ -163,6 +168,16 @@ export class AgentInlineProvider implements IInlineCompletionProvider {
     shown.stop();
     shown.link.cancel(shown.pending);
   }
+}
+
+/** The sources nearest the end that fit in `room` characters (the kernel keeps what fits its budget). */
+function nearest(sources: string[], room: number): string[] {
+  const kept: string[] = [];
+  for (let i = sources.length - 1; i >= 0 && room > 0; i--) {
+    kept.unshift(sources[i].length > room ? sources[i].slice(-room) : sources[i]);
+    room -= sources[i].length;
+  }
+  return kept;
 }
 
 /** What is left of the last suggestion once the user typed (or accepted) its beginning. */

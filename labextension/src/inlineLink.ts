@@ -56,6 +56,7 @@ export class KernelLink {
   private comm: Kernel.IComm | null = null;
   private opening: Promise<boolean> | null = null;
   private missingAt = 0;
+  private python: Promise<boolean> | null = null;
   private pending = new Map<string, Pending>();
   private running = new Set<string>();
   onState: (state: InlineStateMsg) => void = () => undefined;
@@ -75,8 +76,19 @@ export class KernelLink {
     if (this.comm && !this.comm.isDisposed && this.state) return Promise.resolve(true);
     if (this.opening) return this.opening;
     if (this.missingAt && Date.now() - this.missingAt < RETRY_MS) return Promise.resolve(false);
-    this.opening = this.open().finally(() => (this.opening = null));
+    this.opening = this.isPython()
+      .then(python => (python ? this.open() : false))
+      .finally(() => (this.opening = null));
     return this.opening;
+  }
+
+  /** Only an IPython kernel can hold jupyter-agent: others are never asked. */
+  private isPython(): Promise<boolean> {
+    this.python ??= this.kernel.info.then(
+      info => (info.language_info?.name ?? '').toLowerCase() === 'python',
+      () => true
+    );
+    return this.python;
   }
 
   start(request: Extract<InlineRequest, { type: 'inline_complete' }>): Pending {
@@ -107,6 +119,7 @@ export class KernelLink {
         }
       };
       const timer = setTimeout(() => settle(false), HELLO_TIMEOUT_MS);
+      this.state = null; // a restarted kernel tells its state again (or refuses the comm)
       const comm = this.kernel.createComm(INLINE_TARGET);
       this.comm = comm;
       comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {

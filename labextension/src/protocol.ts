@@ -133,6 +133,7 @@ export interface InlineCompleteRequest {
   suffix?: string;
   cells_above?: string[];
   cell_type?: "code" | "markdown" | "raw";
+  waited_ms?: number;
 }
 
 export interface InlineDeltaMsg {
@@ -156,6 +157,7 @@ export interface InlineStateMsg {
   kind: "inline_state";
   enabled: boolean;
   debounce_ms?: number;
+  context_chars?: number;
   reason?: string;
 }
 

@@ -21,6 +21,7 @@ from scripted_server import ErrorReply, Reply
 from jupyter_agent.core.cost import COMPLETIONS
 from jupyter_agent.kernel.agent import KernelAgent
 from jupyter_agent.kernel.inline_completer import InlineAsk, InlineCompleter, completer
+from jupyter_agent.magics.subcommands import complete_switch
 
 DEBOUNCE_MS = 40
 
@@ -207,3 +208,26 @@ async def test_two_front_ends_do_not_cancel_each_other(kernel: Any) -> None:
     assert await left.wait("r1") == ("done", "")
     assert await right.wait("r1") == ("done", "")
     assert len(kernel.model.requests) == 2
+
+
+async def test_a_front_end_that_waited_for_the_pause_is_not_made_to_wait_again(kernel: Any) -> None:
+    inline = kernel.build(completion={"debounce_ms": 5000})
+    kernel.model.queue(Reply(text="a"))
+    sink = Sink()
+    inline.request(sink, ask("r1", waited_ms=5000))
+    assert await sink.wait("r1") == ("done", "")  # well before 5 s: no second wait
+
+
+async def test_complete_says_whether_it_is_on_and_why_the_last_suggestion_failed(kernel: Any) -> None:
+    inline = kernel.build()
+    assert complete_switch(kernel.agent, None).startswith(
+        f"Inline completion is on (debounce {DEBOUNCE_MS} ms)"
+    )
+    kernel.model.queue(ErrorReply(429, "slow down\nplease"))
+    sink = Sink()
+    inline.request(sink, ask("r1"))
+    await sink.wait("r1")
+    said = complete_switch(kernel.agent, None)
+    assert said.splitlines()[1].startswith("The latest suggestion failed: ") and "slow down please" in said
+    assert complete_switch(kernel.agent, "off") == "Inline completion is off in this kernel."
+    assert complete_switch(kernel.agent, None) == "Inline completion is off: turned off."
