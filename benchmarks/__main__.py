@@ -20,6 +20,7 @@ from benchmarks import (
     bench_cold,
     bench_context,
     bench_fast,
+    bench_inline,
     bench_instructions,
     bench_kernel,
     bench_load,
@@ -47,6 +48,7 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "fast": bench_fast.run,
     "responsive": bench_responsive.run,
     "runall": bench_runall.run,
+    "inline": bench_inline.run,
     "instructions": bench_instructions.run,
 }
 ON_REQUEST = ("instructions",)
