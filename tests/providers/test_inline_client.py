@@ -37,7 +37,8 @@ async def _collect(call: CompletionCall) -> tuple[str, FinishStep]:
 
 
 async def test_fill_in_the_middle_sends_the_suffix_to_the_completions_endpoint(scripted_server: Any) -> None:
-    scripted_server.queue(Reply(text='month"', chunk_size=2, usage=Usage(prompt_tokens=40, completion_tokens=3)))
+    usage = Usage(prompt_tokens=40, completion_tokens=3)
+    scripted_server.queue(Reply(text='month"', chunk_size=2, usage=usage))
     text, finish = await _collect(_call(scripted_server, "text-completion-openai/coder", stop=("\n\n",)))
     assert text == 'month"'
     request = scripted_server.requests[-1]
@@ -60,16 +61,17 @@ async def test_a_chat_model_gets_the_chat_prompt(scripted_server: Any) -> None:
 
 
 async def test_a_cancelled_suggestion_closes_its_connection(scripted_server: Any) -> None:
-    for model, path in (("openai/test", "/v1/chat/completions"), ("text-completion-openai/x", "/v1/completions")):
+    routes = (("openai/test", "/v1/chat/completions"), ("text-completion-openai/x", "/v1/completions"))
+    for model, path in routes:
         scripted_server.queue(Reply(text="region).count()", chunk_size=3, stall_after_chunks=2))
         first = asyncio.Event()
 
-        async def consume(call: CompletionCall) -> None:
+        async def consume(call: CompletionCall, first: asyncio.Event) -> None:
             async for event in complete_stream(call):
                 if isinstance(event, TextDelta):
                     first.set()
 
-        task = asyncio.create_task(consume(_call(scripted_server, model)))
+        task = asyncio.create_task(consume(_call(scripted_server, model), first))
         await asyncio.wait_for(first.wait(), 30)
         record = scripted_server.requests[-1]
         assert record["path"] == path and "client_closed" not in record
