@@ -16,8 +16,15 @@ import {
 } from '@jupyterlab/completer';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
+import { CommandRegistry } from '@lumino/commands';
 import { agentIcon } from './icon';
 import { KernelLink, Pending } from './inlineLink';
+
+/** The part of CodeMirror's EditorView that partial accept uses (JupyterLab's editors are CodeMirror 6). */
+interface CodeMirrorView {
+  state?: { selection: { main: { head: number } } };
+  dispatch?: (spec: { changes: { from: number; insert: string }; selection: { anchor: number }; userEvent: string }) => void;
+}
 
 const ACCEPT_WORD = 'jupyter-agent:inline-accept-word';
 const ACCEPT_LINE = 'jupyter-agent:inline-accept-line';
@@ -137,7 +144,16 @@ export class AgentInlineProvider implements IInlineCompletionProvider {
     if (!editor || !text) return;
     const match = kind === 'word' ? text.match(/^\s*(\w+|[^\w\s]+)/) : text.match(/^\n?[^\n]*/);
     const part = match ? match[0] : text;
-    if (part) editor.replaceSelection?.(part);
+    if (!part) return;
+    // one CodeMirror transaction inserts and moves the cursor past the insert, so the typed-through
+    // rest of the suggestion stays in view (the editor's replaceSelection leaves the cursor before it)
+    const view = (editor as unknown as { editor?: CodeMirrorView }).editor;
+    if (view?.dispatch && view.state) {
+      const at = view.state.selection.main.head;
+      view.dispatch({ changes: { from: at, insert: part }, selection: { anchor: at + part.length }, userEvent: 'input.complete' });
+    } else {
+      editor.replaceSelection?.(part);
+    }
   }
 
   private show(item: IInlineCompletionItem): IInlineCompletionList {
@@ -207,5 +223,22 @@ export function setupInlineCompletion(app: JupyterFrontEnd, manager: ICompletion
     isEnabled: active,
     execute: () => provider.acceptPart(app, 'line')
   });
+  // CodeMirror takes Ctrl+→ / Ctrl+↓ (word and line moves) before JupyterLab's shortcuts see
+  // them: while a suggestion shows, the keys bound to partial accept are taken first
+  const partial = new Set([ACCEPT_WORD, ACCEPT_LINE]);
+  document.addEventListener(
+    'keydown',
+    event => {
+      const target = event.target as HTMLElement | null;
+      if (!target?.closest?.('.jp-mod-inline-completer-active')) return;
+      const keystroke = CommandRegistry.keystrokeForKeydownEvent(event);
+      const binding = app.commands.keyBindings.find(b => partial.has(b.command) && b.keys.length === 1 && b.keys[0] === keystroke);
+      if (!binding) return;
+      event.preventDefault();
+      event.stopPropagation();
+      void app.commands.execute(binding.command);
+    },
+    true
+  );
   return provider;
 }

@@ -25,6 +25,7 @@ SETUP = (
     'sales = pd.DataFrame({"month": ["jan", "feb"], "region": ["north", "south"], "revenue": [1.5, 2.5]})'
 )
 SUGGESTION = 'month").revenue.sum()'
+TWO_LINES = 'month")\n    .revenue.sum()'
 GHOST = ".jp-NotebookPanel .jp-GhostText"
 
 
@@ -94,9 +95,20 @@ def warm(page: Any, editor: Any, server: ScriptedServer) -> None:
     page.wait_for_timeout(1_000)
 
 
-def ghost(page: Any, needle: str, timeout: int = 60_000) -> None:
+def cell_is(page: Any, source: str, index: int = 1) -> None:
     page.wait_for_function(
-        "([sel, needle]) => [...document.querySelectorAll(sel)].some(g => g.textContent.includes(needle))",
+        "([i, want]) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel"
+        ".getSource() === want",
+        arg=[index, source],
+        timeout=30_000,
+    )
+
+
+def ghost(page: Any, needle: str, timeout: int = 60_000, start: bool = False) -> None:
+    """Ghost text with ``needle`` in it (``start``: at its start) shows in the notebook."""
+    test = "startsWith" if start else "includes"
+    page.wait_for_function(
+        f"([sel, needle]) => [...document.querySelectorAll(sel)].some(g => g.textContent.{test}(needle))",
         arg=[GHOST, needle],
         timeout=timeout,
     )
@@ -105,22 +117,24 @@ def ghost(page: Any, needle: str, timeout: int = 60_000) -> None:
 def test_suggestions_from_the_kernel_in_jupyterlab(chromium: Any, lab: Lab, server: ScriptedServer) -> None:
     page = chromium.new_page(viewport={"width": 1500, "height": 1000})
     try:
-        server.default = Reply(text=SUGGESTION, chunk_size=4)  # any pause in typing gets this
+        server.default = Reply(text=TWO_LINES, chunk_size=4)  # any pause in typing gets this
         editor = start(page, lab, "inline.ipynb")
         warm(page, editor, server)
         editor.type('sales.groupby("')
-        ghost(page, SUGGESTION)  # streamed to its end (Tab takes what has streamed so far)
+        ghost(page, "sum()")  # streamed to its end (Tab takes what has streamed so far)
         sent = json.dumps(server.requests[-1]["body"]["messages"])
         assert all(f"{column} (" in sent for column in ("month", "region", "revenue")), sent
         assert 'sales.groupby(\\"<CURSOR>' in sent, sent
         page.screenshot(path=str(ARTIFACTS / "inline-ghost.png"))
-        page.keyboard.press("Tab")
-        page.wait_for_function(
-            "(want) => window.jupyterapp.shell.currentWidget.content.widgets[1].model.sharedModel"
-            ".getSource().includes(want)",
-            arg='sales.groupby("month").revenue.sum()',
-            timeout=30_000,
-        )
+        asked = len(server.requests)
+        page.keyboard.press("Control+ArrowRight")  # its next word
+        cell_is(page, 'sales.groupby("month')
+        ghost(page, '")', start=True)
+        page.keyboard.press("Control+ArrowDown")  # the rest of its line
+        cell_is(page, 'sales.groupby("month")')
+        assert len(server.requests) == asked  # taking part of a suggestion asks for no new one
+        page.keyboard.press("Tab")  # the rest
+        cell_is(page, 'sales.groupby("month")\n    .revenue.sum()')
 
         # typing on aborts the request in flight: the server sees its connection closed
         page.keyboard.press("Enter")
@@ -202,12 +216,7 @@ def test_a_suggestion_in_notebook_7(chromium: Any, notebook7: Lab, server: Scrip
         ghost(page, SUGGESTION)
         assert "revenue (" in json.dumps(server.requests[-1]["body"]["messages"])
         page.keyboard.press("Tab")
-        page.wait_for_function(
-            "(want) => window.jupyterapp.shell.currentWidget.content.widgets[1].model.sharedModel"
-            ".getSource() === want",
-            arg='sales.groupby("month").revenue.sum()',
-            timeout=30_000,
-        )
+        cell_is(page, 'sales.groupby("month").revenue.sum()')
     finally:
         page.screenshot(path=str(ARTIFACTS / "inline-notebook7.png"))
         page.close()
