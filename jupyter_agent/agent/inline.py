@@ -9,11 +9,18 @@ its own, never in the context gauge, not counted against the agent's budgets.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from jupyter_agent.agent.ports import CompletionClient
-from jupyter_agent.context.inline_context import InlineContext, Suggestion, chat_messages, fim_prompt
+from jupyter_agent.context.inline_context import (
+    CHARS_PER_TOKEN,
+    InlineContext,
+    Suggestion,
+    chat_messages,
+    fim_prompt,
+)
 from jupyter_agent.core.completion_call import CompletionCall
 from jupyter_agent.core.cost import COMPLETIONS, CostTotal
 from jupyter_agent.core.model_request import Connection
@@ -52,14 +59,19 @@ class InlineCompletions:
             connection=Connection(api_base=config.api_base, api_key=api_key),
         )
         shown = Suggestion(ctx.prefix)
-        async for event in self.client.complete_stream(call):
-            if isinstance(event, TextDelta):
-                text = shown.feed(event.delta)
-                if text:
-                    yield text
-            elif isinstance(event, FinishStep) and session_id is not None:
-                self.workspace.store.add_call_cost(session_id, COMPLETIONS, model, event.cost)
-        rest = shown.flush()
+        room = call.max_tokens * CHARS_PER_TOKEN * 2  # a server that ignores max_tokens is cut off
+        async with contextlib.aclosing(self.client.complete_stream(call)) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    text = shown.feed(event.delta)[:room]
+                    room -= len(text)
+                    if text:
+                        yield text
+                    if room <= 0:
+                        return  # closing the stream aborts the request; its usage is unknown
+                elif isinstance(event, FinishStep) and session_id is not None:
+                    self.workspace.store.add_call_cost(session_id, COMPLETIONS, model, event.cost)
+        rest = shown.flush()[:room]
         if rest:
             yield rest
 

@@ -11,6 +11,7 @@ hundred names must be described in milliseconds. A name that looks secret shows 
 from __future__ import annotations
 
 import inspect
+import itertools
 import keyword
 import re
 import types
@@ -21,6 +22,9 @@ from jupyter_agent.core.redaction import looks_secret
 
 MAX_NAMES = 60
 """Names described per request (the budget usually keeps fewer)."""
+SCAN = 5_000
+"""The latest names looked at beyond those the cell uses: a namespace of 100,000 names costs
+no more per keystroke than one of 5,000."""
 MAX_COLUMNS = 40
 MAX_LINE = 300
 HIDDEN = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})
@@ -47,7 +51,7 @@ def summarize(
     order = [n for n in used_names(prefix) + used_names(suffix) if n in live]
     chosen = dict.fromkeys(order)
     groups: list[list[str]] = [[], [], [], []]
-    for name in reversed(list(live)):  # the latest defined first
+    for name in itertools.islice(reversed(live), SCAN):  # the latest defined first
         if name not in chosen:
             groups[_rank(live[name])].append(name)
     for group in groups:
@@ -66,13 +70,10 @@ def _rank(value: Any) -> int:
     """0 data, 1 the notebook's functions and classes, 2 other values, 3 modules."""
     if isinstance(value, types.ModuleType):
         return 3
-    kind = type(value)
-    if _module(kind).startswith(("pandas", "polars", *_ARRAY_MODULES)):
+    if _module(type(value)).startswith(("pandas", "polars", *_ARRAY_MODULES)):
         return 0
-    if callable(value) and getattr(value, "__module__", None) == "__main__":
-        return 1
-    if isinstance(value, type) or callable(value):
-        return 2 if getattr(value, "__module__", None) == "__main__" else 3
+    if isinstance(value, (type, types.FunctionType)):  # their __module__ is a plain attribute
+        return 1 if value.__module__ == "__main__" else 3
     return 2
 
 

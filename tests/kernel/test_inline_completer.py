@@ -231,3 +231,12 @@ async def test_complete_says_whether_it_is_on_and_why_the_last_suggestion_failed
     assert said.splitlines()[1].startswith("The latest suggestion failed: ") and "slow down please" in said
     assert complete_switch(kernel.agent, "off") == "Inline completion is off in this kernel."
     assert complete_switch(kernel.agent, None) == "Inline completion is off: turned off."
+
+
+async def test_a_model_that_ignores_max_tokens_is_cut_off(kernel: Any) -> None:
+    inline = kernel.build(completion={"max_tokens": 8})
+    kernel.model.queue(Reply(text="x = 1\n" * 5_000, chunk_size=50))
+    sink = Sink()
+    inline.request(sink, ask("r1"))
+    assert await sink.wait("r1") == ("done", "")
+    assert 0 < len(sink.deltas["r1"]) <= 8 * 4 * 2

@@ -79,3 +79,19 @@ def test_used_names_are_the_identifiers_nearest_the_cursor_first() -> None:
     assert used_names("import pandas as pd\nfor row in df.itertuples(): total += row.") == [
         "row", "total", "itertuples", "df", "pd", "pandas",
     ]  # fmt: skip
+
+
+def test_a_huge_namespace_is_scanned_only_so_far_and_unknown_objects_are_not_probed() -> None:
+    class Proxy:
+        """A lazy remote object: any attribute it does not have is a network call."""
+
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"probed {name}")
+
+    ns: dict[str, object] = {"old_frame": pd.DataFrame({"a": [1]})}
+    ns.update({f"v{i}": i for i in range(20_000)})
+    ns["remote"] = Proxy()
+    lines = summarize("x = ", "", ns)
+    assert lines[0] == "remote: Proxy (test_live_names)"
+    assert not any(line.startswith("old_frame") for line in lines)  # 20,000 names back: not looked at
+    assert summarize("old_frame.", "", ns)[0].startswith("old_frame: DataFrame")  # named: always
