@@ -8,7 +8,7 @@ scripted model of ``tests/scripted_model.py``) without mocks.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -104,8 +104,9 @@ class CompletionClient(Protocol):
     """A model for inline completions in cells: ``providers/inline_client.py`` (litellm) or
     the tests' scripted model. Tried once (a failed suggestion is not worth a retry)."""
 
-    def complete_stream(self, call: CompletionCall) -> AsyncIterator[StreamEvent]:
-        """The suggestion as text deltas, ended by ``finish-step`` (its usage and cost)."""
+    def complete_stream(self, call: CompletionCall) -> AsyncGenerator[StreamEvent, None]:
+        """The suggestion as text deltas, ended by ``finish-step`` (its usage and cost); closing
+        the generator early aborts the request."""
         ...
 
 

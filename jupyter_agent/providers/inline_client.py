@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,11 +81,11 @@ def fim_route(model: str, api_base: str | None = None) -> FimRoute | None:
 class LiteLLMCompletionClient:
     """``complete_stream`` through litellm (the agent's ``CompletionClient``), tried once."""
 
-    def complete_stream(self, call: CompletionCall) -> AsyncIterator[StreamEvent]:
+    def complete_stream(self, call: CompletionCall) -> AsyncGenerator[StreamEvent, None]:
         return complete_stream(call)
 
 
-async def complete_stream(call: CompletionCall) -> AsyncIterator[StreamEvent]:
+async def complete_stream(call: CompletionCall) -> AsyncGenerator[StreamEvent, None]:
     """The suggestion as ``TextDelta``s, then ``FinishStep`` with its usage and cost; typed
     ``ProviderError``s on failure."""
     if not imported():
