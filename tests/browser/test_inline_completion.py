@@ -144,9 +144,22 @@ def test_suggestions_from_the_kernel_in_jupyterlab(chromium: Any, lab: Lab, serv
         ghost(page, "sal")  # the stalled answer's first chunks are shown, streaming
         stalled = server.requests[-1]
         assert len(server.requests) > asked and "client_closed" not in stalled
-        server.default = Reply(text="es")
+        server.default = Reply(text=".region")
+        before = len(server.requests)
         editor.type("es")
         _wait(lambda: "client_closed" in stalled, "the stalled request was never closed")
+        _wait(lambda: len(server.requests) > before, "the pause after typing on asked nothing")
+        ghost(page, ".region")  # the new request's answer: nothing of it is still on its way
+
+        # no request while the kernel runs a cell (sent from elsewhere: the editor keeps its focus)
+        page.evaluate(
+            "() => { window._busy = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+            ".requestExecute({code: 'import time; time.sleep(4)'}).done; }"
+        )
+        page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
+        )
+        _quiet(page, server, lambda: (editor.type(" + sales.mon"), page.evaluate("() => window._busy")))
 
         # no request from a markdown cell
         page.keyboard.press("Escape")
