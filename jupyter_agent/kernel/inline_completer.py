@@ -77,6 +77,7 @@ class InlineCompleter:
         """Why the latest suggestion failed (``%agent complete`` says it); empty after a success."""
         self.watchers: list[Callable[[CompletionState], None]] = []
         """Told when the state changes (the front ends' connections, the panels)."""
+        self._told: CompletionState | None = None
         self._flight: dict[int, tuple[str, asyncio.Task[None]]] = {}
         events = getattr(agent.shell, "events", None)
         if events is not None:
@@ -111,12 +112,19 @@ class InlineCompleter:
                 "ask your administrator to change it."
             )
         self.override = on
-        state = self.state()
-        for watcher in list(self.watchers):
-            watcher(state)
+        state = self.tell()
         if on and not state.enabled:
             return f"Inline completion stays off: {state.reason}."
         return f"Inline completion is {'on' if on else 'off'} in this kernel."
+
+    def tell(self) -> CompletionState:
+        """The state now; the watchers hear it when it changed (a switch, a settings file)."""
+        state = self.state()
+        if state != self._told:
+            self._told = state
+            for watcher in list(self.watchers):
+                watcher(state)
+        return state
 
     # ------------------------------------------------------------ requests
 
@@ -154,7 +162,7 @@ class InlineCompleter:
             return ("skipped", f"no completion in {ask.cell_type} cells")
         if self.executing:
             return ("busy", "the kernel is running a cell")
-        state = self.state()
+        state = self.tell()
         if not state.enabled:
             return ("off", f"inline completion is off: {state.reason}")
         return None
@@ -204,6 +212,10 @@ class InlineCompleter:
 
     def _cell_ends(self, *_: Any) -> None:
         self.executing = False
+        try:
+            self.tell()  # a cell may have changed the settings (`%env`, a file written)
+        except Exception:  # a hook that raises prints a traceback into the user's cell
+            log.exception("reading the inline completion state failed")
 
 
 def completer(agent: KernelAgent) -> InlineCompleter:

@@ -240,3 +240,16 @@ async def test_a_model_that_ignores_max_tokens_is_cut_off(kernel: Any) -> None:
     inline.request(sink, ask("r1"))
     assert await sink.wait("r1") == ("done", "")
     assert 0 < len(sink.deltas["r1"]) <= 8 * 4 * 2
+
+
+async def test_front_ends_hear_when_a_cell_changed_the_settings(kernel: Any) -> None:
+    inline = kernel.build()
+    told: list[Any] = []
+    inline.watchers.append(told.append)
+    kernel.shell.events.trigger("post_run_cell", None)
+    assert [s.enabled for s in told] == [True]  # the first state it tells
+    kernel.shell.events.trigger("post_run_cell", None)
+    assert len(told) == 1  # nothing changed: nothing said
+    kernel.agent.runtime.config.completion.enabled = False  # as a re-read file would say
+    kernel.shell.events.trigger("post_run_cell", None)
+    assert [s.enabled for s in told] == [True, False] and told[-1].reason == "turned off"
