@@ -99,8 +99,8 @@ class CompletionConfig(_Strict):
     """None: on when a model is configured (``%agent complete on|off`` for one kernel)."""
     model: str | None = None
     """The model that completes (default: ``small_model``, else ``model``)."""
-    debounce_ms: int = Field(default=300, ge=0, le=5000)
-    """How long typing must pause before a completion is asked for."""
+    debounce_ms: int = Field(default=300, ge=0, le=2000)
+    """How long typing must pause before a completion is asked for (below JupyterLab's 5 s wait)."""
     max_context_tokens: int = Field(default=2000, ge=200, le=32000)
     """What one request may carry: the cell, the live names it uses, the cells above."""
     max_tokens: int = Field(default=128, ge=8, le=2000)

@@ -171,7 +171,7 @@ class InlineCompleter:
         rid = ask.request_id
         try:
             runtime = self.agent.runtime
-            await asyncio.sleep(max(0, runtime.config.completion.debounce_ms - ask.waited_ms) / 1000)
+            await asyncio.sleep(pause_s(runtime.config.completion.debounce_ms, ask.waited_ms))
             if self.executing or getattr(self.agent.shell, "execution_count", 0) != count:
                 sink.done(rid, "stale", "a cell ran since the request")
                 return
@@ -216,6 +216,11 @@ class InlineCompleter:
             self.tell()  # a cell may have changed the settings (`%env`, a file written)
         except Exception:  # a hook that raises prints a traceback into the user's cell
             log.exception("reading the inline completion state failed")
+
+
+def pause_s(debounce_ms: int, waited_ms: int) -> float:
+    """What is left of the debounce once the front end waited ``waited_ms`` itself."""
+    return max(0, debounce_ms - waited_ms) / 1000
 
 
 def completer(agent: KernelAgent) -> InlineCompleter:

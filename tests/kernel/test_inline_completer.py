@@ -20,7 +20,7 @@ from scripted_server import ErrorReply, Reply
 
 from jupyter_agent.core.cost import COMPLETIONS
 from jupyter_agent.kernel.agent import KernelAgent
-from jupyter_agent.kernel.inline_completer import InlineAsk, InlineCompleter, completer
+from jupyter_agent.kernel.inline_completer import InlineAsk, InlineCompleter, completer, pause_s
 from jupyter_agent.magics.subcommands import complete_switch
 
 DEBOUNCE_MS = 40
@@ -42,7 +42,7 @@ class Sink:
         self.finished.set()
 
     async def wait(self, request_id: str) -> tuple[str, str]:
-        for _ in range(200):
+        for _ in range(3000):  # 30 s and more: a loaded machine is slow, never wrong
             if request_id in self.ended:
                 return self.ended[request_id]
             await asyncio.sleep(0.01)
@@ -99,7 +99,7 @@ async def test_typing_on_cancels_the_model_call_in_flight(kernel: Any) -> None:
     kernel.model.queue(Reply(text="x" * 400, chunk_size=1, delay_per_chunk=0.01), Reply(text="y"))
     sink = Sink()
     inline.request(sink, ask("r1"))
-    for _ in range(300):
+    for _ in range(3000):
         if sink.deltas.get("r1"):
             break
         await asyncio.sleep(0.01)
@@ -210,12 +210,9 @@ async def test_two_front_ends_do_not_cancel_each_other(kernel: Any) -> None:
     assert len(kernel.model.requests) == 2
 
 
-async def test_a_front_end_that_waited_for_the_pause_is_not_made_to_wait_again(kernel: Any) -> None:
-    inline = kernel.build(completion={"debounce_ms": 5000})
-    kernel.model.queue(Reply(text="a"))
-    sink = Sink()
-    inline.request(sink, ask("r1", waited_ms=5000))
-    assert await sink.wait("r1") == ("done", "")  # well before 5 s: no second wait
+def test_a_front_end_that_waited_for_the_pause_is_not_made_to_wait_again() -> None:
+    assert pause_s(300, 300) == 0 and pause_s(300, 5000) == 0
+    assert pause_s(300, 0) == pytest.approx(0.3) and pause_s(300, 100) == pytest.approx(0.2)
 
 
 async def test_complete_says_whether_it_is_on_and_why_the_last_suggestion_failed(kernel: Any) -> None:
