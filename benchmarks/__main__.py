@@ -21,6 +21,7 @@ from benchmarks import (
     bench_cold,
     bench_context,
     bench_fast,
+    bench_inline,
     bench_instructions,
     bench_kernel,
     bench_load,
@@ -51,6 +52,7 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "runall": bench_runall.run,
     "verify": bench_repro.run_verify,
     "hidden": bench_repro.run_hidden,
+    "inline": bench_inline.run,
     "instructions": bench_instructions.run,
     "checkpoint": bench_checkpoint.run,
 }

@@ -130,6 +130,21 @@ class CheckpointConfig(_Strict):
     """More paths (globs relative to the project) the snapshot leaves out."""
 
 
+class CompletionConfig(_Strict):
+    """Inline completion in notebook cells (ghost text from the kernel that holds the data)."""
+
+    enabled: bool | None = None
+    """None: on when a model is configured (``%agent complete on|off`` for one kernel)."""
+    model: str | None = None
+    """The model that completes (default: ``small_model``, else ``model``)."""
+    debounce_ms: int = Field(default=300, ge=0, le=2000)
+    """How long typing must pause before a completion is asked for (below JupyterLab's 5 s wait)."""
+    max_context_tokens: int = Field(default=2000, ge=200, le=32000)
+    """What one request may carry: the cell, the live names it uses, the cells above."""
+    max_tokens: int = Field(default=128, ge=8, le=2000)
+    """The longest suggestion, in tokens."""
+
+
 class AgentConfig(_Strict):
     model: str | None = None
     prompt: str | None = None
@@ -180,6 +195,7 @@ class Config(_Strict):
     """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
     notebook: NotebookConfig = Field(default_factory=NotebookConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    completion: CompletionConfig = Field(default_factory=CompletionConfig)
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)

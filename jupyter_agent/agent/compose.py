@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.agent.checkpoints import Checkpoints
+from jupyter_agent.agent.inline import InlineCompletions
 from jupyter_agent.agent.permissions import PermissionManager
-from jupyter_agent.agent.ports import ModelClient
+from jupyter_agent.agent.ports import CompletionClient, ModelClient
 from jupyter_agent.agent.recovery import recover_abandoned
 from jupyter_agent.agent.review import Reviews
 from jupyter_agent.agent.runner import Runner
@@ -53,11 +54,13 @@ def build_runtime(
     bus: Bus | None = None,
     tools: ToolRegistry | None = None,
     client: ModelClient | None = None,
+    completions: CompletionClient | None = None,
     services: Services | None = None,
     generate_titles: bool = True,
 ) -> Runtime:
     """A runtime for one notebook/folder; ``tools`` defaults to the file/shell tools (plus
-    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model).
+    ``task``), ``client`` to litellm's (tests may pass the in-process scripted model, which
+    then also makes the inline completions; ``completions`` defaults to litellm's).
     Opening it also tidies the store (old saved outputs, parts a killed process left running)."""
     _register_secrets(config)
     if client is None:
@@ -95,7 +98,14 @@ def build_runtime(
     shared = workspace.services
     sessions.guarded = lambda path: shared.guard.protects(path, project_root, working_dir)  # as reconfigured
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
-    runtime = Runtime(workspace, sessions, runner)
+    if completions is None:
+        if isinstance(client, CompletionClient):
+            completions = client
+        else:
+            from jupyter_agent.providers.inline_client import LiteLLMCompletionClient  # litellm is slow
+
+            completions = LiteLLMCompletionClient()
+    runtime = Runtime(workspace, sessions, runner, InlineCompletions(workspace, completions))
     shared.guard, shared.sandbox = security(config, project_root, store)
     shared.notebook_review = config.notebook.review
     checkpoints.live_notebook = functools.partial(live_notebook, shared)

@@ -8,11 +8,12 @@ scripted model of ``tests/scripted_model.py``) without mocks.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
+from jupyter_agent.core.completion_call import CompletionCall
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
 from jupyter_agent.core.model_request import ModelRequest
@@ -69,8 +70,8 @@ class SessionStore(Protocol):
         """A model call made for the session outside its messages (its title)."""
         ...
 
-    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
-        """What those calls cost, per session."""
+    def call_costs(self, session_id: str | None = None, *, kind: str | None = None) -> dict[str, CostTotal]:
+        """What those calls cost, per session (``kind``: only those, e.g. inline completions)."""
         ...
 
     def subtask_costs(self, session_id: str) -> CostTotal:
@@ -95,6 +96,17 @@ class ModelClient(Protocol):
 
     async def request(self, request: ModelRequest) -> tuple[str, float | None]:
         """One answer in one piece (session titles) and what it cost (None: no price)."""
+        ...
+
+
+@runtime_checkable
+class CompletionClient(Protocol):
+    """A model for inline completions in cells: ``providers/inline_client.py`` (litellm) or
+    the tests' scripted model. Tried once (a failed suggestion is not worth a retry)."""
+
+    def complete_stream(self, call: CompletionCall) -> AsyncGenerator[StreamEvent, None]:
+        """The suggestion as text deltas, ended by ``finish-step`` (its usage and cost); closing
+        the generator early aborts the request."""
         ...
 
 

@@ -10,11 +10,12 @@ It is the whole front door: front ends never reach through it to the services or
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_agent.agent.inline import InlineCompletions
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.revert import Approve, Reverting
@@ -23,6 +24,7 @@ from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config
+from jupyter_agent.context.inline_context import InlineContext
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import MessageWithParts, Session, UserMessage
@@ -41,6 +43,8 @@ class Runtime:
     workspace: Workspace
     sessions: SessionService
     runner: Runner
+    inline: InlineCompletions | None = None
+    """Inline completions in cells (``agent/inline.py``); None: this front end has none."""
 
     # ------------------------------------------------------------ workspace
 
@@ -140,6 +144,10 @@ class Runtime:
 
     def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
         return self.workspace.store.call_costs(session_id)
+
+    def completion_costs(self, session_id: str) -> CostTotal:
+        """What the inline completions made for the session cost (a line of its own)."""
+        return self.inline.costs(session_id) if self.inline is not None else CostTotal()
 
     def messages(
         self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
@@ -282,3 +290,14 @@ class Runtime:
 
     def running(self) -> list[RunHandle]:
         return self.runner.running()
+
+    # ------------------------------------------------------------ inline completion
+
+    def completion_model(self) -> str | None:
+        return self.inline.model() if self.inline is not None else None
+
+    def complete_inline(self, ctx: InlineContext, session_id: str | None) -> AsyncIterator[str]:
+        """The suggestion at the cursor of ``ctx``, streamed; its cost goes to ``session_id``."""
+        if self.inline is None:
+            raise RuntimeError("this runtime was built without inline completions")
+        return self.inline.stream(ctx, session_id)

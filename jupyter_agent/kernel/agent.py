@@ -84,6 +84,8 @@ class KernelAgent:
         self.hidden_runs = hidden_state.HiddenRuns(self.hidden)
         self.last_verify: VerifyReport | None = None
         """The latest ``%agent verify`` / ``/verify`` report ("Fix with agent" hands it over)."""
+        self.inline: Any = None
+        """The inline completer (``kernel/inline_completer.py``), made when a front end first asks."""
 
     # ------------------------------------------------------------ where we are
 

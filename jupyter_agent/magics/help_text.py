@@ -29,6 +29,7 @@ SUBCOMMANDS = {
         "run the saved notebook in a fresh kernel, compare (--with-agent, --kernel K)",
     ),
     "hidden": ("", "state the agent's code set that no cell reproduces, and that code"),
+    "complete": ("[on|off]", "inline completion in cells: show whether it is on, or turn it on/off"),
 }
 
 OPTIONS = (

@@ -1,4 +1,4 @@
-"""``%agent sessions | new | switch | rename | config | stop`` and ``%compact``."""
+"""``%agent sessions | new | switch | rename | config | stop | complete`` and ``%compact``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from jupyter_agent.context.overflow import gauge
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.kernel.event_loop import running_loop
+from jupyter_agent.kernel.inline_completer import completer
 from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
 from jupyter_agent.mcp.listing import run
@@ -103,8 +104,22 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         from jupyter_agent.magics.verify import hidden_command, verify_command
 
         verify_command(agent, args) if cmd.name == "verify" else hidden_command(agent)
+    elif cmd.name == "complete":
+        print(complete_switch(agent, args[0] if args else None))
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
+
+
+def complete_switch(agent: KernelAgent, wanted: str | None) -> str:
+    """``%agent complete [on|off]``: the inline completion state, or turn it on or off."""
+    found = completer(agent)
+    if wanted is not None:
+        return found.set_enabled(wanted == "on")
+    state = found.state()
+    if not state.enabled:
+        return f"Inline completion is off: {state.reason}."
+    line = f"Inline completion is on (debounce {state.debounce_ms} ms); `%agent complete off` turns it off."
+    return line + (f"\nThe latest suggestion failed: {found.last_error}" if found.last_error else "")
 
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.cost import CostTotal
+from jupyter_agent.core.cost import COMPLETIONS, CostTotal
 from jupyter_agent.core.errors import NameNotFound
 from jupyter_agent.core.messages import (
     AnyMessage,
@@ -224,7 +224,10 @@ class SqliteStore(StoreReads):
             " AND (json_extract(data, '$.finish') IS NOT NULL OR json_extract(data, '$.cost') > 0"
             " OR json_extract(data, '$.cost_unknown') OR json_extract(data, '$.error') IS NOT NULL)"
         )
-        calls = tree + "SELECT SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost WHERE session_id IN tree"
+        calls = tree + (
+            "SELECT SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost WHERE session_id IN tree"
+            f" AND kind != '{COMPLETIONS}'"
+        )
 
         def read(conn: sqlite3.Connection) -> CostTotal:
             out = CostTotal()
@@ -245,13 +248,17 @@ class SqliteStore(StoreReads):
             )
         )
 
-    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
-        """What the calls made outside messages cost, per session (of one, or all)."""
+    def call_costs(self, session_id: str | None = None, *, kind: str | None = None) -> dict[str, CostTotal]:
+        """What the calls made outside messages cost, per session (of one, or all): those the
+        session's totals and budgets count (its title), or only those of ``kind``. Inline
+        completions ("completion") are a line of their own, never in those totals."""
         sql = (
             "SELECT session_id, SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost"
-            " WHERE ?1 IS NULL OR session_id=?1 GROUP BY session_id"
+            " WHERE (?1 IS NULL OR session_id=?1) AND (kind=?2 OR (?2 IS NULL AND kind != ?3))"
+            " GROUP BY session_id"
         )
-        rows = self._db.read(lambda c: c.execute(sql, (session_id,)).fetchall())
+        args = (session_id, kind, COMPLETIONS)
+        rows = self._db.read(lambda c: c.execute(sql, args).fetchall())
         return {r[0]: CostTotal(usd=r[1] or 0.0, unknown=bool(r[2]), steps=r[3]) for r in rows}
 
     def delete_session(self, session_id: str) -> None:

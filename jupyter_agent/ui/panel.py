@@ -26,8 +26,8 @@ from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.tools.staging import ReviewOutcome
+from jupyter_agent.ui import completion_toggle, panel_repro
 from jupyter_agent.ui import panel_protocol as wire
-from jupyter_agent.ui import panel_repro
 from jupyter_agent.ui.hidden_marker import finish_run
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
@@ -54,6 +54,8 @@ class PanelConnection(PanelMcp, PanelSessions):
         self.bridge = PanelNotebookBridge(self._send, self.loop)
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
+        self._gauge: LiveGauge | None = None
+        self._completion_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
         self._fixing: set[str] = set()
@@ -85,6 +87,8 @@ class PanelConnection(PanelMcp, PanelSessions):
         if self._follow_off is None:
             self._follow_off = runtime.bus.subscribe(self._follow)
         self.send_mcp()
+        if self._completion_off is None:  # the inline completion switch shows the kernel's state
+            self._completion_off = completion_toggle.watch(self.agent, self._send)
         self.show(session_id)
         self._flush_notices("info")
 
@@ -136,7 +140,7 @@ class PanelConnection(PanelMcp, PanelSessions):
             limit: int | None = runtime.resolve_model().context
         except ConfigurationError:  # no model yet: the gauge shows tokens without a window
             limit = None
-        listener = LiveGauge(self.stream, session_id, limit, runtime)
+        listener = self._gauge = LiveGauge(self.stream, session_id, limit, runtime)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
@@ -163,10 +167,10 @@ class PanelConnection(PanelMcp, PanelSessions):
         self.stream.close()
         self.bridge.close()
         panel_repro.stop(self)  # nobody would see its table
-        for off in (self._follow_off, self._gauge_off):
+        for off in (self._follow_off, self._gauge_off, self._completion_off):
             if off is not None:
                 off()
-        self._follow_off = self._gauge_off = None
+        self._follow_off = self._gauge_off = self._completion_off = None
         for handle in self.agent.runtime.running():
             if handle.bridge is self.bridge:
                 handle.bridge = None
@@ -187,6 +191,11 @@ class PanelConnection(PanelMcp, PanelSessions):
             self._send(wire.SessionsMsg(session_id=current, sessions=self._sessions()))
 
     # ------------------------------------------------------------ panel → kernel
+
+    def completions_spent(self, session_id: str) -> None:
+        """An inline completion was paid for ``session_id``: the gauge's cost line says so."""
+        if self._gauge is not None and self._gauge.session_id == session_id:
+            self._gauge.completions_spent()
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         call_on(self.loop, self._receive, msg)
@@ -265,6 +274,8 @@ class PanelConnection(PanelMcp, PanelSessions):
             background(self, runtime.review(outcome, self.bridge), "recording the review")
         elif isinstance(request, (wire.RevertRequest, wire.UnrevertRequest)):
             revert_here(self, request)
+        elif isinstance(request, wire.SetCompletionRequest):
+            self.stream.notice(completion_toggle.toggle(self.agent, request.enabled))
 
     def prompt(
         self,

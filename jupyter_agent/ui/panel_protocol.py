@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from jupyter_agent.checkpoint.cells import CellStep
 from jupyter_agent.tools.staging import StagedEdit
+from jupyter_agent.ui.inline_protocol import InlineStateMsg
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
@@ -194,6 +195,13 @@ class UnrevertRequest(_Wire):
     type: Literal["unrevert"] = "unrevert"
 
 
+class SetCompletionRequest(_Wire):
+    """The panel's inline completion switch (``%agent complete on|off`` for this kernel)."""
+
+    type: Literal["set_completion"] = "set_completion"
+    enabled: bool
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -235,6 +243,7 @@ PanelRequest = (
     | ReviewRequest
     | RevertRequest
     | UnrevertRequest
+    | SetCompletionRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -344,7 +353,7 @@ class McpMsg(_Wire):
     servers: list[McpServerView]
 
 
-PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg
+PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg
 
 
 def schema() -> dict[str, Any]:

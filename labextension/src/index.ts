@@ -1,9 +1,11 @@
 import { ILabShell, ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { cellSession, tagCellSessions } from './cellSessions';
 import { FixButtons, errorOf } from './fix';
 import { agentIcon } from './icon';
+import { setupInlineCompletion } from './inline';
 import { AgentPanel } from './panel';
 import { ReproButtons } from './repro';
 import { Decision, ReviewManager } from './review';
@@ -24,14 +26,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'A side panel to chat with the jupyter-agent running in the notebook kernel.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, ILayoutRestorer, ILabShell],
+  optional: [ICommandPalette, ILayoutRestorer, ILabShell, ICompletionProviderManager],
   // app.shell, not ILabShell: Notebook 7 has no ILabShell, and its shell has a right area too
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
-    labShell: ILabShell | null
+    labShell: ILabShell | null,
+    completions: ICompletionProviderManager | null
   ) => {
     const shell = app.shell;
     const panel = new AgentPanel();
@@ -109,6 +112,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     if (!labShell) notebookSeven(app, tracker, panel, show);
     reviewCommands(app, tracker, panel, palette);
+
+    // ghost-text suggestions in cells from the kernel that holds the variables (src/inline.ts)
+    if (completions) setupInlineCompletion(app, completions, tracker);
 
     // a saved cell remembers its session: open that session in the panel
     app.commands.addCommand(CELL_SESSION, {

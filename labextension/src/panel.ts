@@ -10,6 +10,7 @@ import { Widget } from '@lumino/widgets';
 import widgetModule, { WidgetModel, WidgetRequest } from './widget/widget';
 import { addTranscriptActions, iconLabel } from './widget/markdown';
 import { CodeActions } from './codeActions';
+import { CompletionSwitch } from './completionSwitch';
 import { AgentComm, TARGET } from './comm';
 import { COMMANDS, HELP_TEXT, SlashCommand, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
 import { ContextChips, activeCellContext } from './context';
@@ -69,6 +70,7 @@ export class AgentPanel extends Widget {
 
   private sessionSelect = el('select', { class: 'ja-panel-sessions', 'data-testid': 'ja-session-select', title: 'Sessions of this notebook' });
   private mcp = el('details', { class: 'ja-panel-mcp', 'data-testid': 'ja-mcp', hidden: '' });
+  private completionSwitch = new CompletionSwitch(request => this.request(request));
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
   private jumpButton = el('button', { class: 'ja-button ja-panel-jump', 'data-testid': 'ja-jump-latest', type: 'button', hidden: '', title: 'Scroll to the newest message' }, '↓ Jump to latest');
@@ -137,7 +139,7 @@ export class AgentPanel extends Widget {
     composer.append(this.completions, this.chips.node, row);
     const streamWrap = el('div', { class: 'ja-panel-stream-wrap' });
     streamWrap.append(this.streamHost, this.jumpButton);
-    this.node.append(top, this.mcp, this.banner, streamWrap, composer);
+    this.node.append(top, this.completionSwitch.node, this.mcp, this.banner, streamWrap, composer);
     this.streamHost.setAttribute('tabindex', '-1'); // where focus goes after Jump to latest
     this.streamHost.addEventListener('scroll', () => this.onScroll());
     this.jumpButton.addEventListener('click', () => this.scrollToEnd());
@@ -373,6 +375,9 @@ export class AgentPanel extends Widget {
         return;
       case 'mcp':
         this.showMcp(msg);
+        return;
+      case 'inline_state':
+        this.completionSwitch.update(msg);
         return;
       case 'nb_op': {
         const notebook = this.notebook;
@@ -797,6 +802,7 @@ export class AgentPanel extends Widget {
       this.sessionSelect.replaceChildren();
       this.mcp.replaceChildren();
       this.mcp.hidden = true;
+      this.completionSwitch.update(null);
     }
   }
 }

@@ -155,6 +155,48 @@ export interface HiddenStateMsg {
   added?: string;
 }
 
+/** The user typed on, left the cell, or the suggestion came too late: stop it. */
+export interface InlineCancelRequest {
+  type: "inline_cancel";
+  request_id: string;
+}
+
+/** A suggestion at the cursor of the active cell (any earlier request is replaced). */
+export interface InlineCompleteRequest {
+  type: "inline_complete";
+  request_id: string;
+  prefix: string;
+  suffix?: string;
+  cells_above?: string[];
+  cell_type?: "code" | "markdown" | "raw";
+  waited_ms?: number;
+}
+
+export interface InlineDeltaMsg {
+  kind: "inline_delta";
+  request_id: string;
+  text: string;
+}
+
+/** The request ended: `done` (complete), `cancelled`, `stale` (a cell ran), `busy`,
+ * `off`, `skipped` (not a code cell) or `error` (`message` says what).
+ */
+export interface InlineDoneMsg {
+  kind: "inline_done";
+  request_id: string;
+  reason: string;
+  message?: string;
+}
+
+/** Whether the kernel completes (sent on open, on `%agent complete`, on a toggle). */
+export interface InlineStateMsg {
+  kind: "inline_state";
+  enabled: boolean;
+  debounce_ms?: number;
+  context_chars?: number;
+  reason?: string;
+}
+
 /** What the kernel sends as it happens; a replay holds these, never a replay. */
 export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg;
 
@@ -406,6 +448,12 @@ export interface SessionsRequest {
   type: "sessions";
 }
 
+/** The panel's inline completion switch (`%agent complete on|off` for this kernel). */
+export interface SetCompletionRequest {
+  type: "set_completion";
+  enabled: boolean;
+}
+
 /** One proposed cell edit (also what the side panel is asked to show). */
 export interface StagedEdit {
   id?: string;
@@ -497,6 +545,8 @@ export interface VerifyRowView {
   detail?: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | AddCellRequest | VerifyRequest | ReviewRequest | RevertRequest | UnrevertRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | AddCellRequest | VerifyRequest | ReviewRequest | RevertRequest | UnrevertRequest | SetCompletionRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
 export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
+export type InlineRequest = InlineCompleteRequest | InlineCancelRequest;
+export type InlineMessage = InlineStateMsg | InlineDeltaMsg | InlineDoneMsg;
