@@ -17,14 +17,17 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks import (
+    bench_checkpoint,
     bench_cold,
     bench_context,
     bench_fast,
+    bench_inline,
     bench_instructions,
     bench_kernel,
     bench_load,
     bench_memory,
     bench_reopen,
+    bench_repro,
     bench_responsive,
     bench_runall,
     bench_session,
@@ -49,7 +52,11 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "fast": bench_fast.run,
     "responsive": bench_responsive.run,
     "runall": bench_runall.run,
+    "verify": bench_repro.run_verify,
+    "hidden": bench_repro.run_hidden,
+    "inline": bench_inline.run,
     "instructions": bench_instructions.run,
+    "checkpoint": bench_checkpoint.run,
 }
 ON_REQUEST = ("instructions",)
 """Run only when named (slow); the report shows their last results if there are any."""

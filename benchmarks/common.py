@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,14 @@ import guard  # noqa: E402
 guard.install()  # benchmarks never touch the network either
 
 from scripted_server import Reply, ScriptedServer  # noqa: E402,F401
+
+from jupyter_agent import trust  # noqa: E402
+
+if "JUPYTER_AGENT_DATA_DIR" not in os.environ:
+    # benchmarks write their jupyter-agent.json into fresh temporary folders, as a user who
+    # trusts them would (`jupyter-agent trust --folder`), in a data folder of their own
+    os.environ["JUPYTER_AGENT_DATA_DIR"] = tempfile.mkdtemp(prefix="ja-bench-data-")
+    trust.trust_folder(Path(tempfile.gettempdir()).resolve())
 
 
 def kernel_env(server: ScriptedServer, folder: Path | None = None) -> dict[str, str]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.report_checkpoint import checkpoints
+from benchmarks.report_inline import inline
+from benchmarks.report_repro import repro
 from benchmarks.report_round3 import round3
 
 
@@ -80,6 +83,9 @@ def render(r: dict[str, Any], machine: str) -> str:
                 f"| {s[name + '_done']:.2f} s | {_ms(s[name + '_cpu'])} |"
             )
     lines += round3(r, _met)
+    lines += repro(r, _met)
+    lines += checkpoints(r, _met)
+    lines += inline(r, _met)
     lines += [
         "",
         "## Goals of performance round 2",

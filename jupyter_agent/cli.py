@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import atexit
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -22,31 +21,31 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from jupyter_agent import __version__
-from jupyter_agent.agent.retrying import describe_wait
-from jupyter_agent.core import cost
-from jupyter_agent.core.clock import now_ms
+from jupyter_agent import __version__, audit_cli
+from jupyter_agent.cli_printer import Printer, print_cost, print_notice
 from jupyter_agent.core.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
-from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage
 from jupyter_agent.core.redaction import RedactingWriter
 from jupyter_agent.failures import explain
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
-from jupyter_agent.session.rendering import Rendered, render_part
-from jupyter_agent.session_cli import add_session_commands, run_session_command
+from jupyter_agent.session_cli import add_session_commands, other_stores, run_session_command
 from jupyter_agent.setup_cli import add_setup_command, run_setup
+from jupyter_agent.trust_cli import add_trust_command, run_trust_command
+from jupyter_agent.verify_cli import add_verify_command, run_verify
 
 TITLE_GRACE_S = 10.0
 """How long ``run`` waits, after printing everything, for a title still on its way."""
 
 if TYPE_CHECKING:
-    from jupyter_agent.agent.recorder import Recorder
     from jupyter_agent.agent.runtime import Runtime
 
 
 def build_runtime(args: argparse.Namespace) -> Runtime:
-    """The runtime for the command's folder (``--notebook``'s, else the working directory)."""
+    """The runtime for the command's folder (``--notebook``'s, else the working directory).
+    A configuration file that is not trusted stops ``run`` and ``compact`` (they would run
+    the model without it) with the line naming ``jupyter-agent trust``; other commands are
+    told it was left out."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.agent.compose import build_runtime as compose
     from jupyter_agent.config import check_url, load_config, project_root
@@ -69,7 +68,14 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
     if getattr(args, "budget", None) is not None:
         overrides["budget"] = {"turn_usd": args.budget}
     config = load_config(folder, overrides)
-    store = SqliteStore.for_directory(folder)
+    for pending in config.untrusted:
+        if args.command in ("run", "compact"):
+            raise UsageProblem(pending.refusal())
+        print(
+            f"note: {pending.path} is not trusted, so it was not applied (jupyter-agent trust)",
+            file=sys.stderr,
+        )
+    store = SqliteStore.for_directory(folder, config.store)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
     return compose(
@@ -79,73 +85,6 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
     )
-
-
-class Printer:
-    """Prints streamed text to stdout and tool progress to stderr (or JSON lines)."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self._tool_status: dict[str, str] = {}
-        self._streamed: set[str] = set()
-        self._attempt_text = False
-        """Text of the current stream attempt is on stdout: a retry must say it starts over."""
-
-    def __call__(self, event: AnyEvent) -> None:
-        if self.as_json:
-            print(event.model_dump_json(), flush=True)
-            return
-        if isinstance(event, PartUpdated):
-            shown = render_part(event.part)
-            if shown is not None:
-                self._show(event.part.id, shown, event.delta)
-        elif isinstance(event, SessionErrored):
-            print(f"error: {event.error.message}", file=sys.stderr)
-
-    def _show(self, part_id: str, shown: Rendered, delta: str | None) -> None:
-        if shown.boundary:
-            self._attempt_text = False
-        elif delta and shown.text and not shown.aside:  # the answer streams, the thinking does not
-            self._streamed.add(part_id)
-            self._attempt_text = True
-            sys.stdout.write(delta)
-            sys.stdout.flush()
-        elif shown.done and part_id in self._streamed:
-            sys.stdout.write("\n")
-        elif shown.name and self._tool_status.get(part_id) != shown.status:
-            self._tool_status[part_id] = shown.status
-            if shown.done:
-                print(f"[{shown.name}] {shown.status} {shown.error}".rstrip(), file=sys.stderr)
-        elif shown.attempt is not None and self._attempt_text:
-            # the text above is dropped from the store; what follows replaces it
-            sys.stdout.write(f"\n[retrying: {shown.error}]\n")
-            sys.stdout.flush()
-            self._attempt_text = False
-        elif shown.attempt is not None:
-            wait = describe_wait(max(0, shown.next - now_ms()))
-            print(f"[retry {shown.attempt} in {wait}] {shown.error}", file=sys.stderr)
-
-
-def _print_notice(notice: str, level: str = "info") -> None:
-    print(f"note: {notice}", file=sys.stderr)
-
-
-def print_cost(recorder: Recorder, session_id: str, as_json: bool) -> None:
-    """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line
-    (the session's older messages are read without their parts)."""
-    turn, session = cost.prompt_cost(recorder.window()), recorder.spent()
-    if as_json:
-        line = {
-            "type": "run.cost",
-            "session_id": session_id,
-            "prompt_usd": turn.usd,
-            "session_usd": session.usd,
-            "unknown": turn.unknown or session.unknown,
-            "text": cost.pair_text(turn, session),
-        }
-        print(json.dumps(line), flush=True)
-    else:
-        print(f"cost: {cost.pair_text(turn, session).removeprefix('cost ')}", file=sys.stderr)
 
 
 class _StopOnSignals:
@@ -213,8 +152,8 @@ async def _run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         await runtime.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
-        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model)
-        session_id = await send.send(runtime, prompt, _print_notice, cli=True)
+        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model, typed=args.prompt)
+        session_id = await send.send(runtime, prompt, print_notice, cli=True)
         if stopper.hit:  # the abort event ended the step before the cancellation arrived
             raise asyncio.CancelledError
     except (asyncio.CancelledError, StoreWaitStopped) as stop:  # SIGTERM or Ctrl-C
@@ -230,7 +169,7 @@ async def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         for notice in send.later_notices(runtime, session_id or ""):
-            _print_notice(notice)
+            print_notice(notice)
     # the answer is out and the session free; a new session's title (asked beside the answer,
     # its cost part of the session's) gets a moment to be stored before the last lines
     await runtime.settle_titles(TITLE_GRACE_S)
@@ -302,8 +241,11 @@ def parser() -> argparse.ArgumentParser:
 
     add_session_commands(sub)
     add_setup_command(sub)
+    add_verify_command(sub)
+    add_trust_command(sub)
 
     listing.add_command(sub)
+    audit_cli.add_command(sub)
     return top
 
 
@@ -367,8 +309,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         return listing.main(args, build_runtime)
     if args.command == "setup":
         return run_setup(args)
+    if args.command == "verify":
+        return run_verify(args)
+    if args.command == "trust":
+        return run_trust_command(args)
+    if args.command == "audit":
+        return audit_cli.main(args)
 
-    return run_session_command(args, build_runtime)
+    return run_session_command(args, build_runtime, other_stores)
 
 
 def entry() -> NoReturn:

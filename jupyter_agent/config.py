@@ -2,6 +2,8 @@
 
 The admin's system file (``system_config.py``) is read first; the keys it locks are taken
 out of every later layer, and its permission rules are a floor no later rule loosens.
+A project file is applied only once the user trusted its content (``trust.py``); one that
+is new or changed since is left out and listed in ``Config.untrusted``.
 
 Keys are validated so a typo in ``jupyter-agent.json`` is an error that names the file
 and the key, not a silently ignored setting. API keys never live here: they are read from
@@ -13,15 +15,28 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator
 
-from jupyter_agent import config_origins, credentials, system_config
-from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
+from jupyter_agent import config_origins, credentials, system_config, trust, trust_changes
+from jupyter_agent.config_sections import (
+    Action,
+    AgentConfig,
+    BudgetConfig,
+    CheckpointConfig,
+    CompactionConfig,
+    CompletionConfig,
+    ModelConfig,
+    NotebookConfig,
+    SandboxConfig,
+    Strict,
+    ToolOutputConfig,
+    VerifyConfig,
+)
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
@@ -29,79 +44,13 @@ from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 PROJECT_FILE = "jupyter-agent.json"
 _LAYERS = ("defaults", "environment", "flags")
 """Entries of ``Config.sources`` that are not files."""
-Action = Literal["allow", "ask", "deny"]
 
 
 class ConfigError(UsageFailure, ValueError):
     """A config file or value is invalid; the message names the file and the key."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Limit(_Strict):
-    context: int | None = Field(default=None, ge=1)
-    input: int | None = Field(default=None, ge=1)
-    output: int | None = Field(default=None, ge=1)
-
-
-class ModelConfig(_Strict):
-    limit: Limit = Field(default_factory=Limit)
-    options: dict[str, Any] = Field(default_factory=dict)
-    """litellm call arguments for this model (``thinking``, ``reasoning_effort``, ``temperature``…)."""
-    base_model: str | None = None
-    """The litellm model this one is priced and sized like: an alias on a LiteLLM proxy
-    (``litellm_proxy/claude-sonnet`` → ``anthropic/claude-sonnet-4-5``) has no price of its own."""
-
-
-class BudgetConfig(_Strict):
-    """Spending limits in USD; the loop stops after the step that crosses one."""
-
-    session_usd: float | None = Field(default=None, gt=0)
-    turn_usd: float | None = Field(default=None, gt=0)
-
-
-class CompactionConfig(_Strict):
-    auto: bool = True
-    prune: bool = True
-    tail_turns: int = Field(default=2, ge=0)
-    preserve_recent_tokens: int | None = Field(default=None, ge=0)
-    reserved: int | None = Field(default=None, ge=0)
-    model: str | None = None
-    """The model that writes summaries (default: the session's model)."""
-
-
-class ToolOutputConfig(_Strict):
-    max_lines: int = Field(default=MAX_LINES, ge=1)
-    max_bytes: int = Field(default=MAX_BYTES, ge=1)
-    max_saved_bytes: int = Field(default=MAX_SAVED_BYTES, ge=1)
-    """The saved full output of a tool stops here; bash and python stop what wrote more."""
-
-
-class SandboxConfig(_Strict):
-    """The OS sandbox ``bash`` runs in (Linux, bubblewrap; docs/security.md)."""
-
-    enabled: bool = True
-    """Run commands in the sandbox where it can start (a notice says when it cannot)."""
-    network: bool = True
-    """``false``: commands have no network (only their own loopback)."""
-    deny_read: list[str] = Field(default_factory=list)
-    """More files or folders hidden from commands and refused by the file tools (``~`` allowed)."""
-    writable: list[str] = Field(default_factory=list)
-    """More folders commands may write besides the project and the temp folder (a cache …)."""
-
-
-class AgentConfig(_Strict):
-    model: str | None = None
-    prompt: str | None = None
-    permission: dict[str, Action | dict[str, Action]] | None = None
-    steps: int | None = Field(default=None, ge=1)
-    options: dict[str, Any] = Field(default_factory=dict)
-    """litellm call arguments for this agent; win over ``models.<id>.options``."""
-
-
-class Config(_Strict):
+class Config(Strict):
     model: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
@@ -134,6 +83,15 @@ class Config(_Strict):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     protected: list[str] = Field(default_factory=list)
     """More paths (relative to the project, or absolute) that every write to asks about."""
+    verify: VerifyConfig = Field(default_factory=VerifyConfig)
+    store: str | None = None
+    """One folder for every notebook folder's sessions (each keyed by its path), instead of
+    ``.jupyter-agent/`` next to the notebooks (``storage/location.py``)."""
+    audit: str | None = None
+    """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
+    notebook: NotebookConfig = Field(default_factory=NotebookConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    completion: CompletionConfig = Field(default_factory=CompletionConfig)
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -142,12 +100,21 @@ class Config(_Strict):
     _notices: list[str] = PrivateAttr(default_factory=list)
     _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
     _origins: dict[str, str] = PrivateAttr(default_factory=dict)
+    _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
+    _reload: Callable[[], Config] | None = PrivateAttr(default=None)
 
     @field_validator("api_base")
     @classmethod
     def _api_base_is_a_url(cls, value: str | None) -> str | None:
         """A typo here would otherwise retry for half a minute against a nonsense address."""
         return check_url(value) if value else value
+
+    @field_validator("store", "audit")
+    @classmethod
+    def _absolute_folder(cls, value: str | None, info: Any) -> str | None:
+        """A relative folder would move with the working directory: each run a new place."""
+        syslog = info.field_name == "audit" and (value or "").strip() == "syslog"
+        return check_folder(value) if value and not syslog else value
 
     @property
     def sources(self) -> list[str]:
@@ -165,6 +132,16 @@ class Config(_Strict):
     def admin_file(self) -> str | None:
         """The admin's system file this config was read with (``system_config.py``)."""
         return self._admin_file
+
+    @property
+    def untrusted(self) -> list[trust.Pending]:
+        """Project files left out because they are new or changed since the user trusted
+        them (the front ends ask Trust / Ignore; a headless run refuses)."""
+        return self._untrusted
+
+    def reloaded(self) -> Config:
+        """The configuration read again with the same arguments (after a trust decision)."""
+        return self if self._reload is None else self._reload()
 
     @property
     def notices(self) -> list[str]:
@@ -236,6 +213,8 @@ class Config(_Strict):
         data["sources"] = self.sources
         if self._locked:
             data["locked"] = {"by": self._admin_file, "keys": list(self._locked)}
+        if self._untrusted:
+            data["untrusted"] = {str(p.path): p.what() for p in self._untrusted}
         data["redact"] = [
             e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
         ]
@@ -247,6 +226,12 @@ class Config(_Strict):
                 if key in server:
                     server[key] = {k: shown(v) for k, v in configured[key].items()}
         return data
+
+
+def check_folder(value: str) -> str:
+    if not Path(value.strip()).expanduser().is_absolute():
+        raise ValueError(f"{value!r} is not an absolute folder; give one such as /srv/agent or ~/agent")
+    return value.strip()
 
 
 def check_url(value: str) -> str:
@@ -320,8 +305,9 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and err["loc"] == ("locked",):
-            msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can lock settings"
+        if err["type"] == "extra_forbidden" and err["loc"] in (("locked",), ("trusted",)):
+            what = "lock settings" if err["loc"] == ("locked",) else "trust paths for everyone"
+            msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can {what}"
         elif err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
             if close:
@@ -330,9 +316,10 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def _read_file(path: Path, *, admin: bool = False) -> dict[str, Any]:
+def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> dict[str, Any]:
     try:
-        data = nesting.loads(path.read_text(encoding="utf-8-sig"))  # Notepad writes a BOM
+        raw = path.read_bytes() if raw is None else raw
+        data = nesting.loads(raw.decode("utf-8-sig"))  # Notepad writes a BOM
     except nesting.TooDeep as exc:
         raise ConfigError(f"{path}: the JSON is {exc}; a config file is a few levels at most") from None
     except UnicodeDecodeError as exc:
@@ -354,11 +341,22 @@ def _read_file(path: Path, *, admin: bool = False) -> dict[str, Any]:
         except ValueError as exc:
             raise ConfigError(f"{path}: {exc}") from None
         data["locked"] = list(locked)
+        data["trusted"] = _trusted_paths(path, data.pop("trusted", []))
     try:
-        Config.model_validate({k: v for k, v in data.items() if not (admin and k == "locked")})
+        Config.model_validate({k: v for k, v in data.items() if not (admin and k in ADMIN_ONLY)})
     except ValidationError as exc:
         raise ConfigError(f"{path}: {_describe(exc)}") from None
     return data
+
+
+ADMIN_ONLY = ("locked", "trusted")
+"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone."""
+
+
+def _trusted_paths(path: Path, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f'{path}: trusted: must be a list of paths or globs, e.g. ["/srv/courses"]')
+    return [v.strip() for v in value]
 
 
 def global_config_dir(env: Mapping[str, str]) -> Path:
@@ -376,13 +374,18 @@ def project_root(start: Path) -> Path:
 def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
     """The nearest ``jupyter-agent.json`` from ``start`` up to the filesystem root
     (``looked`` collects every place tried, for the kernel's config watch)."""
+    return next(iter(project_files(start, looked)), None)
+
+
+def project_files(start: Path, looked: list[Path] | None = None) -> Iterator[Path]:
+    """Each ``jupyter-agent.json`` from ``start`` up to the filesystem root, nearest first
+    (lazily: the loader stops at the first one trusted)."""
     for folder in (start, *start.parents):
         candidate = folder / PROJECT_FILE
         if looked is not None:
             looked.append(candidate)
         if candidate.is_file():
-            return candidate
-    return None
+            yield candidate
 
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
@@ -391,14 +394,19 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         ("JUPYTER_AGENT_MODEL", "model"),
         ("JUPYTER_AGENT_API_BASE", "api_base"),
         ("JUPYTER_AGENT_SMALL_MODEL", "small_model"),
+        ("JUPYTER_AGENT_STORE", "store"),
     ):
         if env.get(var):
             data[key] = env[var]
-    if data.get("api_base"):
-        try:
-            check_url(data["api_base"])
-        except ValueError as exc:
-            raise ConfigError(f"JUPYTER_AGENT_API_BASE: {exc}") from None
+    for var, key, check in (
+        ("JUPYTER_AGENT_API_BASE", "api_base", check_url),
+        ("JUPYTER_AGENT_STORE", "store", check_folder),
+    ):
+        if data.get(key):
+            try:
+                check(data[key])
+            except ValueError as exc:
+                raise ConfigError(f"{var}: {exc}") from None
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_AUTOCOMPACT")):
         data.setdefault("compaction", {})["auto"] = False
     if _truthy(env.get("JUPYTER_AGENT_DISABLE_PRUNE")):
@@ -429,17 +437,28 @@ def load_config(
     global_dir: Path | None = None,
     system_file: Path | None = None,
 ) -> Config:
-    """Defaults → the admin's file → global file → nearest project file → environment →
-    ``overrides``; keys the admin's file locks are taken out of every layer after it."""
+    """Defaults → the admin's file → global file → nearest trusted project file → environment
+    → ``overrides``; keys the admin's file locks are taken out of every layer after it."""
     env = os.environ if env is None else env
     sources = ["defaults"]
     looked: list[Path] = []
-    admin_path, global_file, project_file = source_files(notebook_dir, env, global_dir, system_file, looked)
+    admin_path, global_file, _ = source_files(None, env, global_dir, system_file)
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
+    admin_trusted: list[str] = admin.pop("trusted", [])
+    if admin.get("audit") and "audit" not in locked:  # an audit trail a user's file could switch off is none
+        locked.append("audit")
     if admin_path.is_file():
         sources.append(str(admin_path))
-    layers = [(str(p), _read_file(p)) for p in (global_file, project_file) if p is not None and p.is_file()]
+    layers = [(str(global_file), _read_file(global_file))] if global_file.is_file() else []
+    found = project_files(Path(notebook_dir).resolve(), looked) if notebook_dir else iter(())
+    try:
+        chosen, pending = trust.split(found, admin_trusted)  # the process's user data folder
+    except trust.Unreadable as exc:
+        raise ConfigError(f"{exc.path}: cannot be read ({exc.reason})") from None
+    if chosen is not None:
+        layers.append((str(chosen[0]), _read_file(chosen[0], raw=chosen[1])))
+    kept_out = _not_theirs(layers, chosen[0] if chosen is not None else None)
     from_env = _from_env(env)
     if from_env:
         layers.append(("environment", from_env))
@@ -462,13 +481,51 @@ def load_config(
         raise ConfigError(f"invalid settings: {_describe(exc)}") from None
     config._sources = sources
     config._origins = origins
-    config._watched = [global_file, *looked, admin_path]
+    config._watched = [global_file, *looked, admin_path, trust.store_path()]
+    config._untrusted = [_pending(p, raw, admin, layers[:1], locked) for p, raw in pending]
+    config._reload = lambda: load_config(notebook_dir, overrides, env, global_dir, system_file)
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))
+    config._notices.extend(kept_out)
     return config
+
+
+def _pending(
+    path: Path, raw: bytes, admin: dict[str, Any], below: list[tuple[str, dict[str, Any]]], locked: list[str]
+) -> trust.Pending:
+    """What the untrusted file at ``path`` would change over the admin's and global settings."""
+    before = deep_merge(dict(admin), below[0][1]) if below else dict(admin)
+    try:
+        data = _read_file(path, raw=raw)
+    except ConfigError as exc:
+        return trust.Pending(path, trust.digest(raw), (), str(exc).removeprefix(f"{path}: "))
+    if locked:
+        data, _ = system_config.strip_locked(data, locked, admin)
+    return trust.Pending(path, trust.digest(raw), tuple(trust_changes.describe(data, before)))
+
+
+NOT_FROM_PROJECTS = ("store", "audit")
+"""Where sessions and the audit trail are written is not a cloned project's choice: a file
+there could send transcripts to a shared folder, or audit lines (arguments the model wrote)
+into a folder a shell or an IDE reads from."""
+
+
+def _not_theirs(layers: list[tuple[str, dict[str, Any]]], project_file: Path | None) -> list[str]:
+    """Take ``store`` and ``audit`` out of project files and ``audit`` out of the user's file
+    (the admin's setting); one notice per file that set them."""
+    notices = []
+    for where, data in layers:
+        keys = NOT_FROM_PROJECTS if project_file is not None and where == str(project_file) else ("audit",)
+        dropped = [k for k in keys if data.pop(k, None) is not None]
+        if dropped:
+            notices.append(
+                f"Ignored {', '.join(dropped)} in {where}: where sessions and the audit trail go is set "
+                "by your own config file or JUPYTER_AGENT_STORE (store) and the administrator's file (audit)."
+            )
+    return notices
 
 
 def source_files(

@@ -51,6 +51,8 @@ def run_problem(args: argparse.Namespace) -> str | None:
         config = load_config(folder.resolve())
     except ConfigError as exc:
         return f"error: {exc}"
+    if config.untrusted:  # before the model: the file left out may be what names it
+        return f"error: {config.untrusted[0].refusal()}"
     agent = config.agent.get(args.agent)
     if not (args.model or (agent.model if agent else None) or config.model):
         return f"error: {NO_MODEL_CLI}"

@@ -4,8 +4,9 @@
 #                              and the quickstart notebook's libraries (`examples`). Used by
 #                              start.sh.
 #   scripts/install.sh         everything the tests need as well (the `test`, `proxy`, `hub`
-#                              and `dev` extras, JupyterHub's configurable-http-proxy from npm
-#                              into .venv/node) and, when we are root, Chromium (browser tests)
+#                              and `dev` extras, JupyterHub's configurable-http-proxy and the
+#                              reference MCP server from npm into .venv/node) and, when we are
+#                              root, Chromium (browser tests)
 #                              and bubblewrap (the bash sandbox) from apt; set
 #                              JUPYTER_AGENT_SKIP_APT=1 to skip apt. Used by test.sh.
 set -euo pipefail
@@ -89,14 +90,21 @@ rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 # pip's notes about local index folders are noise here; real errors still show
 say "1/3 updating pip…"
 progress "updating pip" .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+# the distribution was called jupyter-agent before it became jupyter-agent-kernel: an old
+# editable install would shadow the new one
+if .venv/bin/python -m pip show -q jupyter-agent >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y jupyter-agent
+fi
 say "2/3 downloading and installing the Python packages (.[$extras]), then building the side panel with npm…"
 progress "installing (pip, then the npm build of the side panel)" \
   .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
 if [ "$mode" = "test" ]; then
-  say "3/3 installing JupyterHub's proxy (npm, into .venv/node) for the team tests…"
-  # JupyterHub's proxy for tests/test_jupyterhub.py, inside .venv (nothing installed globally)
-  progress "installing JupyterHub's proxy" \
-    npm install --prefix .venv/node --no-audit --no-fund --loglevel=error "configurable-http-proxy@^5" >/dev/null
+  say "3/3 installing JupyterHub's proxy and the reference MCP server (npm, into .venv/node) for the tests…"
+  # JupyterHub's proxy for tests/test_jupyterhub.py and the reference MCP server (resources,
+  # prompts) for tests/mcp/test_mcp_everything.py, inside .venv (nothing installed globally)
+  progress "installing JupyterHub's proxy and the reference MCP server" \
+    npm install --prefix .venv/node --no-audit --no-fund --loglevel=error \
+    "configurable-http-proxy@^5" "@modelcontextprotocol/server-everything@2026.8.31" >/dev/null
 else
   say "3/3 nothing more to install for running"
 fi

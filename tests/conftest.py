@@ -50,10 +50,32 @@ import kernel_harness  # noqa: E402
 from scripted_model import ScriptedModel  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
 
+from jupyter_agent import trust  # noqa: E402
 from jupyter_agent.agent.compose import build_runtime  # noqa: E402
 from jupyter_agent.agent.runtime import Runtime  # noqa: E402
 from jupyter_agent.config import load_config  # noqa: E402
 from jupyter_agent.storage.sqlite_store import SqliteStore  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def trusted_test_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Tests write configuration files as a user does by hand, and a user trusts such a file
+    once (``jupyter-agent trust``, docs/security.md). Here the run's own user data folder
+    trusts the run's temporary folders as a whole (``jupyter-agent trust --folder``), so the
+    tests of what a file sets need not; the tests of trust itself use ``untrusting``."""
+    data = tmp_path_factory.mktemp("agent-data")
+    os.environ["JUPYTER_AGENT_DATA_DIR"] = str(data)  # kernels and CLI runs started later inherit it
+    trust.trust_folder(tmp_path_factory.getbasetemp())
+    trust.trust_folder(Path("/var/tmp/ja-outside-*"))
+    yield data
+
+
+@pytest.fixture
+def untrusting(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user data folder of its own that trusts nothing yet (a user's first day)."""
+    data = tmp_path_factory.mktemp("fresh-data")
+    monkeypatch.setenv("JUPYTER_AGENT_DATA_DIR", str(data))
+    return data
 
 
 @pytest.fixture

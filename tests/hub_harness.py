@@ -35,6 +35,7 @@ CHP = ROOT / ".venv" / "node" / "node_modules" / ".bin" / "configurable-http-pro
 SERVICE_TOKEN = "hub-test-service-token"
 KEPT = ["JUPYTER_AGENT_NETGUARD", "JUPYTER_AGENT_NETGUARD_LOG", "LITELLM_LOCAL_MODEL_COST_MAP"]
 KEPT += ["TIKTOKEN_CACHE_DIR", "HF_HUB_OFFLINE", "JUPYTER_PLATFORM_DIRS", "MPLBACKEND"]
+KEPT += ["JUPYTER_AGENT_DATA_DIR"]  # the files the test run trusts (tests/conftest.py)
 
 
 def missing() -> str | None:

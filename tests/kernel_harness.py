@@ -47,9 +47,19 @@ class Kernel:
         self.kc.wait_for_ready(timeout=60)
         self.iopub: list[dict[str, Any]] = []
 
-    def execute(self, code: str, timeout: float = 120) -> CellResult:
+    def submit(self, code: str, cell_id: str | None = None) -> str:
+        """Send a cell without waiting; ``cell_id`` as JupyterLab sends it (``metadata.cellId``)."""
+        if cell_id is None:
+            return str(self.kc.execute(code))
+        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}}
+        msg = self.kc.session.msg("execute_request", dict(content, allow_stdin=False, stop_on_error=True))
+        msg["metadata"] = {"cellId": cell_id}
+        self.kc.shell_channel.send(msg)
+        return str(msg["header"]["msg_id"])
+
+    def execute(self, code: str, timeout: float = 120, cell_id: str | None = None) -> CellResult:
         """Run a cell and collect its outputs until the kernel is idle again."""
-        msg_id = self.kc.execute(code)
+        msg_id = self.submit(code, cell_id)
         result = CellResult(status="ok", stdout="", stderr="")
         deadline = time.monotonic() + timeout
         while True:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.config import AgentConfig
+from jupyter_agent.config_sections import AgentConfig
 from jupyter_agent.core.errors import NameNotFound
 
 Mode = Literal["primary", "subagent", "hidden"]
@@ -85,6 +85,7 @@ BUILTIN: dict[str, AgentInfo] = {
             "bash_write": "ask",
             "mcp_write": "deny",  # MCP tools whose server does not mark them readOnlyHint
             "python": "ask",
+            "verify_notebook": "ask",  # it runs the notebook's code
             # a sub-agent that may write (general) would be a way around read-only
             "task": {"*": "ask", "explore": "allow"},
         },

@@ -8,6 +8,8 @@ A session's lease (``store.leases``) keeps another process from running it at th
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -251,6 +253,27 @@ class Runner:
 
     def busy(self, session_id: str) -> bool:
         return self.sessions.busy(session_id)
+
+    @contextlib.contextmanager
+    def asking(self, session_id: str, handle: RunHandle) -> Iterator[None]:
+        """A question before the run starts (``agent/trust_prompt.py``): Stop ends it as it
+        ends a run."""
+        task = asyncio.current_task()
+        added = self._runs.setdefault(session_id, handle) is handle  # a running loop keeps its own
+        if task is not None:
+            self._tasks.setdefault(session_id, set()).add(task)
+        try:
+            yield
+        finally:
+            if added:
+                self._runs.pop(session_id, None)
+            if task is not None:
+                self._tasks.get(session_id, set()).discard(task)
+
+    def recorder_for(self, session_id: str) -> Recorder:
+        """The running loop's recorder (its next request must see a change), else a fresh one."""
+        loop = self._loops.get(session_id)
+        return loop.recorder if loop is not None else self.sessions.recorder(session_id)
 
     def run_handle(self, session_id: str) -> RunHandle | None:
         """The handle of the session's running loop (a sub-agent's run inherits from it)."""

@@ -1,8 +1,10 @@
 """Send a prompt: the one path the magics, the side panel and the CLI take to run one.
 
-The model is decided once here (``Runtime.resolve_model``), its key checked, the notices a
-run owes the user shown (an unknown window, a sandbox that cannot start, MCP servers that
-failed), then the runner takes the prompt. Front ends only say how notices and the model's
+Configuration the user has not trusted is settled first (Trust / Ignore, or a one-line
+refusal without a user: ``agent/trust_prompt.py``). The model is decided once here
+(``Runtime.resolve_model``), its key checked, the notices a run owes the user shown (an
+unknown window, a sandbox that cannot start, MCP servers that failed), then the runner
+takes the prompt. Front ends only say how notices and the model's
 window are shown, and how a failure is worded (``failures.explain``).
 """
 
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from jupyter_agent.agent import trust_prompt
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.core.errors import UsageFailure
@@ -37,6 +40,9 @@ class Prompt:
     """How the run asks for permission and edits the notebook (the front end's)."""
     instructions: str | None = None
     """Text for the model the views do not show (a fix's tool and cell id)."""
+    typed: str | None = None
+    """What the user typed, when ``text`` was built from it: read for MCP resources
+    (``@server:uri``) and prompts (``/server:name``), never the mentions' own text."""
 
 
 def problem(
@@ -71,6 +77,8 @@ async def send(
 
     Raises ``NotRunnable``/``ConfigurationError`` before anything is written; a run's own
     failures are recorded in the session as usual."""
+    handle = prompt.handle or RunHandle(interactive=runtime.runner.interactive)
+    await trust_prompt.settle(runtime, prompt.session_id, prompt.agent, handle)
     model = runtime.resolve_model(prompt.model, prompt.agent)
     why = runtime.preflight(model.name, cli=cli)
     if why is not None:
@@ -82,10 +90,13 @@ async def send(
     await runtime.start_mcp()  # first prompt: MCP servers start, a failure is told before the request
     for text in runtime.take_notices(prompt.session_id, model):
         notice(text, "warn")
+    text = prompt.text
+    if prompt.typed is not None:  # servers are up: their resources and prompts can be used
+        text = await runtime.expand_mcp(prompt.typed, prompt.text, prompt.agent)
     if on_ready is not None:
         on_ready()
     return await runtime.prompt(
-        prompt.text,
+        text,
         session_id=prompt.session_id,
         agent=prompt.agent,
         model=prompt.model,

@@ -15,15 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.outside import drop_outside_changes
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.agent.revert import cleanup, revert, unrevert
+from jupyter_agent.agent.revert import Approve, CellsTarget, Reverting, cleanup, file_cells, revert, unrevert
 from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCreated, SessionDeleted
-from jupyter_agent.core.messages import MessageWithParts, RevertState, Session
+from jupyter_agent.core.messages import MessageWithParts, Session
 from jupyter_agent.session.export import (
     SessionExport,
     export_json_lines,
@@ -60,6 +61,14 @@ class SessionService:
     rules_for: Callable[[str], dict[str, Rule]]
     """The permission rules of an agent: import and revert never write outside the project."""
     locks: SessionLocks
+    guarded: Callable[[Path], str | None] = lambda path: None
+    """Why a path is protected (revert asks before writing it), else None."""
+
+    def protects(self, path: Path) -> str | None:
+        return self.guarded(path)
+
+    checkpoints: Checkpoints | None = None
+    """The snapshot store and saved variables a revert restores from."""
 
     def create(self, title: str = "", parent_id: str | None = None) -> Session:
         stamp = dt.datetime.fromtimestamp(now_ms() / 1000, dt.timezone.utc).isoformat(timespec="seconds")
@@ -145,13 +154,27 @@ class SessionService:
                 self.store.update_part(p)
         self.bus.publish(SessionCreated(session=session))
 
-    def revert(self, session_id: str, message_id: str | None = None) -> RevertState:
-        """Hide the messages from ``message_id`` on and restore the files they changed."""
-        return revert(self, session_id, message_id)
+    def revert(
+        self,
+        session_id: str,
+        message_id: str | None = None,
+        *,
+        cells: CellsTarget = file_cells,
+        staging: Any = None,
+        bridge: Any = None,
+        approve: Approve | None = None,
+    ) -> Reverting:
+        """Hide the messages from ``message_id`` on and restore what they changed; ``approve``
+        is asked before a protected path is written (None: such a revert is refused)."""
+        return revert(
+            self, session_id, message_id, cells=cells, staging=staging, bridge=bridge, approve=approve
+        )
 
-    def unrevert(self, session_id: str) -> None:
-        """Put back the files and messages of the pending revert."""
-        unrevert(self, session_id)
+    def unrevert(
+        self, session_id: str, *, cells: CellsTarget = file_cells, approve: Approve | None = None
+    ) -> Reverting:
+        """Put back what the pending revert undid, and its messages."""
+        return unrevert(self, session_id, cells=cells, approve=approve)
 
     def finish_revert(self, session_id: str) -> None:
         """A new prompt or a compaction makes a pending revert final."""

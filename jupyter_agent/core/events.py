@@ -128,6 +128,14 @@ class RunFinished(BaseModel):
     """Another run of the session waits to start: the session stays busy."""
 
 
+class ReviewChanged(BaseModel):
+    """The number of staged cell edits of a session waiting for the user changed."""
+
+    type: Literal["review.changed"] = "review.changed"
+    session_id: str
+    pending: int
+
+
 Event = Annotated[
     SessionCreated
     | SessionUpdated
@@ -141,7 +149,8 @@ Event = Annotated[
     | PermissionAsked
     | PermissionReplied
     | RunStarted
-    | RunFinished,
+    | RunFinished
+    | ReviewChanged,
     Field(discriminator="type"),
 ]
 AnyEvent = (
@@ -158,6 +167,7 @@ AnyEvent = (
     | PermissionReplied
     | RunStarted
     | RunFinished
+    | ReviewChanged
 )
 EventAdapter: TypeAdapter[AnyEvent] = TypeAdapter(Event)
 

@@ -16,15 +16,17 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from jupyter_agent.kernel import warmup
+from jupyter_agent.kernel import hidden_state, warmup
 from jupyter_agent.kernel.cell_errors import CellErrors
 from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached, runner_notebook
+from jupyter_agent.repro.tracker import HiddenStateTracker
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
     from jupyter_agent.config import Config
+    from jupyter_agent.repro.report import VerifyReport
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -112,6 +114,14 @@ class KernelAgent:
         self.errors = CellErrors(shell)
         """The cells that raised since ``%load_ext`` (``%agent fix``, Fix with agent)."""
         self.errors.install()
+        self.hidden = HiddenStateTracker(shell.user_ns)
+        """Which names each cell and each ``python`` call of the agent set (hidden state)."""
+        self.hidden_hooks = hidden_state.install(shell, self.hidden)
+        self.hidden_runs = hidden_state.HiddenRuns(self.hidden)
+        self.last_verify: VerifyReport | None = None
+        """The latest ``%agent verify`` / ``/verify`` report ("Fix with agent" hands it over)."""
+        self.inline: Any = None
+        """The inline completer (``kernel/inline_completer.py``), made when a front end first asks."""
 
     # ------------------------------------------------------------ where we are
 
@@ -148,19 +158,33 @@ class KernelAgent:
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
         config = self._read_config(folder, ConfigWatch.now([]))
-        store = SqliteStore.for_directory(folder)
+        store = SqliteStore.for_directory(folder, config.store)
         runtime = build_runtime(
             config=config,
             store=store,
             project_root=project_root(folder),
             working_dir=folder,
             notebook_path=str(notebook) if notebook else None,
-            services=Services(shell=self.shell),
+            services=Services(shell=self.shell, hidden_state=self.hidden, verify_notebook=self._verify),
         )
         register_kernel_tools(runtime.registry)
         if store.notice:
             runtime.notices.append(store.notice)
         return runtime
+
+    async def _verify(
+        self, notebook: Path | None, with_agent: bool, progress: Callable[[str], None]
+    ) -> VerifyReport:
+        """``verify_notebook``: a notebook (None: this kernel's) in a fresh kernel, with this
+        kernel's hidden names."""
+        # the verification (nbclient, nbformat) loads when the agent first verifies
+        from jupyter_agent.kernel.verification import verify
+        from jupyter_agent.repro.runner import NotebookUnusable
+
+        notebook = notebook or self.notebook_path()
+        if notebook is None:
+            raise NotebookUnusable("No notebook is associated with this kernel: pass its path.")
+        return await verify(self, notebook, with_agent=with_agent, progress=progress)
 
     def _read_config(self, folder: Path, watch: ConfigWatch) -> Config:
         """Load the configuration; ``watch`` (stamped before reading, so a change made while
@@ -237,6 +261,12 @@ class KernelAgent:
             self.running.discard(session_id)
         for panel in list(self.panels):
             panel.run_state(session_id, busy)
+
+    def session_changed(self, session_id: str) -> None:
+        """A revert or unrevert hid or brought back messages: panels showing the session redraw it."""
+        for panel in list(self.panels):
+            if panel.stream.session_id == session_id:
+                panel.show(session_id)
 
     def stopped(self, view: Any, session_id: str) -> None:
         """A run was cancelled: say so once (the stopped answer may already say it)."""

@@ -103,6 +103,9 @@ class AgentMagics(Magics):
         except UsageError as exc:
             self._problem(str(exc), headless)
             return
+        if isinstance(command, SubCommand) and command.name == "fix" and command.args == ["verify"]:
+            self._guard(self._fix_verify, headless)
+            return
         if isinstance(command, SubCommand) and command.name == "fix":
             self._guard(lambda: self._fix(command.args[0] if command.args else None), headless)
             return
@@ -157,6 +160,15 @@ class AgentMagics(Magics):
         fix = fix_prompt(error, self.shell, self.agent.runtime.save_output)
         self._prompt(PromptCommand(prompt=fix.words, agent="fix"), expanded=fix.text, hidden=fix.instructions)
 
+    def _fix_verify(self) -> None:
+        """``%agent fix verify``: the latest verification's report to the ``fix`` agent."""
+        # %load_ext imports this module: the prompt's pieces load on the first use
+        from jupyter_agent.kernel.verify_fix import verify_fix_prompt
+        from jupyter_agent.magics.parser import PromptCommand
+
+        words, prompt = verify_fix_prompt(self.agent.last_verify)
+        self._prompt(PromptCommand(prompt=words, agent="fix"), expanded=prompt)
+
     def _prompt(
         self,
         cmd: PromptCommand,
@@ -173,6 +185,7 @@ class AgentMagics(Magics):
         from jupyter_agent.kernel.mentions import expand_mentions
         from jupyter_agent.ui.cell_output import CellRun, NoView
         from jupyter_agent.ui.console_stream import ConsoleStream
+        from jupyter_agent.ui.hidden_marker import finish_run
         from jupyter_agent.ui.live_gauge import LiveGauge
         from jupyter_agent.ui.transcript import RunStatus
         from jupyter_agent.ui.widget import AgentWidget
@@ -214,7 +227,10 @@ class AgentMagics(Magics):
         if console is not None:  # no widget shows the run: its text goes to the cell's stdout
             listeners.append(runtime.bus.subscribe(console))
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since)
+        run.streamed = console is not None
         failure: list[str | None] = [None]
+        cell_id = agent.hidden.current_cell  # the %agent cell: "Add as cell" inserts below it
+        mark = agent.hidden_runs.start()
 
         def on_model(model: ResolvedModel) -> None:
             run.model, run.window = model.name, model.context
@@ -227,7 +243,10 @@ class AgentMagics(Magics):
             try:
                 if loading:
                     await _load_client(run, runtime, waiting)
-                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle, instructions=hidden)
+                typed = cmd.prompt if expanded is None else None  # a fix's prompt names no resource
+                prompt = send.Prompt(
+                    text, session_id, cmd.agent, cmd.model, handle, instructions=hidden, typed=typed
+                )
                 await send.send(runtime, prompt, run.notice, on_model=on_model)
             except asyncio.CancelledError:
                 status = "stopped"
@@ -254,8 +273,10 @@ class AgentMagics(Magics):
                     run.notice(why, "warn")
                 if headless and failure[0] is None and done is not None:
                     failure[0] = run_failure(done, status == "stopped")
+                # what the agent's code left that no cell reproduces: marked in the transcript
+                marker = finish_run(agent, since, session_id, mark, cell_id)
                 # the saved notebook keeps a static transcript, not a widget it cannot restore
-                run.finish(status, lambda: done or [])
+                run.finish(status, lambda: done or [], marker)
 
         if headless:
             run_blocking(go(), leftovers=runtime.titles_pending)  # a title goes on while the kernel idles

@@ -52,7 +52,7 @@ class SubCommand(BaseModel):
     name: str
     args: list[str] = Field(default_factory=list)
     """``switch``: [ID]; ``rename``: [TITLE] (as typed); ``fork``/``revert``: [] or [MSG_ID];
-    ``export``: [] or [FORMAT]."""
+    ``export``: [] or [FORMAT]; ``verify``: [--with-agent] [NOTEBOOK]; ``fix``: [CELL] or [verify]."""
 
 
 AgentCommand = Annotated[PromptCommand | SubCommand, Field(discriminator="kind")]
@@ -156,11 +156,43 @@ def _subcommand(rest: str) -> SubCommand | None:
     if name == "fix":  # `%agent fix 3` / `fix [3]` / `fix <cell id>`; `%agent fix it please` is a prompt
         if not words:
             return SubCommand(name=name)
-        return SubCommand(name=name, args=words) if len(words) == 1 and _CELL_REF.match(words[0]) else None
+        one = len(words) == 1 and (_CELL_REF.match(words[0]) or words[0] == "verify")
+        return SubCommand(name=name, args=words) if one else None
+    if name == "verify":
+        return _verify(words)
+    if name == "hidden":  # `%agent hidden gems in the data` is a prompt
+        return SubCommand(name=name) if not words else None
+    if name == "complete":  # `%agent complete the function below` is a prompt
+        switch = not words or (len(words) == 1 and words[0].lower() in ("on", "off"))
+        return SubCommand(name=name, args=[w.lower() for w in words]) if switch else None
     if name == "mcp":
         listing = not words or (words[0] == "restart" and len(words) <= 2)
         return SubCommand(name=name, args=words) if listing else None
     return _export(words)
+
+
+def _verify(words: list[str]) -> SubCommand | None:
+    """``%agent verify [--with-agent] [--kernel NAME] [NOTEBOOK.ipynb]``; ``%agent verify the
+    totals`` is a prompt. Args come back as ``[--with-agent] [--kernel=NAME] [NOTEBOOK]``."""
+    flags: list[str] = []
+    rest: list[str] = []
+    words = list(words)
+    while words:
+        word = words.pop(0)
+        if word == "--with-agent":
+            flags.append(word)
+        elif word == "--kernel" or word.startswith("--kernel="):
+            name = word.partition("=")[2] or (words.pop(0) if words else "")
+            if not name or name.startswith("--"):
+                raise _fail("--kernel needs a kernelspec name (jupyter kernelspec list).")
+            flags.append(f"--kernel={name}")
+        elif word.startswith("--"):
+            raise _fail(f"Unknown verify option {word} (--with-agent, --kernel NAME).")
+        else:
+            rest.append(word)
+    if len(rest) > 1 or (rest and not rest[0].lower().endswith(".ipynb")):
+        return None
+    return SubCommand(name="verify", args=[*dict.fromkeys(flags), *rest])
 
 
 def _export(words: list[str]) -> SubCommand | None:

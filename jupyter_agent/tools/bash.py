@@ -199,19 +199,27 @@ class BashTool(Tool[BashArgs]):
 
         output = BoundedOutput(ctx.limits, ctx.new_output_file)
         # bash -c inside the OS sandbox where it can start (tools/sandbox.py), else bare
-        spawn = sandbox.command(
-            args.command, ctx.working_dir, ctx.project_root, ctx.services.sandbox, ctx.services.guard
-        )
-        transport, proto = await loop.subprocess_exec(
-            lambda: _Collector(output, on_data),
-            *spawn.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=str(ctx.working_dir),
-            start_new_session=True,
-            env=spawn.env,
-        )
+        try:
+            spawn = sandbox.command(
+                args.command, ctx.working_dir, ctx.project_root, ctx.services.sandbox, ctx.services.guard
+            )
+        except sandbox.SandboxUnsafe as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            transport, proto = await loop.subprocess_exec(
+                lambda: _Collector(output, on_data),
+                *spawn.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=str(ctx.working_dir),
+                start_new_session=True,
+                env=spawn.env,
+            )
+        except BaseException:
+            spawn.finish()  # nothing ran: its staged git copies and the guardian's sweep go
+            output.close()
+            raise
         pid = transport.get_pid()
         process_guard.watch(pid)  # killed with the run, even by kill -9 of this process
         notes: list[str] = []
@@ -246,7 +254,7 @@ class BashTool(Tool[BashArgs]):
             transport.close()
             output.close()
             process_guard.release_if_gone(pid)  # background jobs stay watched until they end
-            moved = spawn.created.sweep() if spawn.created else []  # protected files it made
+            moved = spawn.finish()  # git's copies written back, protected files it made moved aside
         code = transport.get_returncode()
         extra = ""
         if notes:

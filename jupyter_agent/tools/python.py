@@ -238,9 +238,20 @@ class PythonTool(Tool[PythonArgs]):
             raise ToolError("The python tool needs a running IPython kernel (use %agent in a notebook).")
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])
         timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+        if ctx.on_code is not None:  # the variables it may change are saved first, for revert
+            ctx.on_code(args.code)
         sink = BoundedOutput(ctx.limits, ctx.new_output_file)
+        tracker = ctx.services.hidden_state
+        watch = (
+            tracker.agent_call(ctx.session_id, ctx.call_id, args.code)
+            if tracker
+            else contextlib.nullcontext()
+        )
         try:
-            res = await execute(shell, args.code, timeout, sink)
+            with watch as call:  # which names the code set, for the hidden-state marker
+                res = await execute(shell, args.code, timeout, sink)
+                if call is not None and res["error"]:
+                    call.ok = False
         except SyntaxError as exc:
             return ToolResult(
                 output=f"SyntaxError: {exc.msg} (line {exc.lineno})",

@@ -133,11 +133,12 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
 
 
 def register_kernel_tools(registry: ToolRegistry) -> None:
-    """The tools that need the live kernel: python, variables, notebook_read/edit."""
+    """The tools that need the live kernel: python, variables, notebook_read/edit, verify_notebook."""
     # the kernel tools (IPython, nbformat) load only where a kernel registers them
     from jupyter_agent.tools.notebook import NotebookEditTool, NotebookReadTool
     from jupyter_agent.tools.python import PythonTool
     from jupyter_agent.tools.variables import VariablesTool
+    from jupyter_agent.tools.verify_notebook import VerifyNotebookTool
 
-    for tool in (PythonTool(), VariablesTool(), NotebookReadTool(), NotebookEditTool()):
+    for tool in (PythonTool(), VariablesTool(), NotebookReadTool(), NotebookEditTool(), VerifyNotebookTool()):
         registry.register(tool)

@@ -11,15 +11,19 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.sandbox import SandboxPolicy
+from jupyter_agent.tools.staging import StagedEdit, Staging
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from jupyter_agent.checkpoint.cells import CellStep
     from jupyter_agent.mcp.manager import McpManager
+    from jupyter_agent.repro.report import VerifyReport
+    from jupyter_agent.repro.tracker import HiddenStateTracker
 
 
 class NotebookBridge(Protocol):
@@ -30,6 +34,9 @@ class NotebookBridge(Protocol):
     async def replace_cell(self, cell_id: str, source: str) -> None: ...
     async def delete_cell(self, cell_id: str) -> None: ...
     async def run_cell(self, cell_id: str) -> list[dict[str, Any]]: ...
+    async def stage(self, edit: StagedEdit) -> str: ...
+    async def unstage(self, staged_ids: list[str]) -> None: ...
+    async def apply_steps(self, steps: list[CellStep]) -> tuple[list[str], list[str]]: ...
 
 
 ChildRunner = Callable[[str, str, str], Awaitable[tuple[str, str]]]
@@ -40,6 +47,10 @@ RuleCheck = Callable[..., str]
 without asking (``specific``: only patterns naming something count, not ``"*"``)."""
 
 Todos = dict[str, list[dict[str, Any]]]
+
+NotebookVerifier = Callable[[Path | None, bool, Callable[[str], None]], Awaitable["VerifyReport"]]
+"""``verify(notebook, with_agent, progress)``: the notebook (None: the kernel's) run again in a
+fresh kernel (``repro/``)."""
 
 
 @dataclass
@@ -66,6 +77,19 @@ class Services:
     """Protected paths (writes always ask) and hidden credential stores (``tools/protected.py``)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """How ``bash`` commands are confined (``tools/sandbox.py``)."""
+    hidden_state: HiddenStateTracker | None = None
+    """The kernel's record of names the agent's ``python`` code set that no cell reproduces."""
+    verify_notebook: NotebookVerifier | None = None
+    """Runs a saved notebook in a fresh kernel for ``verify_notebook`` (set by the kernel)."""
+    outputs: Path | None = None
+    """Where truncated outputs are saved: reading them is not "outside the project", wherever
+    the store is (``store``, a read-only folder's)."""
+    audit: Callable[[dict[str, Any]], None] | None = None
+    """Writes one line of the admin's audit trail per tool call (``storage/audit_log.py``)."""
+    notebook_review: Literal["stage", "apply"] = "stage"
+    """``notebook.review``: live cell edits are staged for Accept / Reject, or applied at once."""
+    staging: Staging = field(default_factory=Staging)
+    """The staged cell edits waiting for the user (``tools/staging.py``)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""

@@ -17,6 +17,7 @@ from jupyter_agent.ui.widget_protocol import (
     AnyLiveMessage,
     DeltaMsg,
     GaugeMsg,
+    HiddenStateMsg,
     MessageMsg,
     NoticeMsg,
     OlderMsg,
@@ -29,6 +30,7 @@ from jupyter_agent.ui.widget_protocol import (
     StatusMsg,
     TextView,
     UIMessage,
+    VerifyMsg,
     to_wire,
 )
 
@@ -120,6 +122,10 @@ class Backlog:
             return "status"
         if isinstance(message, OlderMsg):
             return "older"
+        if isinstance(message, HiddenStateMsg):  # "added" replaces the offer
+            return f"hidden_state:{message.run}"
+        if isinstance(message, VerifyMsg):  # progress, then the table, in one place
+            return "verify"
         return f"{message.kind}:{next(self._unique)}"  # notices, compaction markers
 
     def _remove(self, message: RemovedMsg) -> None:

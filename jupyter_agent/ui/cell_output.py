@@ -55,6 +55,8 @@ class CellRun:
         self.window = window
         """The run's context window (its ``RunStarted``): the transcript's gauge, as the widget's."""
         self.notices: list[str] = []
+        self.streamed = False
+        """The run's text went to stdout as it streamed (no widget): ``text/plain`` leaves it out."""
         self.started = time.monotonic()
         self.handle = None if isinstance(widget, NoView) else display(widget, display_id=True)
 
@@ -70,8 +72,14 @@ class CellRun:
         """What the run waits for now, under the Stop button ("" for the usual "Working…")."""
         self.widget.status("busy", text)
 
-    def finish(self, status: RunStatus, history: Callable[[], Iterable[MessageWithParts]]) -> None:
-        """Flush the live view, then replace it with the static transcript of this run."""
+    def finish(
+        self,
+        status: RunStatus,
+        history: Callable[[], Iterable[MessageWithParts]],
+        marker: tuple[dict[str, str], dict[str, Any]] | None = None,
+    ) -> None:
+        """Flush the live view, then replace it with the static transcript of this run
+        (``marker``: the hidden state it left, ``ui/hidden_marker.py``)."""
         self.widget.done()
         try:
             messages = [m for m in history() if m.info.id >= self.since]
@@ -83,13 +91,27 @@ class CellRun:
                 summary=summary,
                 notices=self.notices,
                 context=self.window,
+                streamed=self.streamed,
             )
         except Exception:  # the live view stays; what ran is in the store either way
             log.exception("could not build the transcript of the run")
             return
         metadata["jupyter_agent"]["since"] = self.since
+        if marker is not None:
+            extra, meta = marker
+            data = {mime: _append(mime, text, extra.get(mime, "")) for mime, text in data.items()}
+            metadata["jupyter_agent"].update(meta)
         if self.handle is not None:
             self.handle.update(data, metadata=metadata, raw=True)
         else:  # no display hook (plain Python): show it as a new output
             display(data, metadata=metadata, raw=True)
         self.widget.close()
+
+
+def _append(mime: str, text: str, extra: str) -> str:
+    """The marker at the end of the transcript (inside its root ``div`` in HTML)."""
+    if not extra:
+        return text
+    if mime == "text/html" and text.endswith("</div>"):
+        return text[: -len("</div>")] + extra + "</div>"
+    return f"{text}\n\n{extra}"

@@ -17,9 +17,7 @@ from pydantic import ValidationError
 
 from jupyter_agent.agent import send
 from jupyter_agent.agent.lifecycle import is_local
-from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.workspace import ConfigurationError
-from jupyter_agent.core import unicode
 from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.events import (
     AnyEvent,
@@ -29,26 +27,24 @@ from jupyter_agent.core.events import (
     SessionCreated,
     SessionUpdated,
 )
-from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, fix_prompt
-from jupyter_agent.kernel.mentions import expand_mentions
+from jupyter_agent.tools.staging import ReviewOutcome
+from jupyter_agent.ui import completion_toggle, panel_repro
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
-from jupyter_agent.ui.panel_lists import (
-    completions,
-    configured_models,
-    fix_target,
-    mcp_message,
-    restart_servers,
-)
-from jupyter_agent.ui.panel_sessions import SessionPicker
+from jupyter_agent.ui.panel_lists import configured_models, fix_target
+from jupyter_agent.ui.panel_mcp import PanelMcp
+from jupyter_agent.ui.panel_runs import PanelRuns
+from jupyter_agent.ui.panel_sessions import PanelSessions
 from jupyter_agent.ui.panel_settings import PanelSettings
+from jupyter_agent.ui.panel_undo import background, revert_here
 from jupyter_agent.ui.render import permission_message
+from jupyter_agent.ui.settings_protocol import SettingsRequest, SetupRequest
 from jupyter_agent.ui.stream import ViewStream
-from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
+from jupyter_agent.ui.widget_protocol import OlderMsg, ReviewMsg, to_wire
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -56,7 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PanelConnection(SessionPicker):
+class PanelConnection(PanelMcp, PanelSessions, PanelRuns):
     def __init__(self, comm: Any, agent: KernelAgent) -> None:
         self.comm = comm
         self.agent = agent
@@ -65,11 +61,15 @@ class PanelConnection(SessionPicker):
         self.bridge = PanelNotebookBridge(self._send, self.loop)
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
+        self._gauge: LiveGauge | None = None
+        self._completion_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
         """The titles last listed, by session id: a new one (the generated title) is sent."""
         self._fixing: set[str] = set()
         """Cells a fix runs for now (by id or label): a second Fix for one is refused."""
+        self.verifying: asyncio.Task[Any] | None = None
+        """A ``/verify`` running now (Stop cancels it)."""
         self.settings = PanelSettings(agent, self._send, self.settings_changed)
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
@@ -95,6 +95,8 @@ class PanelConnection(SessionPicker):
         if self._follow_off is None:
             self._follow_off = runtime.bus.subscribe(self._follow)
         self.send_mcp()
+        if self._completion_off is None:  # the inline completion switch shows the kernel's state
+            self._completion_off = completion_toggle.watch(self.agent, self._send)
         self.show(session_id)
         self._flush_notices("info")
 
@@ -133,8 +135,12 @@ class PanelConnection(SessionPicker):
         self.stream.reset(session_id)
         self.stream.attach(runtime.bus, session_id)
         self._page(session_id)
+        panel_repro.remark(self, session_id)  # runs that left hidden state, still marked
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
+        staged = runtime.pending_reviews(session_id)
+        if staged:  # edits still waiting for review: Accept all / Reject all
+            self.stream.post(ReviewMsg(pending=staged))
         # the session's own model until its next run says (``RunStarted``); none: tokens only
         model = runtime.session_model(session_id)
         busy = runtime.busy(session_id) or session_id in self.agent.running
@@ -143,12 +149,15 @@ class PanelConnection(SessionPicker):
             self._gauge_off()
         limit = model.context if model is not None else None
         local = model is not None and is_local(model.name, runtime.config.api_base)
-        listener = LiveGauge(self.stream, session_id, limit, runtime, local=local)
+        listener = self._gauge = LiveGauge(self.stream, session_id, limit, runtime, local=local)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
         """Replay one page of stored messages (the newest, or those before ``before``) and
-        say whether earlier ones exist."""
+        say whether earlier ones exist; messages a pending revert hides are not shown."""
+        revert = self.agent.runtime.get_session(session_id).revert
+        if revert is not None and (before is None or revert.message_id < before):
+            before = revert.message_id
         messages, older = page_before(self.agent.runtime, session_id, before)
         self.stream.replay(messages)
         self.stream.post(OlderMsg(session_id=session_id, before=older))
@@ -166,10 +175,11 @@ class PanelConnection(SessionPicker):
             self.agent.panels.remove(self)
         self.stream.close()
         self.bridge.close()
-        for off in (self._follow_off, self._gauge_off):
+        panel_repro.stop(self)  # nobody would see its table
+        for off in (self._follow_off, self._gauge_off, self._completion_off):
             if off is not None:
                 off()
-        self._follow_off = self._gauge_off = None
+        self._follow_off = self._gauge_off = self._completion_off = None
         for handle in self.agent.runtime.running():
             if handle.bridge is self.bridge:
                 handle.bridge = None
@@ -194,6 +204,11 @@ class PanelConnection(SessionPicker):
             self.send_sessions()
 
     # ------------------------------------------------------------ panel → kernel
+
+    def completions_spent(self, session_id: str) -> None:
+        """An inline completion was paid for ``session_id``: the gauge's cost line says so."""
+        if self._gauge is not None and self._gauge.session_id == session_id:
+            self._gauge.completions_spent()
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         call_on(self.loop, self._receive, msg)
@@ -237,7 +252,8 @@ class PanelConnection(SessionPicker):
             self.model = request.model.strip()
             self.stream.notice(f"Next prompts use {runtime.model_name(self.model or None)}.")
         elif isinstance(request, wire.StopRequest):
-            if not runtime.stop(sid):
+            stopped = [runtime.stop(sid), panel_repro.stop(self)]
+            if not any(stopped):
                 self.stream.status("idle")
         elif isinstance(request, wire.OlderRequest):
             if request.session_id == sid:
@@ -258,58 +274,33 @@ class PanelConnection(SessionPicker):
             runtime.rename_session(request.session_id, request.title.strip())
             self.send_sessions()
         elif isinstance(request, wire.CompleteRequest):
-            self._send(completions(request, self.agent.shell, runtime.working_dir))
+            self._complete(request)
         elif isinstance(request, wire.McpRequest):
             self._mcp(request)
         elif isinstance(request, wire.FixRequest):
             self.fix(request)
-        elif isinstance(request, wire.SettingsRequest | wire.SetupRequest):
+        elif isinstance(request, SettingsRequest | SetupRequest):
             self.settings.handle(request)
-
-    def prompt(
-        self,
-        text: str,
-        context: list[wire.ContextItem] | None = None,
-        *,
-        agent: str = "build",
-        expanded: str | None = None,
-        hidden: str | None = None,
-        done: Callable[[], None] | None = None,
-    ) -> None:
-        """Run a prompt in the current session; ``expanded``: the whole prompt, already built
-        (a fix, whose ``hidden`` instructions the model gets and the views do not show), else
-        ``text`` with its mentions and the attached context."""
-        bad = unicode.problem(text)
-        if bad is not None:  # refused before a session or a message is written
-            self.stream.notice(f"{bad}.", "error")
-            if done is not None:
-                done()
-            return
-        runtime = self.agent.refresh()  # settings changed since the last prompt apply from this one
-        problem = send.problem(runtime, self.model or None, agent)
-        if problem is not None:
-            self.stream.notice(problem, "error")
-            if done is not None:
-                done()
-            return
-        sid = self.agent.current_session()
-        if sid != self.stream.session_id:
-            self.show(sid)
-        if expanded is not None:
-            prompt = expanded
-        else:  # attached context is fenced like a mention: its text cannot close the block
-            blocks = [fence("context", item.text, ref=item.label) for item in context or []]
-            prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
-
-        async def work() -> None:
-            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle(), instructions=hidden)
-            await send.send(runtime, asked, self.stream.notice, on_ready=self.send_mcp)
-
-        self._start(work(), sid, done)
+        elif isinstance(request, wire.AddCellRequest):
+            panel_repro.add_cell(self, request)
+        elif isinstance(request, wire.VerifyRequest):
+            panel_repro.start_verify(self, request)
+        elif isinstance(request, wire.ReviewRequest):
+            outcome = ReviewOutcome.model_validate(request.model_dump(exclude={"type"}))
+            if outcome.edit is not None and not outcome.edit.notebook:  # the metadata keeps no local path
+                outcome.edit.notebook = str(self.agent.notebook_path() or "")
+            background(self, runtime.review(outcome, self.bridge), "recording the review")
+        elif isinstance(request, (wire.RevertRequest, wire.UnrevertRequest)):
+            revert_here(self, request)
+        elif isinstance(request, wire.SetCompletionRequest):
+            self.stream.notice(completion_toggle.toggle(self.agent, request.enabled))
 
     def fix(self, request: wire.FixRequest) -> None:
         """Fix with agent: the cell, its traceback and the variables it names go to the ``fix``
         agent, which proposes the change and replaces the cell (and runs it) once approved."""
+        if request.verify:  # Fix with agent on a verification's table: its report goes instead
+            panel_repro.fix_verify(self)
+            return
         try:
             error = fix_target(self.agent.errors, request)
         except NothingToFix as exc:
@@ -324,63 +315,11 @@ class PanelConnection(SessionPicker):
         done = lambda: self._fixing.discard(key)  # noqa: E731 - one line, read where it is used
         self.prompt(fix.words, agent="fix", expanded=fix.text, hidden=fix.instructions, done=done)
 
-    def _handle(self) -> RunHandle:
-        """A run started here: the user answers approvals here, notebook edits go through here."""
-        return RunHandle(interactive=True, bridge=self.bridge)
-
     def _flush_notices(self, level: Literal["info", "warn", "error"] = "warn") -> None:
         runtime = self.agent.runtime
         for notice in runtime.notices:
             self.stream.notice(notice, level)
         runtime.notices.clear()
-
-    def _start(self, work: Any, session_id: str, done: Callable[[], None] | None = None) -> None:
-        """Run ``work`` on the kernel's loop in the background; every view of the session shows
-        busy until it ends (also a panel that reconnected meanwhile: its Stop must end in idle)."""
-        self.stream.status("busy")
-
-        async def go() -> None:
-            self.agent.notify_panels(session_id, True)
-            try:
-                await work
-            except asyncio.CancelledError:
-                self.agent.stopped(self.stream, session_id)
-            except Exception as exc:
-                log.exception("agent run from the side panel failed")
-                self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
-            finally:
-                if done is not None:
-                    done()
-                self.agent.notify_panels(session_id, False)
-                self.send_sessions()
-                self.send_mcp()
-
-        loop = self.loop or running_loop()
-        if loop is None:  # no kernel loop (plain IPython): nothing could answer the panel anyway
-            work.close()
-            if done is not None:
-                done()
-            self.stream.notice("This kernel has no running event loop; use %agent in a cell.", "error")
-            self.stream.status("idle")
-            return
-        task = loop.create_task(go())
-        self.agent.tasks.add(task)
-        task.add_done_callback(self.agent.tasks.discard)
-
-    def _mcp(self, request: wire.McpRequest) -> None:
-        """List the MCP servers; ``restart`` runs in the background, then lists them again."""
-        if request.action == "list" or not self.agent.runtime.config.mcp:
-            self.send_mcp()
-        elif self.loop is not None:
-            task = self.loop.create_task(
-                restart_servers(self.agent.runtime, self._flush_notices, self.send_mcp)
-            )
-            self.agent.tasks.add(task)
-            task.add_done_callback(self.agent.tasks.discard)
-
-    def send_mcp(self) -> None:
-        """The MCP servers' state and tools, as listed under the session picker."""
-        self._send(mcp_message(self.agent.runtime))
 
     # ------------------------------------------------------------ kernel → panel
 

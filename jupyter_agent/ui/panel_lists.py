@@ -1,17 +1,14 @@
 """What the side panel lists and looks up: the sessions (its picker), the models (its model
-picker), the MCP servers (under the picker), ``@`` completions, the cell a Fix is for."""
+picker), the cell a Fix is for."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from jupyter_agent.agent.runtime import Runtime
 from jupyter_agent.agent.title import needs_title
 from jupyter_agent.kernel.cell_errors import CellError, CellErrors
-from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.fix import find_error, from_frontend
-from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.ui import panel_protocol as wire
 
 
@@ -35,28 +32,6 @@ def configured_models(config: Any, current: str) -> list[str]:
     """What the panel's model picker offers: the one in use, then every configured one."""
     found = [current, config.model, *config.models, *(a.model for a in config.agent.values())]
     return list(dict.fromkeys(m for m in found if m))
-
-
-def mcp_message(runtime: Runtime) -> wire.McpMsg:
-    """The MCP servers' state and tools (none configured: an empty list hides the section)."""
-    servers = snapshot(runtime) if runtime.config.mcp else []
-    return wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers])
-
-
-async def restart_servers(runtime: Runtime, told: Callable[[], None], listed: Callable[[], None]) -> None:
-    """Stop and start the MCP servers, then say what happened and list them again."""
-    try:
-        await restart(runtime)
-    finally:
-        told()
-        listed()
-
-
-def completions(request: wire.CompleteRequest, shell: Any, folder: Any) -> wire.CompletionsMsg:
-    """``@`` completions for what follows the ``@`` (variables, cells, files)."""
-    found = complete(request.query, shell, folder)
-    items = [wire.Completion(label=label, detail=detail) for label, detail in found]
-    return wire.CompletionsMsg(request_id=request.request_id, items=items)
 
 
 def fix_target(errors: CellErrors, request: wire.FixRequest) -> CellError:

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from jupyter_agent.checkpoint.cells import CellStep
+from jupyter_agent.tools.staging import StagedEdit
+from jupyter_agent.ui.inline_protocol import InlineStateMsg
+from jupyter_agent.ui.settings_protocol import SettingsMsg, SettingsRequest, SetupMsg, SetupRequest
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
@@ -138,25 +142,65 @@ class FixRequest(_Wire):
     evalue: str = ""
     traceback: list[str] = Field(default_factory=list)
     execution_count: int | None = None
+    verify: bool = False
+    """Fix what the last verification found (its report goes to the agent) instead of a cell."""
 
 
-class SettingsRequest(_Wire):
-    """The settings view: each effective key with where it came from."""
+class AddCellRequest(_Wire):
+    """The "Add as cell" button of a hidden-state marker: the run's code as a cell below ``cell_id``
+    (the run's cell; for a panel prompt the active cell). ``code``: the code a saved
+    transcript recorded, used when the kernel no longer knows the run (it restarted)."""
 
-    type: Literal["settings"] = "settings"
+    type: Literal["add_cell"] = "add_cell"
+    run: str
+    cell_id: str | None = None
+    code: str | None = None
 
 
-class SetupRequest(_Wire):
-    """The setup view: ``providers`` and ``models`` fill its lists, ``test`` makes a one-token
-    request, ``save`` writes the choice to the user's config folder (never the project)."""
+class VerifyRequest(_Wire):
+    """``/verify``: run the saved notebook in a fresh kernel and compare (Stop ends it)."""
 
-    type: Literal["setup"] = "setup"
-    action: Literal["providers", "models", "test", "save"]
-    provider: str = ""
-    model: str = ""
-    api_base: str = ""
-    api_key: SecretStr = SecretStr("")
-    """Typed by the user; never echoed, logged or stored in the notebook."""
+    type: Literal["verify"] = "verify"
+    with_agent: bool = False
+
+
+class ReviewRequest(_Wire):
+    """The user accepted or rejected a staged cell edit (in the notebook, the panel or a
+    command); the panel applied it to the document and says how the cell was and is."""
+
+    type: Literal["review"] = "review"
+    staged_id: str
+    decision: Literal["accept", "reject"]
+    reason: str = ""
+    """Why it was rejected (sent to the model)."""
+    cell_id: str | None = None
+    index: int | None = None
+    prev_id: str | None = None
+    """The cell above it (a revert puts a deleted cell back below it)."""
+    before: dict[str, Any] | None = None
+    """The cell before the edit was applied (None for an insert)."""
+    after: dict[str, Any] | None = None
+    """The cell after (None for a delete, or a rejection)."""
+    edit: StagedEdit | None = None
+    """The staged edit as the notebook kept it (who staged it: a restarted kernel still knows)."""
+
+
+class RevertRequest(_Wire):
+    """Undo from here: revert the session to before ``message_id`` (None: the last prompt)."""
+
+    type: Literal["revert"] = "revert"
+    message_id: str | None = None
+
+
+class UnrevertRequest(_Wire):
+    type: Literal["unrevert"] = "unrevert"
+
+
+class SetCompletionRequest(_Wire):
+    """The panel's inline completion switch (``%agent complete on|off`` for this kernel)."""
+
+    type: Literal["set_completion"] = "set_completion"
+    enabled: bool
 
 
 class NotebookReply(_Wire):
@@ -172,6 +216,10 @@ class NotebookReply(_Wire):
     """``insert``: the new cell's id."""
     outputs: list[dict[str, Any]] | None = None
     """``run``: the cell's outputs once it finished."""
+    done: list[str] | None = None
+    """``restore``: what each step did (``In [3]: restored``)."""
+    problems: list[str] | None = None
+    """``restore``: the steps that could not be applied, and why."""
 
 
 PanelRequest = (
@@ -193,6 +241,12 @@ PanelRequest = (
     | FixRequest
     | SettingsRequest
     | SetupRequest
+    | AddCellRequest
+    | VerifyRequest
+    | ReviewRequest
+    | RevertRequest
+    | UnrevertRequest
+    | SetCompletionRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -260,11 +314,26 @@ class NotebookOpMsg(_Wire):
 
     kind: Literal["nb_op"] = "nb_op"
     op_id: str
-    op: Literal["read", "insert", "replace", "delete", "run"]
+    op: Literal["read", "insert", "replace", "delete", "run", "stage", "unstage", "restore"]
     index: int | None = None
     cell_id: str | None = None
     source: str | None = None
     cell_type: Literal["code", "markdown", "raw"] | None = None
+    staged: StagedEdit | None = None
+    """``stage``: the edit to show in the notebook for Accept / Reject (answered with the cell id)."""
+    staged_ids: list[str] | None = None
+    """``unstage``: staged edits to take back without applying them (their prompt was reverted)."""
+    steps: list[CellStep] | None = None
+    """``restore``: a revert's or unrevert's steps, applied in order in one go."""
+
+
+class McpPromptView(_Wire):
+    """A server's prompt, offered as the slash command ``/<server>:<name>``."""
+
+    name: str
+    description: str = ""
+    usage: str
+    """How to run it: ``/<server>:<name> arg=… [optional=…]``."""
 
 
 class McpServerView(_Wire):
@@ -274,6 +343,9 @@ class McpServerView(_Wire):
     """The command (local) or URL (remote)."""
     tools: list[str] = Field(default_factory=list)
     """Tool names as the model sees them (``<server>_<tool>``)."""
+    prompts: list[McpPromptView] = Field(default_factory=list)
+    resources: int = 0
+    """How many resources it lists (``@<server>:`` completes them)."""
     error: str | None = None
     """Why it failed (with its stderr tail), secrets redacted."""
 
@@ -286,46 +358,16 @@ class McpMsg(_Wire):
     servers: list[McpServerView]
 
 
-class SettingView(_Wire):
-    key: str
-    value: str
-    """As shown: secrets masked, maps as JSON."""
-    origin: str
-    """``default``, ``admin file …``, ``user file …``, ``project file …``, ``environment ($VAR)``
-    or ``flag``."""
-    locked: bool = False
-
-
-class SettingsMsg(_Wire):
-    """The effective settings with their origins (``%agent config`` shows the same)."""
-
-    kind: Literal["settings"] = "settings"
-    model: str | None = None
-    key: str
-    """Whether the model's key is set and where from (never the key)."""
-    settings: list[SettingView]
-    sources: list[str]
-    """The files and layers read, lowest first."""
-
-
-class SetupMsg(_Wire):
-    """The answer to a :class:`SetupRequest` (``ok`` False: ``text`` says what to change)."""
-
-    kind: Literal["setup"] = "setup"
-    action: Literal["providers", "models", "test", "save"]
-    ok: bool = True
-    text: str = ""
-    provider: str = ""
-    model: str = ""
-    api_base: str = ""
-    providers: list[str] | None = None
-    models: list[str] | None = None
-    key_name: str | None = None
-    """The variable the chosen model's key stands for (None: it needs none)."""
-
-
 PanelMessage = (
-    HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | SettingsMsg | SetupMsg
+    HelloMsg
+    | SessionsMsg
+    | ResetMsg
+    | CompletionsMsg
+    | NotebookOpMsg
+    | McpMsg
+    | InlineStateMsg
+    | SettingsMsg
+    | SetupMsg
 )
 
 

@@ -1,32 +1,30 @@
-"""The side panel's session picker, on the kernel's side: list, new, switch, delete.
+"""The side panel's session picker: New, Delete, Switch and the list it shows.
 
-A part of ``PanelConnection`` (``panel.py``) kept apart: what the picker shows and does.
+A mixin of ``PanelConnection`` (``panel.py``): it uses the connection's agent, stream and
+sender, and remembers the titles it listed (a generated title is sent when it arrives).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui.panel_lists import session_list
-from jupyter_agent.ui.stream import ViewStream
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
+    from jupyter_agent.ui.stream import ViewStream
 
 
-class SessionPicker:
-    """The picker's half of a panel connection (which shows a session and sends messages)."""
+class PanelSessions:
+    """The session requests of one panel connection."""
 
     agent: KernelAgent
     stream: ViewStream
     _titles: dict[str, str]
 
-    def show(self, session_id: str) -> None:
-        raise NotImplementedError
-
-    def _send(self, message: Any) -> None:
-        raise NotImplementedError
+    def _send(self, message: wire.PanelMessage) -> None: ...
+    def show(self, session_id: str) -> None: ...
 
     def send_sessions(self) -> None:
         """The session picker's list, the shown session selected."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from jupyter_agent.agent import setup
 from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.kernel import warmup
-from jupyter_agent.ui import panel_protocol as wire
+from jupyter_agent.ui import settings_protocol as sp
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def settings_message(agent: KernelAgent) -> wire.SettingsMsg:
+def settings_message(agent: KernelAgent) -> sp.SettingsMsg:
     """The effective settings with their origins, and the key's state."""
     runtime = agent.refresh(force=True)
     config = runtime.config
@@ -32,8 +32,8 @@ def settings_message(agent: KernelAgent) -> wire.SettingsMsg:
         model: str | None = runtime.model_name()
     except JupyterAgentError:
         model = None
-    rows = [wire.SettingView(**row.model_dump()) for row in config.show_origin()]
-    return wire.SettingsMsg(
+    rows = [sp.SettingView(**row.model_dump()) for row in config.show_origin()]
+    return sp.SettingsMsg(
         model=model, key=setup.key_status(config, model), settings=rows, sources=list(config.sources)
     )
 
@@ -47,33 +47,33 @@ class PanelSettings:
         self._greet = greet
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def handle(self, request: wire.SettingsRequest | wire.SetupRequest) -> None:
+    def handle(self, request: sp.SettingsRequest | sp.SetupRequest) -> None:
         task = asyncio.ensure_future(self._answer(request))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _answer(self, request: wire.SettingsRequest | wire.SetupRequest) -> None:
+    async def _answer(self, request: sp.SettingsRequest | sp.SetupRequest) -> None:
         await warmup.model_client()  # the lists, the key check and the test need litellm
-        if isinstance(request, wire.SettingsRequest):
+        if isinstance(request, sp.SettingsRequest):
             self._send(settings_message(self.agent))
             return
         try:
             reply = await self._setup(request)
         except JupyterAgentError as exc:
-            reply = wire.SetupMsg(action=request.action, ok=False, text=exc.for_user())
+            reply = sp.SetupMsg(action=request.action, ok=False, text=exc.for_user())
         except Exception as exc:  # a failing request must not kill the comm
             log.exception("setup request failed")
-            reply = wire.SetupMsg(action=request.action, ok=False, text=f"{type(exc).__name__}: {exc}")
+            reply = sp.SetupMsg(action=request.action, ok=False, text=f"{type(exc).__name__}: {exc}")
         self._send(reply)
         if request.action == "save" and reply.ok:
             self._greet()  # the model and the problem as they are now: the setup view closes
 
-    async def _setup(self, request: wire.SetupRequest) -> wire.SetupMsg:
+    async def _setup(self, request: sp.SetupRequest) -> sp.SetupMsg:
         runtime = self.agent.refresh()
         config = runtime.config
         if request.action == "providers":
             start = setup.current(config)
-            return wire.SetupMsg(
+            return sp.SetupMsg(
                 action="providers",
                 providers=setup.providers(),
                 provider=start.provider,
@@ -82,7 +82,7 @@ class PanelSettings:
                 models=setup.models(start.provider),
             )
         if request.action == "models":
-            return wire.SetupMsg(
+            return sp.SetupMsg(
                 action="models", provider=request.provider, models=setup.models(request.provider)
             )
         choice = setup.Choice(
@@ -90,7 +90,7 @@ class PanelSettings:
         ).checked()
         if request.action == "test":
             text = await runtime.test_model(choice)
-            return wire.SetupMsg(action="test", text=text, model=choice.model, key_name=choice.key_name)
+            return sp.SetupMsg(action="test", text=text, model=choice.model, key_name=choice.key_name)
         text = setup.save(choice, config)
         self.agent.refresh(force=True)
-        return wire.SetupMsg(action="save", text=text, model=choice.model, key_name=choice.key_name)
+        return sp.SetupMsg(action="save", text=text, model=choice.model, key_name=choice.key_name)

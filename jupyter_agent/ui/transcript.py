@@ -130,13 +130,22 @@ def markdown_html(text: str) -> str:
 class _Builder:
     """Collects the three renderings side by side, part by part (HTML per message)."""
 
-    def __init__(self) -> None:
+    def __init__(self, streamed: bool = False) -> None:
         self.html: list[str] = []
         self.body: list[str] = []
         """The HTML of the message being built."""
         self.md: list[str] = []
         self.plain: list[str] = []
         self.images = 0
+        self.streamed = streamed
+        """The run's answer and tool lines went to stdout as they came (``console_stream.py``):
+        a terminal front end printed them already, and prints ``text/plain`` too."""
+        self.quiet = False
+        """Set while an assistant message is added in a streamed run: no plain text for it."""
+
+    def _plain(self, line: str) -> None:
+        if not self.quiet:
+            self.plain.append(line)
 
     def end_message(self, user: bool = False) -> None:
         if self.body:
@@ -146,13 +155,13 @@ class _Builder:
     def text(self, text: str) -> None:
         self.body.append(shapes.text(text, markdown_html))
         self.md.append(text)
-        self.plain.append(text)
+        self._plain(text)
 
     def details(self, label: str, body: str, plain: bool = False, thinking: bool = False) -> None:
         """Collapsed in HTML and Markdown; in plain text only when asked (a summary, not thinking)."""
         text = cap_output(body, OUTPUT_CAP)
         if plain:
-            self.plain.append(f"{label}:\n{text}")
+            self._plain(f"{label}:\n{text}")
         shown = shapes.THOUGHTS if thinking else label
         self.body.append(shapes.folded(label, text, markdown_html, thinking=thinking))
         self.md.append(f"<details><summary>{html.escape(shown)}</summary>\n\n{_fence(text)}\n\n</details>")
@@ -177,7 +186,7 @@ class _Builder:
         self.body.append(shapes.tool(r, OUTPUT_CAP, images))
         self.md.append(f"- `{r.name}` {_inline(r.summary)} — *{status}*")
         self.md.extend(f"*({a.mime} attached: see the HTML view)*" for a in images)
-        self.plain.append(f"[{line}]")
+        self._plain(f"[{line}]")
 
     def error(self, name: str, text: str) -> None:
         self.body.append(shapes.error(name, text))
@@ -207,8 +216,10 @@ def _message(b: _Builder, m: MessageWithParts) -> None:
             b.text(marker.text)
             b.end_message()
         return
+    b.quiet = b.streamed  # printed as it streamed: the text view keeps only the errors
     for r in shown:
         b.part(r)
+    b.quiet = False
     if info.error is not None:
         b.error(info.error.name, info.error.message)
     b.end_message()
@@ -222,10 +233,13 @@ def transcript_bundle(
     summary: RunSummary,
     notices: Iterable[str] = (),
     context: int | None = None,
+    streamed: bool = False,
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """(data, metadata) of the display that replaces the live widget; data has no JavaScript.
-    The HTML keeps the widget's look (its header with the gauge for ``context``, its cards)."""
-    b = _Builder()
+    The HTML keeps the widget's look (its header with the gauge for ``context``, its cards).
+    ``streamed``: the answer went to stdout as it came, so ``text/plain`` (what a terminal front
+    end such as ``jupyter console`` prints) leaves it out; HTML and Markdown keep it."""
+    b = _Builder(streamed)
     messages = list(messages)
     prompt = cap_output(prompt, PROMPT_CAP)
     if prompt.strip():

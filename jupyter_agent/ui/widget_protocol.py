@@ -153,6 +153,10 @@ class PermissionView(_View):
     """The tool call that waits for this answer (its card says "waiting for approval")."""
     patterns: list[str] = Field(default_factory=list)
     title: str = ""
+    diff: str | None = None
+    """What the call would change (a unified diff: a file, a cell's source)."""
+    always: str | None = None
+    """What "Always" allows, in words (``edits to the cells of analysis.ipynb``); for this session."""
 
 
 class PartMsg(_View):
@@ -222,6 +226,21 @@ class NoticeMsg(_View):
     level: Literal["info", "warn", "error"] = "info"
 
 
+class ReviewMsg(_View):
+    """Staged cell edits of this session still waiting for the user: Accept all / Reject all."""
+
+    kind: Literal["review"] = "review"
+    pending: int
+
+
+class RevertedMsg(_View):
+    """What a revert or unrevert did (the panel's Undo from here), with Unrevert after a revert."""
+
+    kind: Literal["reverted"] = "reverted"
+    text: str
+    unrevert: bool = False
+
+
 class OlderMsg(_View):
     """The panel shows a session's newest messages first; ``before`` is the oldest shown
     while earlier ones exist (a "Show earlier messages" control asks for them), else None."""
@@ -229,6 +248,43 @@ class OlderMsg(_View):
     kind: Literal["older"] = "older"
     session_id: str
     before: str | None = None
+
+
+class HiddenStateMsg(_View):
+    """An agent run left state that no cell reproduces (``repro/tracker.py``): the names in a
+    sentence, and "Add as cell", which inserts ``code`` below the run's cell. Sent again
+    with ``added`` once the code is a cell."""
+
+    kind: Literal["hidden_state"] = "hidden_state"
+    run: str
+    """The run's key: what an ``add_cell`` request names."""
+    text: str
+    """The sentence: ``sales`` was changed by the agent's code, not by a cell."""
+    names: list[str]
+    code: str
+    """The code of the calls that set them, in order: what "Add as cell" inserts."""
+    cell_id: str | None = None
+    """The run's ``%agent`` cell (the code goes below it); None: a panel prompt."""
+    added: str | None = None
+    """The id of the cell the code was added as."""
+
+
+class VerifyRowView(_View):
+    label: str
+    """``cell 4 [3]``: position in the notebook and the saved execution count."""
+    status: Literal["ran", "failed", "differs", "skipped", "not run"]
+    detail: str = ""
+
+
+class VerifyMsg(_View):
+    """A verification started from the side panel (``/verify``): progress, then the table."""
+
+    kind: Literal["verify"] = "verify"
+    state: Literal["running", "done", "stopped", "failed"]
+    text: str
+    """What runs now, or the verdict (or why it could not run)."""
+    rows: list[VerifyRowView] = Field(default_factory=list)
+    reproducible: bool | None = None
 
 
 AnyLiveMessage = (
@@ -242,7 +298,11 @@ AnyLiveMessage = (
     | CompactedMsg
     | StatusMsg
     | NoticeMsg
+    | ReviewMsg
+    | RevertedMsg
     | OlderMsg
+    | HiddenStateMsg
+    | VerifyMsg
 )
 LiveMessage = TypeAliasType(
     "LiveMessage",

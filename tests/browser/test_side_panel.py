@@ -128,7 +128,12 @@ def test_the_agent_inserts_and_runs_a_cell_in_the_open_notebook(
     wait_text(page, "Added it.")
     cells = page.locator(".jp-NotebookPanel .jp-Cell")
     assert cells.count() == 2
-    assert "print(6 * 7)" in cells.nth(1).locator(".jp-InputArea").inner_text()
+    staged = cells.nth(1).locator("[data-testid=ja-staged]")  # the edit waits for the user's review
+    assert "print(6 * 7)" in staged.inner_text()
+    staged.locator("[data-testid=ja-staged-accept]").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[1].innerText.includes('print(6 * 7)')"
+    )
     page.wait_for_function(
         "() => [...document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output')]"
         ".some(e => e.innerText.includes('42'))",
@@ -178,17 +183,28 @@ def test_compact_shows_the_marker_and_the_gauge_drops(page: Any, lab: Lab, serve
 
 
 def test_an_approval_click_unblocks_the_tool(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    """A configuration file not trusted yet asks Trust / Ignore first (issue 37.1); trusted,
+    its rule asks for the command."""
     folder = lab.root / "guarded"
     folder.mkdir(exist_ok=True)
     (folder / "jupyter-agent.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
-    write_notebook(folder / "approve.ipynb", "x = 1")
+    # the kernel's user data folder: one that trusts nothing yet (the suite's trusts its folders)
+    write_notebook(folder / "approve.ipynb", f"%env JUPYTER_AGENT_DATA_DIR={lab.root / '.fresh-data'}")
     server.queue(
         Reply(tool_calls=[ToolCall("bash", json.dumps({"command": "echo approved-run"}))]),
         Reply(text="It ran."),
     )
     panel = open_panel(page, lab, "guarded/approve.ipynb")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(".jp-NotebookPanel .jp-OutputArea-output", timeout=60_000)
     ask(panel, "run the command")
-    prompt = panel.locator("[data-testid=ja-permission]")
+    trusting = panel.locator("[data-testid=ja-permission][data-permission=trust_config]")
+    trusting.wait_for(timeout=60_000)
+    assert "it would ask before bash" in trusting.inner_text()
+    assert trusting.locator("button").all_inner_texts() == ["Trust", "Ignore"]
+    trusting.locator("[data-testid=ja-approve-once]").click()
+    prompt = panel.locator("[data-testid=ja-permission][data-permission=bash]")
     prompt.wait_for(timeout=60_000)
     assert "bash" in prompt.inner_text()
     prompt.locator("[data-testid=ja-approve-once]").click()
@@ -289,3 +305,37 @@ def test_a_kernel_restart_is_shown_and_the_panel_offers_to_load_again(page: Any,
     assert panel.locator("[data-testid=ja-prompt]").is_disabled()
     panel.locator("[data-testid=ja-load-extension]").click()
     page.wait_for_selector(f'{PANEL}[data-state="open"]', timeout=60_000)
+
+
+def test_hidden_state_add_as_cell_and_verify(page: Any, lab: Lab, server: ScriptedServer) -> None:
+    """The agent's python rebinds `sales`: the cell's transcript and the panel mark it, "Add as
+    cell" on the transcript puts the agent's code below the run, and /verify shows its table."""
+    code = "sales = [x for x in sales if x >= 0]"
+    server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]), Reply(text="Cleaned."))
+    write_notebook(lab.root / "hidden.ipynb", "sales = [120, 80, -5, 95]", "%agent drop the negative sales")
+    panel = open_panel(page, lab, "hidden.ipynb")
+    page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Escape")
+    for _ in range(2):
+        page.keyboard.press("Shift+Enter")
+    add = page.locator(".jp-NotebookPanel [data-testid=ja-add-cell]")
+    add.wait_for(timeout=90_000)
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    assert "sales was changed by the agent's code, not by a cell" in cells.nth(1).inner_text()
+    assert panel.locator("[data-testid=ja-hidden]").count() == 1  # the panel marks the run too
+    add.click()
+    page.wait_for_function(
+        "(code) => window.jupyterapp.shell.currentWidget.content.model.cells.get(2)"
+        "?.sharedModel.getSource() === code",
+        arg=code,
+        timeout=30_000,
+    )
+    done = page.locator(".jp-NotebookPanel [data-testid=ja-hidden-added]")
+    done.wait_for(timeout=30_000)
+    assert add.count() == 0 and panel.locator("[data-testid=ja-hidden-added]").count() == 1
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    ask(panel, "/verify")
+    table = panel.locator('[data-testid=ja-verify][data-state="done"]')
+    table.wait_for(timeout=120_000)
+    assert "Reproducible" in table.inner_text() and "skipped" in table.inner_text()
+    assert done.is_visible()  # the end of a run redraws the Fix buttons: this mark stays

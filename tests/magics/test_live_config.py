@@ -15,6 +15,8 @@ import pytest
 from kernel_harness import CellResult, Kernel
 from scripted_server import Reply, ToolCall
 
+from jupyter_agent import trust
+
 pytestmark = pytest.mark.kernel
 NOTICE = "Settings changed ("
 
@@ -85,5 +87,23 @@ def test_rules_models_and_broken_files_apply_from_the_next_prompt(
         assert capped.status == "error" and capped.error is not None
         assert capped.error["evalue"].startswith("Maximum steps reached (1 model calls for this prompt)")
         assert not (tmp_path / "fourth.txt").exists()
+
+        # a user data folder that trusts nothing yet (a user's first day): the file is left out
+        # and the headless cell stops with the one line naming `jupyter-agent trust`, before
+        # anything is sent; trusting it from a terminal applies it from the next prompt
+        fresh = {"JUPYTER_AGENT_DATA_DIR": str(tmp_path.parent / f"{tmp_path.name}-data")}
+        kernel.execute(f"%env JUPYTER_AGENT_DATA_DIR={fresh['JUPYTER_AGENT_DATA_DIR']}")
+        config = tmp_path / "jupyter-agent.json"
+        config.write_text(json.dumps({"permission": {"bash": "deny"}}))
+        sent = len(scripted_server.requests)
+        untrusted = kernel.execute("%agent run it")
+        assert untrusted.status == "error" and untrusted.error is not None
+        assert f"`jupyter-agent trust {config}`" in untrusted.error["evalue"]
+        assert len(scripted_server.requests) == sent
+        trust.record(config, trust.digest(config.read_bytes()), "trust", fresh)
+        scripted_server.queue(_bash("echo five > fifth.txt"), Reply(text="refused"))
+        trusted = kernel.execute("%agent run it")
+        assert trusted.status == "ok", trusted.error
+        assert not (tmp_path / "fifth.txt").exists() and f"{NOTICE}" in _plain(trusted)
     finally:
         kernel.shutdown()

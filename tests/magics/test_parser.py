@@ -164,3 +164,47 @@ def test_commands_are_a_discriminated_union() -> None:
     adapter: TypeAdapter[PromptCommand | SubCommand] = TypeAdapter(AgentCommand)
     for command in (parse("--wait hi"), parse("switch ses_1")):
         assert adapter.validate_python(command.model_dump()) == command
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("verify", SubCommand(name="verify")),
+        ("verify --with-agent", SubCommand(name="verify", args=["--with-agent"])),
+        ("verify other.ipynb --with-agent", SubCommand(name="verify", args=["--with-agent", "other.ipynb"])),
+        ("verify --kernel py311 a.ipynb", SubCommand(name="verify", args=["--kernel=py311", "a.ipynb"])),
+        ("verify --kernel=py311", SubCommand(name="verify", args=["--kernel=py311"])),
+        ("hidden", SubCommand(name="hidden")),
+        ("fix verify", SubCommand(name="fix", args=["verify"])),
+    ],
+)
+def test_verify_hidden_and_fix_verify(line: str, expected: SubCommand) -> None:
+    assert parse(line) == expected
+
+
+@pytest.mark.parametrize("line", ["verify that the totals add up", "hidden gems in @df", "verify notes.txt"])
+def test_verify_and_hidden_words_that_start_a_prompt(line: str) -> None:
+    assert prompt(line).prompt == line
+
+
+def test_verify_refuses_an_unknown_option() -> None:
+    with pytest.raises(UsageError, match="Unknown verify option --fast"):
+        parse("verify --fast")
+    with pytest.raises(UsageError, match="--kernel needs a kernelspec name"):
+        parse("verify --kernel")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("complete", SubCommand(name="complete")),
+        ("complete on", SubCommand(name="complete", args=["on"])),
+        ("complete OFF", SubCommand(name="complete", args=["off"])),
+        ("complete the function below", PromptCommand(prompt="complete the function below")),
+        ("complete on the left", PromptCommand(prompt="complete on the left")),
+    ],
+)
+def test_complete_switches_inline_completion_unless_it_reads_as_a_prompt(
+    line: str, expected: SubCommand | PromptCommand
+) -> None:
+    assert parse(line) == expected

@@ -303,3 +303,49 @@ def test_an_earlier_page_takes_its_place_and_its_summary(page: Any) -> None:
     assert page.locator('[data-testid=ja-compaction] .ja-summary-body [data-message="m5"]').count() == 1
     assert tid(page, "ja-older").count() == 0  # nothing earlier is left
     page.close()
+
+
+@pytest.mark.browser
+def test_view_marks_hidden_state_and_shows_a_verification(page: Any) -> None:
+    """The side panel's stream (the same renderer): the marker of a run that left hidden state
+    with "Add as cell", then "added"; a verification's progress replaced by its table."""
+    page = page.context.browser.new_page()  # not the loader test's window, whose globals stay
+    view = start_view(page)
+    deliver(page, {"kind": "replay", "view": view, "messages": []})
+    marker = {
+        "kind": "hidden_state",
+        "run": "msg_1",
+        "text": "`sales` was changed by the agent's code, not by a cell.",
+        "names": ["sales"],
+        "code": "sales = sales.dropna()",
+        "cell_id": "c-agent",
+    }
+    deliver(page, marker)
+    assert tid(page, "ja-hidden").locator("code").first.inner_text() == "sales"
+    tid(page, "ja-add-cell").click()
+    assert page.evaluate("window.sent.at(-1)") == {"type": "add_cell", "run": "msg_1", "cell_id": "c-agent"}
+    assert tid(page, "ja-add-cell").is_disabled()
+    deliver(page, {**marker, "added": "c-new"})
+    assert tid(page, "ja-hidden").count() == 1 and tid(page, "ja-add-cell").count() == 0
+    assert tid(page, "ja-hidden-added").inner_text() == "Added as a cell below the run."
+
+    deliver(page, {"kind": "verify", "state": "running", "text": "Verifying a.ipynb: cell 2 (1 of 3)"})
+    rows = [
+        {"label": "cell 1 [1]", "status": "ran", "detail": ""},
+        {"label": "cell 3 [3]", "status": "differs", "detail": "printed output: saved '3', now '4'"},
+    ]
+    done = {
+        "kind": "verify",
+        "state": "done",
+        "text": "Not reproducible: 1 differs",
+        "rows": rows,
+        "reproducible": False,
+    }
+    deliver(page, done)
+    assert tid(page, "ja-verify").count() == 1  # the progress became the table
+    assert (
+        page.locator(".ja-verify-table tr[data-status=differs] td").nth(2).inner_text().startswith("printed")
+    )
+    tid(page, "ja-verify-fix").click()
+    assert page.evaluate("window.sent.at(-1)") == {"type": "fix", "verify": True}
+    page.evaluate("window.cleanup()")

@@ -1,8 +1,8 @@
 // The view: one session's stream (messages, their parts, approvals, notices) under a header
 // (status, gauge, Compact, Stop), built from the kernel's UI messages (protocol.ts).
 import type {
-  LiveMessage, NoticeMsg, OlderMsg, PartView, PermissionView, ReasoningView, RemovedMsg, StatusMsg,
-  TextView, UIMessage
+  HiddenStateMsg, LiveMessage, NoticeMsg, OlderMsg, PartView, PermissionView, ReasoningView, RemovedMsg,
+  StatusMsg, TextView, UIMessage, VerifyMsg
 } from '../protocol';
 import { h } from './dom';
 import { mentionChips, splitFenced } from './fenced';
@@ -12,6 +12,8 @@ import { addCodeActions, markdown } from './markdown';
 import type { WidgetModel } from './model';
 import { attachment, compactionMarker, retryNotice, subtaskNode, toolCard, updateRetry } from './parts';
 import { permissionBox, permissionDone } from './permission';
+import { hiddenMarker, verifyBox } from './repro';
+import { ReviewBar, revertedBox, undoButton } from './undo';
 
 interface PartEntry {
   node: HTMLElement;
@@ -45,15 +47,21 @@ export class AgentView {
   private permissions = new Map<string, HTMLElement>();
   /** Tool calls an open approval waits for (their cards say "waiting for approval"). */
   private waiting = new Map<string, string>();
+  private markers = new Map<string, HTMLElement>();
+  private verifyNode: HTMLElement | null = null;
   private olderControl: HTMLElement | null = null;
   private header: Header;
   private stream = h('div', { class: 'ja-stream', role: 'log', 'aria-live': 'polite', 'aria-label': 'Agent messages' });
-  private messages = new MessageList(this.stream);
+  private messages: MessageList;
+  private reviewBar = new ReviewBar();
 
   constructor(private model: WidgetModel, root: HTMLElement) {
     this.header = new Header(model, root);
+    // the panel offers Undo from here on each prompt (a cell's widget does not)
+    const undo = model.get('can_revert') ? (id: string) => undoButton(model, id) : undefined;
+    this.messages = new MessageList(this.stream, undo);
     root.classList.add('ja-root');
-    root.replaceChildren(this.header.node, this.stream);
+    root.replaceChildren(this.header.node, this.reviewBar.node, this.stream);
     root.setAttribute('tabindex', '-1'); // focus lands here after Stop (the button hides)
     this.reset();
   }
@@ -64,6 +72,8 @@ export class AgentView {
     this.messages.clear();
     this.permissions = new Map();
     this.waiting = new Map();
+    this.markers = new Map();
+    this.verifyNode = null;
     this.olderControl = null;
     this.setStatus({ state: 'idle', text: '' });
   }
@@ -127,6 +137,10 @@ export class AgentView {
       case 'status': this.setStatus(msg); break;
       case 'notice': this.onNotice(msg); break;
       case 'older': this.onOlder(msg); break;
+      case 'hidden_state': this.onHidden(msg); break;
+      case 'verify': this.onVerify(msg); break;
+      case 'review': this.reviewBar.update(msg); break;
+      case 'reverted': this.stream.append(revertedBox(this.model, msg)); break;
       default: break;
     }
   }
@@ -298,6 +312,23 @@ export class AgentView {
     // several lines (the panel's /help): a block that keeps its lines, in the text's colour
     const block = n.text.includes('\n') ? ' ja-notice-block' : '';
     this.stream.append(h('div', { class: `ja-notice ja-level-${level}${block}`, 'data-testid': level === 'error' ? 'ja-error' : 'ja-notice', text: n.text }));
+  }
+
+  /** A run left hidden state (or its code was added): one marker per run, updated in place. */
+  private onHidden(msg: HiddenStateMsg): void {
+    const node = hiddenMarker(msg, request => this.model.send(request));
+    const old = this.markers.get(msg.run);
+    if (old) old.replaceWith(node);
+    else this.stream.append(node);
+    this.markers.set(msg.run, node);
+  }
+
+  /** A verification: progress replaced by its table, in one place. */
+  private onVerify(msg: VerifyMsg): void {
+    const node = verifyBox(msg, request => this.model.send(request));
+    if (this.verifyNode?.isConnected && this.verifyNode.dataset.state === 'running') this.verifyNode.replaceWith(node);
+    else this.stream.append(node);
+    this.verifyNode = node;
   }
 
   private onPermission(r: PermissionView): void {

@@ -5,7 +5,7 @@
 // the side panel imports these sources directly.
 //
 // Kernel → view: custom messages {kind: part|delta|message|removed|gauge|permission|
-//   permission_done|compacted|status|notice|older|replay}.
+//   permission_done|compacted|status|notice|older|hidden_state|verify|replay}.
 // View → kernel: {type: ready, view} once per view (the kernel answers with one `replay`
 //   holding everything sent so far), {type: stop}, {type: approve, request_id, reply},
 //   {type: compact}, and in the side panel {type: older, session_id, before} for the page of
