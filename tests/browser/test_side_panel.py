@@ -309,7 +309,8 @@ def test_a_kernel_restart_is_shown_and_the_panel_offers_to_load_again(page: Any,
 
 def test_hidden_state_add_as_cell_and_verify(page: Any, lab: Lab, server: ScriptedServer) -> None:
     """The agent's python rebinds `sales`: the cell's transcript and the panel mark it, "Add as
-    cell" on the transcript puts the agent's code below the run, and /verify shows its table."""
+    cell" on the transcript proposes the agent's code below the run, Accept adds it, and /verify
+    shows its table."""
     code = "sales = [x for x in sales if x >= 0]"
     server.queue(Reply(tool_calls=[ToolCall("python", json.dumps({"code": code}))]), Reply(text="Cleaned."))
     write_notebook(lab.root / "hidden.ipynb", "sales = [120, 80, -5, 95]", "%agent drop the negative sales")
@@ -324,6 +325,10 @@ def test_hidden_state_add_as_cell_and_verify(page: Any, lab: Lab, server: Script
     assert "sales was changed by the agent's code, not by a cell" in cells.nth(1).inner_text()
     assert panel.locator("[data-testid=ja-hidden]").count() == 1  # the panel marks the run too
     add.click()
+    staged = page.locator(".jp-NotebookPanel [data-testid=ja-staged][data-action=insert]")
+    staged.wait_for(timeout=30_000)  # proposed for review like any agent edit, not added yet
+    assert panel.locator("[data-testid=ja-hidden-added]").count() == 0
+    staged.locator("[data-testid=ja-staged-accept]").click()
     page.wait_for_function(
         "(code) => window.jupyterapp.shell.currentWidget.content.model.cells.get(2)"
         "?.sharedModel.getSource() === code",

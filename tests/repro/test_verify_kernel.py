@@ -141,14 +141,19 @@ def test_hidden_state_is_marked_verified_added_as_a_cell_and_reproduces(
     )
     assert "cell 4 [4] differs" in asked and "`sales`" in asked and "verify_report_" in asked
 
-    # "Add as cell": the agent's code, inserted below the run's cell through the panel's bridge
+    # "Add as cell": the agent's code, proposed below the run's cell through the panel's bridge
+    # (staged for review like any agent edit) and added once the user accepts it
     panel.send(type="add_cell", run=hidden["run"])
-    read = panel.wait("nb_op", lambda m: m["op"] == "read")
-    cells = [{"id": c.id, "cell_type": "code", "source": c.source} for c in nb.cells]
-    panel.send(type="nb_reply", op_id=read["op_id"], ok=True, cells=cells)
-    insert = panel.wait("nb_op", lambda m: m["op"] == "insert")
-    assert insert["index"] == 3 and insert["source"] == AGENT_CODE and insert["cell_type"] == "code"
-    panel.send(type="nb_reply", op_id=insert["op_id"], ok=True, cell_id="c-added")
+    stage = panel.wait("nb_op", lambda m: m["op"] == "stage")
+    staged = stage["staged"]
+    assert staged["action"] == "insert" and staged["source"] == AGENT_CODE and staged["cell_type"] == "code"
+    assert staged["after_id"] == "c-agent"  # below the run's cell
+    panel.send(type="nb_reply", op_id=stage["op_id"], ok=True, cell_id="c-added")
+    assert "No hidden state" not in kernel.execute("%agent hidden").stdout  # proposed, not added yet
+    after = {"id": "c-added", "cell_type": "code", "source": AGENT_CODE, "metadata": {}, "outputs": []}
+    panel.send(
+        type="review", staged_id=staged["id"], decision="accept", cell_id="c-added", index=3, after=after
+    )
     added = panel.wait("hidden_state", lambda m: m.get("added") == "c-added")
     assert added["run"] == hidden["run"]
     assert "No hidden state" in kernel.execute("%agent hidden").stdout

@@ -24,7 +24,18 @@ interface PartEntry {
   text?: string;
 }
 
+interface Pin {
+  node: Element;
+  top: number;
+  until: number;
+  scroller: HTMLElement | null;
+  /** The scroll position the pin left: any other is the user's. */
+  expect: number;
+  onScroll: () => void;
+}
+
 const READY_TIMEOUT_MS = 3000;
+const PIN_MS = 1500;
 const BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, blockquote, td, th, dt, dd';
 
 const nextFrame = (run: () => void): number =>
@@ -43,6 +54,9 @@ export class AgentView {
   private listener: ((msg: unknown) => void) | null = null;
   private thinking: HTMLDetailsElement | null = null;
   private anchor: { node: Element; top: number } | null = null;
+  /** What the user was reading when an earlier page came in: kept in place while that page's
+   * parts still render (they may arrive after the page's end), until the user scrolls. */
+  private pinned: Pin | null = null;
   private parts = new Map<string, PartEntry>();
   private permissions = new Map<string, HTMLElement>();
   /** Tool calls an open approval waits for (their cards say "waiting for approval"). */
@@ -63,6 +77,11 @@ export class AgentView {
     root.classList.add('ja-root');
     root.replaceChildren(this.header.node, this.reviewBar.node, this.stream);
     root.setAttribute('tabindex', '-1'); // focus lands here after Stop (the button hides)
+    // whatever grows above it (a page's parts, Markdown, chips) is measured before it is painted
+    if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.keepPinned()).observe(this.stream);
+    for (const input of ['wheel', 'touchstart', 'keydown', 'pointerdown']) {
+      root.addEventListener(input, () => this.unpin(), { passive: true, capture: true });
+    }
     this.reset();
   }
 
@@ -92,6 +111,7 @@ export class AgentView {
     window.clearTimeout(this.readyTimer);
     if (this.ticker !== null) window.clearInterval(this.ticker);
     if (this.frame !== null) cancelFrame(this.frame);
+    this.unpin();
   }
 
   private goLive(): void {
@@ -234,7 +254,33 @@ export class AgentView {
         }
       }
       this.dirty.clear();
+      this.keepPinned();
     });
+  }
+
+  private keepPinned(): void {
+    const pin = this.pinned;
+    if (!pin) return;
+    if (!pin.node.isConnected || Date.now() > pin.until) return this.unpin();
+    if (!pin.scroller) {
+      const scroller = scrollParent(pin.node);
+      if (!(scroller instanceof HTMLElement)) return;
+      pin.scroller = scroller;
+      scroller.style.overflowAnchor = 'none'; // ours alone: the browser's own anchoring would add to it
+      scroller.addEventListener('scroll', pin.onScroll, { passive: true });
+    }
+    const moved = pin.node.getBoundingClientRect().top - pin.top;
+    if (Math.abs(moved) >= 0.5) pin.scroller.scrollTop += moved;
+    pin.expect = pin.scroller.scrollTop;
+  }
+
+  /** The user scrolled (or the page has settled): what they read is theirs to move again. */
+  private unpin(): void {
+    const pin = this.pinned;
+    this.pinned = null;
+    if (!pin?.scroller) return;
+    pin.scroller.style.overflowAnchor = '';
+    pin.scroller.removeEventListener('scroll', pin.onScroll);
   }
 
   private tick(): void {
@@ -264,9 +310,13 @@ export class AgentView {
     const anchor = this.anchor;
     this.anchor = null;
     if (anchor) { // after this frame's Markdown: put what the user was reading back in place
+      this.unpin();
+      const pin: Pin = { ...anchor, until: Date.now() + PIN_MS, scroller: null, expect: 0, onScroll: () => {
+        if (pin.scroller && Math.abs(pin.scroller.scrollTop - pin.expect) > 1) this.unpin();
+      } };
+      this.pinned = pin;
       const settle = (): void => {
-        const scroller = scrollParent(anchor.node);
-        if (scroller && anchor.node.isConnected) scroller.scrollTop += anchor.node.getBoundingClientRect().top - anchor.top;
+        this.keepPinned();
         delete this.stream.dataset.paging;
       };
       if (typeof requestAnimationFrame === 'function') requestAnimationFrame(settle);
