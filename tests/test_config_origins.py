@@ -68,3 +68,17 @@ def test_agent_config_shows_the_origins_and_the_key(
     assert "<table>" in shown["text/html"] and "project file" in shown["text/html"]
     only = config_table(agent, "model")["text/plain"]
     assert only.splitlines()[0].startswith("model ") and "api_base" not in only.split("\n\n")[0]
+
+
+def test_an_untrusted_project_file_is_named_as_not_applied(
+    tmp_path: Path, scripted_model: Any, untrusting: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trust (issue 36) and origins together: a project file not trusted yet sets nothing, so
+    none of its keys is in the table; the listing says it was left out and how to apply it."""
+    project = tmp_path / "jupyter-agent.json"
+    project.write_text(json.dumps({"small_model": "openai/from-untrusted"}))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    agent = kernel_agent(tmp_path, scripted_model)
+    plain = config_table(agent)["text/plain"]
+    assert "openai/from-untrusted" not in plain and "project file" not in plain
+    assert f"Not applied (not trusted yet): {project}" in plain and "jupyter-agent trust" in plain

@@ -140,6 +140,11 @@ def config_table(agent: KernelAgent, key: str | None = None) -> dict[str, str]:
             'or put {"model": "…"} in jupyter-agent.json.'
         )
     notes.append("Read from: " + ", ".join(config.sources))
+    notes.extend(  # a project file not trusted yet sets nothing: its keys are not in the table
+        f"Not applied (not trusted yet): {p.path}; your next prompt asks, "
+        f"or run `jupyter-agent trust {p.path}`."
+        for p in config.untrusted
+    )
     cells = "".join(
         f"<tr><td><code>{html.escape(r.key)}</code></td><td><code>{html.escape(r.value)}</code></td>"
         f"<td>{html.escape(r.origin)}{' (locked)' if r.locked else ''}</td></tr>"

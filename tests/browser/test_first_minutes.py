@@ -256,7 +256,8 @@ HEIGHT_WITHOUT_MARKER = """(root) => {
   const marker = root.querySelector('.jp-agent-hidden-state');
   if (!marker) return root.getBoundingClientRect().height;
   const style = getComputedStyle(marker);
-  const taken = marker.getBoundingClientRect().height + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+  const margins = parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+  const taken = marker.getBoundingClientRect().height + margins;
   return root.getBoundingClientRect().height - taken;
 }"""
 """The finished run's height without the hidden-state marker a run that bound a name gets."""
