@@ -22,7 +22,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_agent.checkpoint.blobs import BlobStore
+from jupyter_agent.checkpoint.blobs import BlobStore, HoldsSecret
 from jupyter_agent.core.messages import FileChange
 
 SKIP_DIRS = frozenset(
@@ -206,7 +206,11 @@ class ProjectSnapshots:
             return Entry(
                 seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, None, f"unreadable ({exc.strerror})"
             )
-        return Entry(seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, self.blobs.put(data))
+        try:
+            blob = self.blobs.put(data)
+        except HoldsSecret as exc:
+            return Entry(seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, None, str(exc))
+        return Entry(seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, blob)
 
     # ------------------------------------------------------------ comparing
 
@@ -233,13 +237,6 @@ class ProjectSnapshots:
                 )
             )
         return out
-
-    def keep(self, path: Path) -> str | None:
-        """Keep one file's current content (for unrevert); None when it does not exist."""
-        try:
-            return self.blobs.put(path.read_bytes())
-        except FileNotFoundError:
-            return None
 
     # ------------------------------------------------------------ the stat cache
 
