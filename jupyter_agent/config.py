@@ -27,6 +27,7 @@ from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
+from jupyter_agent.tools.protected import project_root  # noqa: F401  (its home; callers import it here)
 
 PROJECT_FILE = "jupyter-agent.json"
 _LAYERS = ("defaults", "environment", "flags")
@@ -114,6 +115,16 @@ class AgentConfig(_Strict):
     """litellm call arguments for this agent; win over ``models.<id>.options``."""
 
 
+class KernelRules(_Strict):
+    """Rules for one kind of kernel (``kernels.contained`` / ``kernels.ordinary``)."""
+
+    permission: dict[str, Action | dict[str, Action]] | None = None
+    """Merged over ``permission`` in that kind of kernel (``"python": "ask"`` in ordinary ones)."""
+
+
+KernelKindName = Literal["contained", "ordinary"]
+
+
 class Config(_Strict):
     model: str | None = None
     api_base: str | None = None
@@ -148,6 +159,9 @@ class Config(_Strict):
     protected: list[str] = Field(default_factory=list)
     """More paths (relative to the project, or absolute) that every write to asks about."""
     verify: VerifyConfig = Field(default_factory=VerifyConfig)
+    kernels: dict[KernelKindName, KernelRules] = Field(default_factory=dict)
+    """Permission rules per kind of kernel: a contained one (inside the sandbox as a whole)
+    or an ordinary one (the python tool under a guard); the CLI counts as neither."""
     _sources: list[str] = PrivateAttr(default_factory=list)
     _watched: list[Path] = PrivateAttr(default_factory=list)
     _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -157,6 +171,7 @@ class Config(_Strict):
     _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
     _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
     _reload: Callable[[], Config] | None = PrivateAttr(default=None)
+    _require_contained: bool = PrivateAttr(default=False)
 
     @field_validator("api_base")
     @classmethod
@@ -180,6 +195,11 @@ class Config(_Strict):
     def admin_file(self) -> str | None:
         """The admin's system file this config was read with (``system_config.py``)."""
         return self._admin_file
+
+    @property
+    def require_contained_kernel(self) -> bool:
+        """The admin's file requires a contained kernel for the tools that run code."""
+        return self._require_contained
 
     @property
     def untrusted(self) -> list[trust.Pending]:
@@ -212,11 +232,18 @@ class Config(_Strict):
             self._notices.append(line)
         return True
 
-    def permission_floor(self, agent: str = "build") -> dict[str, Any]:
-        """The admin's permission rules for ``agent``: no user rule makes an action looser."""
+    def permission_floor(self, agent: str = "build", kernel: str | None = None) -> dict[str, Any]:
+        """The admin's permission rules for ``agent`` in a ``kernel`` of that kind: no user
+        rule makes an action looser."""
         admin = self._admin
         own = ((admin.get("agent") or {}).get(agent) or {}).get("permission") or {}
-        return deep_merge(dict(admin.get("permission") or {}), own)
+        kind = (((admin.get("kernels") or {}).get(kernel) or {}).get("permission") or {}) if kernel else {}
+        return deep_merge(deep_merge(dict(admin.get("permission") or {}), kind), own)
+
+    def kernel_permission(self, kernel: str | None) -> dict[str, Any] | None:
+        """The rules for a kernel of this kind (``kernels.<kind>.permission``), if any."""
+        chosen = next((rules for kind, rules in self.kernels.items() if kind == kernel), None)
+        return chosen.permission if chosen is not None else None
 
     def api_key_source(self) -> str | None:
         for name in ("JUPYTER_AGENT_API_KEY", self.api_key_env):
@@ -336,8 +363,8 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and err["loc"] in (("locked",), ("trusted",)):
-            what = "lock settings" if err["loc"] == ("locked",) else "trust paths for everyone"
+        if err["type"] == "extra_forbidden" and err["loc"] in [(k,) for k in ADMIN_ONLY]:
+            what = _ADMIN_WHAT[str(err["loc"][0])]
             msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can {what}"
         elif err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
@@ -373,6 +400,9 @@ def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> 
             raise ConfigError(f"{path}: {exc}") from None
         data["locked"] = list(locked)
         data["trusted"] = _trusted_paths(path, data.pop("trusted", []))
+        required = data.get("require_contained_kernel", False)
+        if not isinstance(required, bool):
+            raise ConfigError(f"{path}: require_contained_kernel: must be true or false")
     try:
         Config.model_validate({k: v for k, v in data.items() if not (admin and k in ADMIN_ONLY)})
     except ValidationError as exc:
@@ -380,8 +410,14 @@ def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> 
     return data
 
 
-ADMIN_ONLY = ("locked", "trusted")
-"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone."""
+ADMIN_ONLY = ("locked", "trusted", "require_contained_kernel")
+"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone,
+whether the agent may run code only in a contained kernel."""
+_ADMIN_WHAT = {
+    "locked": "lock settings",
+    "trusted": "trust paths for everyone",
+    "require_contained_kernel": "require a contained kernel",
+}
 
 
 def _trusted_paths(path: Path, value: Any) -> list[str]:
@@ -393,14 +429,6 @@ def _trusted_paths(path: Path, value: Any) -> list[str]:
 def global_config_dir(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "jupyter-agent"
-
-
-def project_root(start: Path) -> Path:
-    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
 
 
 def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
@@ -473,6 +501,7 @@ def load_config(
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
     admin_trusted: list[str] = admin.pop("trusted", [])
+    require_contained = bool(admin.pop("require_contained_kernel", False))
     if admin_path.is_file():
         sources.append(str(admin_path))
     layers = [(str(global_file), _read_file(global_file))] if global_file.is_file() else []
@@ -506,6 +535,7 @@ def load_config(
     config._reload = lambda: load_config(notebook_dir, overrides, env, global_dir, system_file)
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
+        config._require_contained = require_contained
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))

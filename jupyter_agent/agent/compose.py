@@ -59,7 +59,7 @@ def build_runtime(
 
         client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
     bus = bus or Bus()
-    permissions = PermissionManager(bus, config)
+    permissions = PermissionManager(bus, config, kernel=services.kernel if services else None)
     workspace = Workspace(
         config=config,
         store=store,
@@ -86,6 +86,7 @@ def build_runtime(
     runner = Runner(workspace, sessions, generate_titles=generate_titles, interactive=interactive)
     runtime = Runtime(workspace, sessions, runner)
     shared.guard, shared.sandbox = security(config, project_root)
+    shared.require_contained, shared.admin_file = config.require_contained_kernel, config.admin_file
     if shared.permission_rule is None:
         shared.permission_rule = permissions.action
     if shared.run_child is None:
@@ -106,6 +107,8 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     workspace.config = config
     workspace.permissions.config = config
     workspace.services.guard, workspace.services.sandbox = security(config, runtime.sessions.project_root)
+    workspace.services.require_contained = config.require_contained_kernel
+    workspace.services.admin_file = config.admin_file
     manager = workspace.services.mcp
     if manager is not None:
         manager.reconfigure(config.mcp)

@@ -17,7 +17,8 @@ from pydantic import BaseModel, Field
 from jupyter_agent.core.fence import fence
 from jupyter_agent.core.messages import FileChange
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
-from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools import kernel_kind
+from jupyter_agent.tools.base import PermissionDenied, Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 
 OUTPUT_CAP = 2_000
@@ -179,6 +180,12 @@ class NotebookEditTool(Tool[NotebookEditArgs]):
         then = " and run it" if args.run and args.action != "delete" else ""
         await ctx.permit("notebook_edit", [str(path)], f"{args.action} {which} in {path}{then}")
         if then:  # the cell runs in the kernel: code like the python tool's, under its rule
+            services = ctx.services
+            refused = kernel_kind.refusal(
+                "notebook_edit with run", services.require_contained, True, services.admin_file
+            )
+            if refused:
+                raise PermissionDenied(refused)
             code = (args.source or "").strip()
             await ctx.permit("python", [code.split("\n")[0]], f"Run the cell: {code[:80]}", code=code)
         cells = await backend.read_cells()

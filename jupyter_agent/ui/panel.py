@@ -28,6 +28,7 @@ from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
 from jupyter_agent.mcp.listing import restart, snapshot
+from jupyter_agent.tools import kernel_kind
 from jupyter_agent.ui import panel_protocol as wire
 from jupyter_agent.ui import panel_repro
 from jupyter_agent.ui.hidden_marker import finish_run
@@ -105,6 +106,7 @@ class PanelConnection:
             model=model or None,
             models=configured_models(runtime.config, model),
             problem=problem,
+            contained=kernel_kind.contained(),
         )
 
     def settings_changed(self) -> None:

@@ -8,7 +8,7 @@ export type WidgetRequest = ReadyRequest | StopRequest | ApproveRequest | Compac
 
 /** The anywidget model the view talks through (the side panel passes one backed by its comm). */
 export interface WidgetModel {
-  get(name: 'can_compact'): unknown;
+  get(name: 'can_compact' | 'contained'): unknown;
   send(message: WidgetRequest): void;
   on(event: 'msg:custom', listener: (msg: unknown) => void): void;
   off(event: 'msg:custom', listener: (msg: unknown) => void): void;

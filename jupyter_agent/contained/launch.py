@@ -1,0 +1,189 @@
+"""``python -m jupyter_agent.contained -f CONNECTION_FILE``: ipykernel inside the sandbox.
+
+The kernelspec's argv (``contained/kernelspec.py``). This process is what the server
+started and watches; it plans the same layout a ``bash`` command gets
+(``tools/sandbox_layout.py``) with what a kernel needs besides — its session store
+writable, jupyter-agent's own folders read-only rather than hidden, its run folder
+(``contained/rundir.py``) — starts ``python -m ipykernel_launcher`` in it, and stays:
+
+- signals: the server interrupts a kernel with SIGINT to its process group; bubblewrap
+  would die of it, so it starts in a session of its own with SIGINT ignored, and this
+  process hands SIGINT (and SIGTERM, SIGHUP) to that session, where ipykernel catches it
+  while a cell runs;
+- git: the project's git folders are staged as for a command, and synced both ways every
+  second while the kernel lives (``StagedGit.sync``), so a commit in a cell and one in your
+  terminal both land;
+- when the kernel ends: what it left where protected paths did not exist is moved aside
+  (``tools/sweep.py``; a ``kill -9`` of this process leaves it to the guardian), the git
+  copies written back, the run folder removed;
+- ``sandbox.network: false``: the channels are relayed (``contained/relay.py``).
+
+A kernel that cannot be contained does not start: the reason is one line on stderr (the
+server's log), never an unconfined kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from jupyter_agent.contained import settings as kernel_settings
+from jupyter_agent.contained.rundir import RunDir, RunDirProblem
+from jupyter_agent.tools import bwrap, process_guard, sandbox
+from jupyter_agent.tools.kernel_kind import CONTAINED_VAR
+from jupyter_agent.tools.protected import STORE_NAME, Guard, project_root, user_config_dir, user_data_dir
+from jupyter_agent.tools.sandbox_layout import Layout
+
+SYNC_EVERY_S = 1.0
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+DROPPED = ("SSH_AUTH_SOCK",)
+"""The ssh-agent's socket is hidden."""
+PARENT = {"JPY_PARENT_PID": "1"}
+"""ipykernel watches its parent and exits when it changes; inside, its parent is the
+sandbox's own init, so it is told "none to watch" (``--die-with-parent`` ties the kernel to
+this process instead)."""
+
+
+class CannotStart(Exception):
+    """Why the kernel cannot be contained here (one line)."""
+
+
+def store_folder(cwd: Path, env: Mapping[str, str]) -> Path:
+    """Where the kernel's session store lives: the one input the layout takes for it."""
+    return cwd / STORE_NAME
+
+
+@dataclass
+class Plan:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    layout: Layout
+    run: RunDir
+
+
+def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[str]) -> Plan:
+    """The sandboxed kernel to start for ``connection_file`` in ``cwd``."""
+    try:
+        chosen = kernel_settings.read(cwd, env)
+    except kernel_settings.SettingsProblem as exc:
+        raise CannotStart(f"its sandbox settings cannot be read: {exc}") from None
+    if not sys.platform.startswith("linux"):
+        raise CannotStart(sandbox.LINUX_ONLY)
+    found, why = bwrap.find(env)
+    if found is None:
+        raise CannotStart(str(why))
+    problem = bwrap.tried(found, chosen.network)[0]
+    if problem is not None:
+        raise CannotStart(problem)
+    root = project_root(cwd)
+    guard = Guard.build(env, chosen.protected, chosen.deny_read)
+    writable = [root / Path(p).expanduser() for p in chosen.writable]
+    try:
+        run = RunDir.make(connection_file, env, ipc=not chosen.network)
+    except RunDirProblem as exc:
+        raise CannotStart(str(exc)) from None
+    readable = [user_config_dir(env), user_data_dir(env)]  # its configuration and trust records
+    layout = Layout.plan(cwd, root, writable, guard, env, store=store_folder(cwd, env), readable=readable)
+    layout.exposed.append(run.path)
+    swappable = bwrap.writable_home(found, layout.writable)
+    if swappable is not None:
+        Spawnless(layout, run).finish()
+        raise CannotStart(f"the sandbox program {found} lies in {swappable}, which the kernel may write")
+    inner = [sys.executable, "-m", "ipykernel_launcher", "-f", str(run.connection), *rest]
+    argv = sandbox.confined(inner, cwd, layout, chosen.network, found)
+    return Plan(argv, kernel_env(env, run), cwd, layout, run)
+
+
+def kernel_env(env: Mapping[str, str], run: RunDir) -> dict[str, str]:
+    """A command's environment (no server tokens, no start-up files for bash), marked contained."""
+    clean = sandbox.command_env(env)
+    for name in DROPPED:
+        clean.pop(name, None)
+    clean.update({CONTAINED_VAR: "1", "IPYTHONDIR": str(run.ipython), **PARENT})
+    return clean
+
+
+@dataclass
+class Spawnless:
+    """What is left to do when the kernel has gone (or never started)."""
+
+    layout: Layout
+    run: RunDir
+    held: int | None = None
+
+    def finish(self) -> None:
+        spawn = sandbox.Spawn([], {}, sandboxed=True, layout=self.layout, held=self.held)
+        for note in spawn.finish():
+            _say(note)
+        self.run.remove()
+
+
+def _say(line: str) -> None:
+    print(f"jupyter-agent: {line}", file=sys.stderr, flush=True)
+
+
+def supervise(p: Plan) -> int:
+    """Start the kernel, relay signals (and the channels), sync git; its exit code."""
+    if p.run.sockets is not None:
+        # the relay (asyncio) loads only for a kernel without a network
+        from jupyter_agent.contained import relay
+
+        try:
+            relay.start(p.run.ip, p.run.ports, p.run.sockets)
+        except OSError as exc:
+            Spawnless(p.layout, p.run).finish()
+            _say(f"the contained kernel cannot start: {exc}")
+            return 1
+    left = Spawnless(p.layout, p.run, process_guard.hold_sweep(p.layout.absent) if p.layout.absent else None)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: bwrap must outlive an interrupt
+    try:
+        proc = subprocess.Popen(p.argv, env=p.env, cwd=p.cwd, start_new_session=True)
+    except OSError as exc:
+        left.finish()
+        _say(f"the contained kernel cannot start: {exc}")
+        return 1
+
+    def forward(sig: int, frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, sig)
+
+    for sig in FORWARDED:
+        signal.signal(sig, forward)
+    try:
+        code = _wait(proc, p.layout)
+    finally:
+        left.finish()
+    return 128 - code if code < 0 else code
+
+
+def _wait(proc: subprocess.Popen[bytes], layout: Layout) -> int:
+    while True:
+        try:
+            return proc.wait(timeout=SYNC_EVERY_S)
+        except subprocess.TimeoutExpired:
+            for staged in layout.staged:
+                for note in staged.sync():
+                    _say(note)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "-f" not in args or args.index("-f") + 1 >= len(args):
+        print("usage: python -m jupyter_agent.contained -f CONNECTION_FILE [OPTIONS]", file=sys.stderr)
+        return 2
+    at = args.index("-f")
+    connection_file = Path(args[at + 1]).resolve()
+    rest = args[:at] + args[at + 2 :]
+    try:
+        chosen = plan(connection_file, Path.cwd().resolve(), os.environ, rest)
+    except CannotStart as exc:
+        _say(f"the contained kernel cannot start: {exc}")
+        return 1
+    return supervise(chosen)

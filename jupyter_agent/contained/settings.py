@@ -1,0 +1,104 @@
+"""The sandbox settings a contained kernel starts with, read as the agent reads its configuration.
+
+Only trusted files count (``config.load_config``): a project file a cell wrote cannot
+widen the next kernel's sandbox. Reading the configuration imports pydantic and the
+models (~150 ms, as much as the whole budget for starting a kernel in a sandbox), so the
+result is kept in the user data folder (commands cannot see it, a contained kernel cannot
+write it) together with the stamp of every file it came from and looked for, and reused
+while none of them and none of the ``JUPYTER_AGENT_*`` variables changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from jupyter_agent.kernel.config_watch import ConfigWatch
+from jupyter_agent.tools.protected import user_data_dir
+
+CACHE_DIR = "contained"
+FORMAT = 1
+"""Changes when what is kept changes (an older file is read again)."""
+
+
+class SettingsProblem(Exception):
+    """The configuration cannot be read: the kernel does not start (it would not know its
+    sandbox)."""
+
+
+@dataclass(frozen=True)
+class KernelSettings:
+    """What of the configuration decides a contained kernel's sandbox."""
+
+    network: bool = True
+    writable: tuple[str, ...] = ()
+    """``sandbox.writable`` as written (relative to the project root, ``~``, or absolute)."""
+    deny_read: tuple[str, ...] = ()
+    protected: tuple[str, ...] = ()
+
+
+def read(cwd: Path, env: Mapping[str, str]) -> KernelSettings:
+    """The settings for a kernel started in ``cwd``: from the cache while it holds, else read."""
+    cache = _cache_file(cwd, env)
+    found = _cached(cache, env)
+    if found is not None:
+        return found
+    # pydantic and the configuration model load only when the cache does not hold
+    from jupyter_agent.config import ConfigError, load_config
+
+    watch = ConfigWatch.now([], env)
+    try:
+        config = load_config(cwd, env=env)
+    except ConfigError as exc:
+        raise SettingsProblem(str(exc)) from None
+    watch.add(config.watched)
+    box = config.sandbox
+    settings = KernelSettings(box.network, tuple(box.writable), tuple(box.deny_read), tuple(config.protected))
+    _store(cache, watch, settings)
+    return settings
+
+
+def _cache_file(cwd: Path, env: Mapping[str, str]) -> Path:
+    key = hashlib.sha256(str(cwd).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return user_data_dir(env) / CACHE_DIR / f"{key}.json"
+
+
+def _cached(cache: Path, env: Mapping[str, str]) -> KernelSettings | None:
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            return None
+        files = {Path(p): (tuple(s) if s else None) for p, s in data["files"].items()}
+        watch = ConfigWatch(files, data["env"])
+        if watch.changes(env):
+            return None
+        raw = data["settings"]
+        return KernelSettings(
+            bool(raw["network"]),
+            tuple(map(str, raw["writable"])),
+            tuple(map(str, raw["deny_read"])),
+            tuple(map(str, raw["protected"])),
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store(cache: Path, watch: ConfigWatch, settings: KernelSettings) -> None:
+    """Keep the settings for the next start (a folder that cannot be written: not kept)."""
+    data = {
+        "format": FORMAT,
+        "files": {str(p): s for p, s in watch.files.items()},
+        "env": watch.env,
+        "settings": asdict(settings),
+    }
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = cache.with_name(f".{cache.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass
