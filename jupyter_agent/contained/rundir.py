@@ -27,6 +27,8 @@ from jupyter_agent.tools.protected import jupyter_runtime_dir
 
 SOCKET_MAX = 100
 """A unix socket's path is at most 107 bytes; the kernel adds ``-<port>``."""
+OWNER = "launcher.pid"
+"""The process that made the folder: once it is gone (``kill -9``), the next kernel removes it."""
 CHANNELS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
@@ -60,9 +62,11 @@ class RunDir:
                 f"the Jupyter runtime folder {folder.parent} has too long a path for the kernel's sockets "
                 "(sandbox.network is false); set JUPYTER_RUNTIME_DIR to a shorter folder"
             )
+        _remove_stale(folder.parent)
         shutil.rmtree(folder, ignore_errors=True)  # a kernel restarted with the same file
         try:
             folder.mkdir(parents=True, mode=0o700)
+            (folder / OWNER).write_text(str(os.getpid()), encoding="utf-8")
         except OSError as exc:
             raise RunDirProblem(f"cannot make the kernel's folder {folder} ({exc.strerror or exc})") from None
         run = cls(folder, folder / "connection.json", folder / "ipython", str(info.get("ip") or "127.0.0.1"))
@@ -78,6 +82,27 @@ class RunDir:
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _remove_stale(runtime: Path) -> None:
+    """Run folders of kernels whose launcher is gone (killed before it could tidy up)."""
+    for folder in runtime.glob("ja-*") if runtime.is_dir() else ():
+        try:
+            pid = int((folder / OWNER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if pid != os.getpid() and not _alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _ipython_dir(env: Mapping[str, str]) -> Path:
