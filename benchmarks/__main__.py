@@ -18,6 +18,7 @@ from typing import Any
 
 from benchmarks import (
     bench_cold,
+    bench_contained,
     bench_context,
     bench_fast,
     bench_instructions,
@@ -50,6 +51,7 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "runall": bench_runall.run,
     "verify": bench_repro.run_verify,
     "hidden": bench_repro.run_hidden,
+    "contained": bench_contained.run,
     "instructions": bench_instructions.run,
 }
 ON_REQUEST = ("instructions",)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.report_contained import contained
 from benchmarks.report_repro import repro
 from benchmarks.report_round3 import round3
 
@@ -61,6 +62,7 @@ def render(r: dict[str, Any], machine: str) -> str:
             )
     lines += round3(r, _met)
     lines += repro(r, _met)
+    lines += contained(r, _met)
     lines += [
         "",
         "## Goals of performance round 2",

@@ -14,8 +14,8 @@ writable, jupyter-agent's own folders read-only rather than hidden, its run fold
   second while the kernel lives (``StagedGit.sync``), so a commit in a cell and one in your
   terminal both land;
 - when the kernel ends: what it left where protected paths did not exist is moved aside
-  (``tools/sweep.py``; a ``kill -9`` of this process leaves it to the guardian), the git
-  copies written back, the run folder removed;
+  (``tools/sweep.py``; after a ``kill -9`` of this process its keeper does it, ``keep``),
+  the git copies written back, the run folder removed;
 - ``sandbox.network: false``: the channels are relayed (``contained/relay.py``).
 
 A kernel that cannot be contained does not start: the reason is one line on stderr (the
@@ -26,21 +26,27 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from jupyter_agent.contained import settings as kernel_settings
 from jupyter_agent.contained.rundir import RunDir, RunDirProblem
-from jupyter_agent.tools import bwrap, process_guard, sandbox
+from jupyter_agent.tools import bwrap, sandbox, sweep
 from jupyter_agent.tools.kernel_kind import CONTAINED_VAR
 from jupyter_agent.tools.protected import STORE_NAME, Guard, project_root, user_config_dir, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
+from jupyter_agent.tools.sweep import Entry
 
 SYNC_EVERY_S = 1.0
+KEEPER_GRACE_S = 0.3
+"""How long the keeper waits for the sandbox to die with its parent before it sweeps."""
+EARLY_EXIT_S = 5.0
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DROPPED = ("SSH_AUTH_SOCK",)
 """The ssh-agent's socket is hidden."""
@@ -79,7 +85,7 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
     found, why = bwrap.find(env)
     if found is None:
         raise CannotStart(str(why))
-    problem = bwrap.tried(found, chosen.network)[0]
+    problem, base = kernel_settings.base_mounts(found, chosen.network, env)
     if problem is not None:
         raise CannotStart(problem)
     root = project_root(cwd)
@@ -97,7 +103,7 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
         Spawnless(layout, run).finish()
         raise CannotStart(f"the sandbox program {found} lies in {swappable}, which the kernel may write")
     inner = [sys.executable, "-m", "ipykernel_launcher", "-f", str(run.connection), *rest]
-    argv = sandbox.confined(inner, cwd, layout, chosen.network, found)
+    argv = sandbox.confined(inner, cwd, layout, chosen.network, found, base)
     return Plan(argv, kernel_env(env, run), cwd, layout, run)
 
 
@@ -116,13 +122,42 @@ class Spawnless:
 
     layout: Layout
     run: RunDir
-    held: int | None = None
+    keeper: int | None = None
+    """Our end of the keeper's pipe (``keep``)."""
 
     def finish(self) -> None:
-        spawn = sandbox.Spawn([], {}, sandboxed=True, layout=self.layout, held=self.held)
+        spawn = sandbox.Spawn([], {}, sandboxed=True, layout=self.layout)
         for note in spawn.finish():
             _say(note)
         self.run.remove()
+        if self.keeper is not None:
+            with contextlib.suppress(OSError):
+                os.write(self.keeper, b"done")
+                os.close(self.keeper)
+
+
+def keep(entries: list[Entry], run: Path) -> int:
+    """A copy of this process (``fork``: no interpreter to start, nothing to import) in a
+    session of its own, that waits for this one to end: when it ends without saying "done"
+    (``kill -9``, the server's restart), what the kernel made where protected paths did not
+    exist is moved aside and the run folder removed, once the sandbox has died with it.
+    Our end of its pipe."""
+    read, write = os.pipe()
+    if os.fork() != 0:
+        os.close(read)
+        return write
+    try:  # the keeper
+        os.close(write)
+        os.setsid()
+        said = b""
+        while chunk := os.read(read, 64):
+            said += chunk
+        if b"done" not in said:
+            time.sleep(KEEPER_GRACE_S)
+            sweep.sweep(entries)
+            shutil.rmtree(run, ignore_errors=True)
+    finally:
+        os._exit(0)
 
 
 def _say(line: str) -> None:
@@ -131,6 +166,7 @@ def _say(line: str) -> None:
 
 def supervise(p: Plan) -> int:
     """Start the kernel, relay signals (and the channels), sync git; its exit code."""
+    left = Spawnless(p.layout, p.run, keep(p.layout.absent, p.run.path))  # before any thread
     if p.run.sockets is not None:
         # the relay (asyncio) loads only for a kernel without a network
         from jupyter_agent.contained import relay
@@ -138,10 +174,9 @@ def supervise(p: Plan) -> int:
         try:
             relay.start(p.run.ip, p.run.ports, p.run.sockets)
         except OSError as exc:
-            Spawnless(p.layout, p.run).finish()
+            left.finish()
             _say(f"the contained kernel cannot start: {exc}")
             return 1
-    left = Spawnless(p.layout, p.run, process_guard.hold_sweep(p.layout.absent) if p.layout.absent else None)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: bwrap must outlive an interrupt
     try:
         proc = subprocess.Popen(p.argv, env=p.env, cwd=p.cwd, start_new_session=True)
@@ -156,10 +191,13 @@ def supervise(p: Plan) -> int:
 
     for sig in FORWARDED:
         signal.signal(sig, forward)
+    started = time.monotonic()
     try:
         code = _wait(proc, p.layout)
     finally:
         left.finish()
+    if code != 0 and time.monotonic() - started < EARLY_EXIT_S:
+        kernel_settings.forget_mounts(p.env)  # the sandbox may not start any more: try again next time
     return 128 - code if code < 0 else code
 
 

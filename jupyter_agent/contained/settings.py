@@ -10,6 +10,7 @@ while none of them and none of the ``JUPYTER_AGENT_*`` variables changed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -18,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jupyter_agent.kernel.config_watch import ConfigWatch
+from jupyter_agent.tools import bwrap
 from jupyter_agent.tools.protected import user_data_dir
 
 CACHE_DIR = "contained"
@@ -62,6 +64,34 @@ def read(cwd: Path, env: Mapping[str, str]) -> KernelSettings:
     return settings
 
 
+def base_mounts(found: str, network: bool, env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
+    """(why ``found`` cannot start a sandbox, the base mounts that work with it): tried once
+    (a process each time costs a kernel start ~15 ms) and remembered while the binary is the
+    same; ``forget_mounts`` after a sandbox failed to start."""
+    cache = _probe_file(env)
+    try:
+        st = os.stat(found)
+        key = f"{found}|{network}|{st.st_mtime_ns}|{st.st_size}|{st.st_ino}"
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        key, known = "", {}
+    if key and isinstance(known, dict) and isinstance(known.get(key), list):
+        return None, tuple(map(str, known[key]))
+    problem, base = bwrap.tried(found, network)
+    if problem is None and key:
+        _write(cache, {key: list(base)})
+    return problem, base
+
+
+def forget_mounts(env: Mapping[str, str]) -> None:
+    with contextlib.suppress(OSError):
+        _probe_file(env).unlink()
+
+
+def _probe_file(env: Mapping[str, str]) -> Path:
+    return user_data_dir(env) / CACHE_DIR / "bwrap.json"
+
+
 def _cache_file(cwd: Path, env: Mapping[str, str]) -> Path:
     key = hashlib.sha256(str(cwd).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return user_data_dir(env) / CACHE_DIR / f"{key}.json"
@@ -95,10 +125,13 @@ def _store(cache: Path, watch: ConfigWatch, settings: KernelSettings) -> None:
         "env": watch.env,
         "settings": asdict(settings),
     }
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}")
+    _write(cache, data)
+
+
+def _write(path: Path, data: object) -> None:
+    """Replace ``path`` whole (a folder that cannot be written: nothing is kept)."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
         tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, cache)
-    except OSError:
-        pass
+        os.replace(tmp, path)

@@ -115,10 +115,18 @@ class Spawn:
         return notes
 
 
-def confined(inner: list[str], cwd: Path, layout: Layout, network: bool, found: str) -> list[str]:
+def confined(
+    inner: list[str],
+    cwd: Path,
+    layout: Layout,
+    network: bool,
+    found: str,
+    base: tuple[str, ...] | None = None,
+) -> list[str]:
     """``inner`` started in ``cwd`` inside ``layout`` by the bubblewrap ``found``: a command's
-    shell here, any other process that must live by the same rules (a contained kernel)."""
-    base = bwrap.tried(found, network)[1]
+    shell here, any other process that must live by the same rules (a contained kernel).
+    ``base``: the base mounts that work with it, when known (else it is tried once)."""
+    base = bwrap.tried(found, network)[1] if base is None else base
     return [found, *bwrap.namespaces(network), *layout.args(base), "--chdir", str(cwd), "--", *inner]
 
 

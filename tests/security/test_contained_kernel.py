@@ -199,8 +199,15 @@ def test_without_a_network_only_the_kernels_own_channels_cross(contained: Setup,
         assert kernel.execute("print(6 * 7)").stdout.strip() == "42"  # the channels work
         run = _run_folder(kernel, contained.env)
         assert run.is_dir()
-        kernel.km.shutdown_kernel()  # as a server shuts a kernel down: asked, not killed
-        assert not run.exists()  # its sockets, connection copy and IPython folder went with it
+        # a module a later, ordinary kernel started in this folder would import first
+        kernel.execute("open('ipykernel_launcher.py', 'w').write('import os')")
+        kernel.kill()  # as a server's "restart now": kill -9, nothing of the launcher runs
+        deadline = time.monotonic() + 20
+        while (run.exists() or (project / "ipykernel_launcher.py").exists()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not run.exists()  # its sockets, connection copy and IPython folder: gone with it
+        assert not (project / "ipykernel_launcher.py").exists()  # moved aside by its keeper
+        assert (project / "ipykernel_launcher.py.blocked").exists()
     finally:
         kernel.shutdown()
         listening.close()
