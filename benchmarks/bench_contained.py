@@ -77,13 +77,14 @@ def run() -> dict[str, float]:
     config = offline / "jupyter-agent.json"
     config.write_text(json.dumps({"sandbox": {"network": False}}))
     trust.record(config, trust.digest(config.read_bytes()), "trust")
-    for folder, name in ((online, None), (online, kernelspec.DEFAULT_NAME), (offline, kernelspec.DEFAULT_NAME)):
-        _start(folder, name, specs)  # warm: the page cache, the settings kept for the next start
+    name = kernelspec.DEFAULT_NAME
+    for folder, chosen in ((online, None), (online, name), (offline, name)):
+        _start(folder, chosen, specs)  # warm: the page cache, the settings kept for the next start
     plain, contained, relayed = [], [], []
     for _ in range(REPEAT):
         plain.append(_start(online, None, specs))
-        contained.append(_start(online, kernelspec.DEFAULT_NAME, specs))
-        relayed.append(_start(offline, kernelspec.DEFAULT_NAME, specs))
+        contained.append(_start(online, name, specs))
+        relayed.append(_start(offline, name, specs))
     guard_on, guard_off = _guard_cost(base)
     return {
         "ordinary_s": statistics.median(plain),
