@@ -16,7 +16,8 @@ writable, jupyter-agent's own folders read-only rather than hidden, its run fold
 - when the kernel ends: what it left where protected paths did not exist is moved aside
   (``tools/sweep.py``; after a ``kill -9`` of this process its keeper does it, ``keep``),
   the git copies written back, the run folder removed;
-- ``sandbox.network: false``: the channels are relayed (``contained/relay.py``).
+- ``sandbox.network: false``: the channels are relayed (``contained/relay.py``), and the
+  model's endpoints reached through the kernel's own loopback (``contained/egress.py``).
 
 A kernel that cannot be contained does not start: the reason is one line on stderr (the
 server's log), never an unconfined kernel.
@@ -25,6 +26,7 @@ server's log), never an unconfined kernel.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -32,7 +34,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jupyter_agent.contained import settings as kernel_settings
@@ -72,6 +74,8 @@ class Plan:
     cwd: Path
     layout: Layout
     run: RunDir
+    endpoints: tuple[str, ...] = ()
+    """The model endpoints a kernel without a network reaches (``contained/egress.py``)."""
 
 
 def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[str]) -> Plan:
@@ -104,7 +108,25 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
         raise CannotStart(f"the sandbox program {found} lies in {swappable}, which the kernel may write")
     inner = [sys.executable, "-m", "ipykernel_launcher", "-f", str(run.connection), *rest]
     argv = sandbox.confined(inner, cwd, layout, chosen.network, found, base)
-    return Plan(argv, kernel_env(env, run), cwd, layout, run)
+    if chosen.network or not chosen.endpoints:
+        return Plan(argv, kernel_env(env, run), cwd, layout, run)
+    # asyncio loads only for a kernel without a network
+    from jupyter_agent.contained import egress
+
+    routes, hosts = egress.routes(chosen.endpoints)
+    (run.path / "hosts").write_text("\n".join(hosts) + "\n", encoding="utf-8")
+    at = argv.index("--chdir")  # the names resolve to the kernel's own loopback
+    argv[at:at] = ["--ro-bind", str(run.path / "hosts"), "/etc/hosts"]
+    listed = json.dumps([asdict(r) for r in routes])
+    argv[-len(inner) :] = [
+        sys.executable,
+        "-m",
+        "jupyter_agent.contained.egress",
+        listed,
+        run.egress,
+        *inner[3:],
+    ]
+    return Plan(argv, kernel_env(env, run), cwd, layout, run, chosen.endpoints)
 
 
 def kernel_env(env: Mapping[str, str], run: RunDir) -> dict[str, str]:
@@ -169,10 +191,12 @@ def supervise(p: Plan) -> int:
     left = Spawnless(p.layout, p.run, keep(p.layout.absent, p.run.path))  # before any thread
     if p.run.sockets is not None:
         # the relay (asyncio) loads only for a kernel without a network
-        from jupyter_agent.contained import relay
+        from jupyter_agent.contained import egress, relay
 
         try:
             relay.start(p.run.ip, p.run.ports, p.run.sockets)
+            if p.endpoints:
+                egress.serve(p.run.egress, p.endpoints)
         except OSError as exc:
             left.finish()
             _say(f"the contained kernel cannot start: {exc}")

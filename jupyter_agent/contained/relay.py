@@ -20,7 +20,7 @@ CONNECT_WAIT_S = 60.0
 CHUNK = 1 << 16
 
 
-async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while data := await reader.read(CHUNK):
             writer.write(data)
@@ -43,7 +43,7 @@ async def _join(path: str, client: tuple[asyncio.StreamReader, asyncio.StreamWri
                 client[1].close()
                 return
             await asyncio.sleep(0.02)
-    await asyncio.gather(_pump(client[0], inner[1]), _pump(inner[0], client[1]))
+    await asyncio.gather(pump(client[0], inner[1]), pump(inner[0], client[1]))
 
 
 async def _serve(ip: str, ports: dict[str, int], sockets: str, ready: threading.Event) -> None:

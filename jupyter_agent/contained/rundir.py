@@ -80,6 +80,11 @@ class RunDir:
         _copy_ipython(_ipython_dir(env), run.ipython)
         return run
 
+    @property
+    def egress(self) -> str:
+        """The unix socket through which a kernel without a network reaches its model."""
+        return str(self.path / "egress")
+
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
 

@@ -17,13 +17,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.tools import bwrap
 from jupyter_agent.tools.protected import user_data_dir
 
 CACHE_DIR = "contained"
-FORMAT = 1
+FORMAT = 2
 """Changes when what is kept changes (an older file is read again)."""
 
 
@@ -41,6 +43,8 @@ class KernelSettings:
     """``sandbox.writable`` as written (relative to the project root, ``~``, or absolute)."""
     deny_read: tuple[str, ...] = ()
     protected: tuple[str, ...] = ()
+    endpoints: tuple[str, ...] = ()
+    """``host:port`` of the model endpoints the configuration names (``contained/egress.py``)."""
 
 
 def read(cwd: Path, env: Mapping[str, str]) -> KernelSettings:
@@ -59,9 +63,57 @@ def read(cwd: Path, env: Mapping[str, str]) -> KernelSettings:
         raise SettingsProblem(str(exc)) from None
     watch.add(config.watched)
     box = config.sandbox
-    settings = KernelSettings(box.network, tuple(box.writable), tuple(box.deny_read), tuple(config.protected))
+    settings = KernelSettings(
+        box.network,
+        tuple(box.writable),
+        tuple(box.deny_read),
+        tuple(config.protected),
+        tuple(endpoints(config.model_dump())),
+    )
     _store(cache, watch, settings)
     return settings
+
+
+PROVIDER_HOSTS = {
+    "openai": "api.openai.com",
+    "anthropic": "api.anthropic.com",
+    "gemini": "generativelanguage.googleapis.com",
+    "mistral": "api.mistral.ai",
+    "groq": "api.groq.com",
+    "deepseek": "api.deepseek.com",
+    "openrouter": "openrouter.ai",
+    "xai": "api.x.ai",
+    "together_ai": "api.together.xyz",
+    "fireworks_ai": "api.fireworks.ai",
+    "perplexity": "api.perplexity.ai",
+    "cohere": "api.cohere.ai",
+}
+"""Where litellm sends a model string's provider when no ``api_base`` says otherwise."""
+
+
+def endpoints(data: Mapping[str, Any]) -> list[str]:
+    """``host:port`` of every endpoint the configuration (as a dict) sends prompts to."""
+    urls: list[str] = [str(data["api_base"])] if data.get("api_base") else []
+    models = [data.get("model"), data.get("small_model"), (data.get("compaction") or {}).get("model")]
+    for where in ("models", "agent"):
+        for entry in (data.get(where) or {}).values():
+            options = (entry or {}).get("options") or {}
+            urls += [str(options[k]) for k in ("api_base", "base_url") if options.get(k)]
+            models.append((entry or {}).get("model"))
+    found = [_host_port(u) for u in urls]
+    if not data.get("api_base"):
+        providers = [str(m).split("/", 1)[0] for m in models if m]
+        found += [f"{PROVIDER_HOSTS[p]}:443" for p in providers if p in PROVIDER_HOSTS]
+    return list(dict.fromkeys(f for f in found if f))
+
+
+def _host_port(url: str) -> str | None:
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = parts.hostname
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def base_mounts(found: str, network: bool, env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
@@ -112,6 +164,7 @@ def _cached(cache: Path, env: Mapping[str, str]) -> KernelSettings | None:
             tuple(map(str, raw["writable"])),
             tuple(map(str, raw["deny_read"])),
             tuple(map(str, raw["protected"])),
+            tuple(map(str, raw["endpoints"])),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -4,8 +4,9 @@ and its ``bash``.
 
 The reproductions on main: the python tool (and any cell) wrote outside the project and
 read ``~/.ssh`` that the sandbox hides from ``bash``; no kernelspec ran the kernel itself in
-the sandbox. One kernel serves the module (starting one and importing litellm in it is the
-slow part); a second, without a network, checks the relay and loopback.
+the sandbox. One kernel, without a network (its channels and its model relayed), serves the
+module (starting one and importing litellm in it is the slow part); a second, with the
+network, is killed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from hostile import computed, outside_folder
 from kernel_harness import Kernel
 from scripted_server import Reply, ScriptedServer, ToolCall
 
-from jupyter_agent import trust
 from jupyter_agent.contained import kernelspec
 from jupyter_agent.tools import sandbox
 from jupyter_agent.tools.protected import jupyter_runtime_dir
@@ -84,10 +84,13 @@ def _project(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def contained(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
+    """A contained kernel without a network: its channels and its model are relayed."""
     base = tmp_path_factory.mktemp("contained")
     kernelspec.install(prefix=str(base / "prefix"))
     specs = base / "prefix" / "share" / "jupyter" / "kernels"
     project = _project(base / "project")
+    config = project / "jupyter-agent.json"  # trusted: the run's folders are (conftest.py)
+    config.write_text(json.dumps({"sandbox": {"network": False}}))
     home = base / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_test").write_text("PRIVATE KEY\n")
@@ -112,6 +115,14 @@ def test_the_users_cells_are_contained(contained: Setup) -> None:
     kernel = contained.kernel
     said = kernel.execute("from jupyter_agent.tools import kernel_kind\nprint(kernel_kind.contained())")
     assert said.stdout.strip() == "True", said
+    with socket.create_server(("127.0.0.1", 0)) as listening:  # another service of this computer
+        port = listening.getsockname()[1]
+        cell = (
+            "import socket\n"
+            f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=5)\n    print('reached')\n"
+            "except OSError as exc:\n    print(type(exc).__name__)"
+        )
+        assert kernel.execute(cell).stdout.strip() == "ConnectionRefusedError"
     result = kernel.execute(PROBES.format(outside=str(contained.outside), who="cell"))
     assert json.loads(result.stdout.strip().splitlines()[-1]) == CONTAINED, result
     assert not (contained.outside / "cell.txt").exists()
@@ -181,36 +192,26 @@ def test_an_interrupt_reaches_the_cell(contained: Setup) -> None:
     assert kernel.execute("print('still here')").stdout.strip() == "still here"
 
 
-def test_without_a_network_only_the_kernels_own_channels_cross(contained: Setup, tmp_path: Path) -> None:
-    project = _project(tmp_path / "offline")
-    config = project / "jupyter-agent.json"
-    config.write_text(json.dumps({"sandbox": {"network": False}}))
-    trust.record(config, trust.digest(config.read_bytes()), "trust")
-    listening = socket.create_server(("127.0.0.1", 0))
-    port = listening.getsockname()[1]
+def test_a_killed_kernel_leaves_nothing_that_runs_later(contained: Setup, tmp_path: Path) -> None:
+    """A contained kernel with the network (the default), killed as a server's "restart now"
+    does: its keeper moves aside what it planted and removes its run folder."""
+    project = _project(tmp_path / "online")
     kernel = Kernel(project, contained.env, spec=(kernelspec.DEFAULT_NAME, contained.specs))
     try:
-        cell = (
-            "import socket\n"
-            f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=5)\n    print('reached')\n"
-            "except OSError as exc:\n    print(type(exc).__name__)"
-        )
-        assert kernel.execute(cell).stdout.strip() == "ConnectionRefusedError"
-        assert kernel.execute("print(6 * 7)").stdout.strip() == "42"  # the channels work
+        assert kernel.execute("print(6 * 7)").stdout.strip() == "42"
         run = _run_folder(kernel, contained.env)
         assert run.is_dir()
         # a module a later, ordinary kernel started in this folder would import first
         kernel.execute("open('ipykernel_launcher.py', 'w').write('import os')")
-        kernel.kill()  # as a server's "restart now": kill -9, nothing of the launcher runs
+        kernel.kill()  # kill -9: nothing of the launcher runs
         deadline = time.monotonic() + 20
         while (run.exists() or (project / "ipykernel_launcher.py").exists()) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not run.exists()  # its sockets, connection copy and IPython folder: gone with it
-        assert not (project / "ipykernel_launcher.py").exists()  # moved aside by its keeper
+        assert not run.exists()  # its connection copy and IPython folder: gone with it
+        assert not (project / "ipykernel_launcher.py").exists()
         assert (project / "ipykernel_launcher.py.blocked").exists()
     finally:
         kernel.shutdown()
-        listening.close()
 
 
 def _run_folder(kernel: Kernel, env: dict[str, str]) -> Path:
