@@ -39,6 +39,7 @@ from pathlib import Path
 
 from jupyter_agent.contained import settings as kernel_settings
 from jupyter_agent.contained.rundir import RunDir, RunDirProblem
+from jupyter_agent.kernel import notebook_path
 from jupyter_agent.tools import bwrap, sandbox, sweep
 from jupyter_agent.tools.kernel_kind import CONTAINED_VAR
 from jupyter_agent.tools.protected import STORE_NAME, Guard, project_root, user_config_dir, user_data_dir
@@ -130,10 +131,18 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
 
 
 def kernel_env(env: Mapping[str, str], run: RunDir) -> dict[str, str]:
-    """A command's environment (no server tokens, no start-up files for bash), marked contained."""
+    """A command's environment (no server tokens, no start-up files for bash), marked
+    contained, with what the kernel cannot see from inside the sandbox (its parent there is
+    the sandbox's own init): whether a server named its notebook, and the runner's command."""
     clean = sandbox.command_env(env)
     for name in DROPPED:
         clean.pop(name, None)
+    served = env.get(notebook_path.SERVER_VARIABLE)
+    if served and notebook_path.inherited(notebook_path.SERVER_VARIABLE, served):
+        clean.pop(notebook_path.SERVER_VARIABLE)  # papermill run from a notebook: not served
+    runner = notebook_path.parent_command()
+    if runner is not None:
+        clean[notebook_path.RUNNER_VARIABLE] = json.dumps({"argv": runner[0], "cwd": str(runner[1])})
     clean.update({CONTAINED_VAR: "1", "IPYTHONDIR": str(run.ipython), **PARENT})
     return clean
 

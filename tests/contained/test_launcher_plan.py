@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.cli import main
-from jupyter_agent.contained import egress, settings
+from jupyter_agent.contained import egress, launch, settings
 from jupyter_agent.contained.rundir import OWNER, RunDir
+from jupyter_agent.kernel import notebook_path
+from jupyter_agent.tools import kernel_kind
 from jupyter_agent.tools.protected import Guard, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
 
@@ -110,3 +112,21 @@ def test_a_run_folder_of_a_dead_launcher_goes(tmp_path: Path) -> None:
     assert oct(run.path.stat().st_mode & 0o777) == "0o700"
     run.remove()
     assert not run.path.exists()
+
+
+def test_a_runner_is_named_to_the_kernel_inside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside, the kernel's parent is the sandbox's init: the launcher passes on what it saw
+    of its own parent (papermill's command), and drops a session name it only inherited."""
+    run = RunDir(tmp_path, tmp_path / "kernel.json", tmp_path / "ipython")
+    monkeypatch.setattr(notebook_path, "_parent_has", lambda name, value: True)
+    env = launch.kernel_env({**os.environ, notebook_path.SERVER_VARIABLE: "outer.ipynb"}, run)
+    assert notebook_path.SERVER_VARIABLE not in env
+    assert json.loads(env[notebook_path.RUNNER_VARIABLE])["argv"] == notebook_path.parent_command()[0]  # type: ignore[index]
+    nb = tmp_path / "analysis.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "%agent go"}]}))
+    told = json.dumps({"argv": ["papermill", "analysis.ipynb", "out.ipynb"], "cwd": str(tmp_path)})
+    monkeypatch.setenv(notebook_path.RUNNER_VARIABLE, told)
+    monkeypatch.setattr(kernel_kind, "contained", lambda: True)
+    assert notebook_path.runner_notebook(["%agent go"]) == nb
+    monkeypatch.setattr(kernel_kind, "contained", lambda: False)  # an ordinary kernel asks /proc
+    assert notebook_path.runner_notebook(["%agent go"]) is None

@@ -15,6 +15,7 @@ determined program can still do, so the page stays true.
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -229,6 +230,18 @@ async def test_what_a_determined_program_can_still_do(
     assert not (outside / "later.txt").exists()
     shell.run_cell("1")
     assert (outside / "later.txt").exists()
+    # native code that opens files itself, and the network: not watched
+    attach = f"ATTACH DATABASE '{outside / 'native.db'}' AS x"
+    code = (
+        "import sqlite3\ndb = sqlite3.connect(':memory:')\n"
+        f"db.execute({attach!r})\ndb.execute('CREATE TABLE x.t (a)')"
+    )
+    assert REFUSED not in await python(runtime, scripted_model, code)
+    assert (outside / "native.db").exists()
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1]
+        code = f"import socket\nsocket.create_connection(('127.0.0.1', {port})).close()\nprint('connected')"
+        assert (await python(runtime, scripted_model, code)).startswith("connected")
     # jupyter-agent's own functions are Python: replacing them turns the guard off
     monkeypatch.setattr(python_guard, "run_guarded", python_guard.run_guarded)  # restored afterwards
     code = (
