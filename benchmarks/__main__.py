@@ -17,10 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks import (
+    bench_checkpoint,
     bench_cold,
     bench_contained,
     bench_context,
     bench_fast,
+    bench_inline,
     bench_instructions,
     bench_kernel,
     bench_load,
@@ -52,7 +54,9 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "verify": bench_repro.run_verify,
     "hidden": bench_repro.run_hidden,
     "contained": bench_contained.run,
+    "inline": bench_inline.run,
     "instructions": bench_instructions.run,
+    "checkpoint": bench_checkpoint.run,
 }
 ON_REQUEST = ("instructions",)
 """Run only when named (slow); the report shows their last results if there are any."""

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from jupyter_agent import __version__
+from jupyter_agent import __version__, audit_cli
 from jupyter_agent.agent.retrying import describe_wait
 from jupyter_agent.core import cost
 from jupyter_agent.core.clock import now_ms
@@ -35,7 +35,7 @@ from jupyter_agent.kernel_cli import add_kernel_command, run_kernel_command
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session.rendering import Rendered, render_part
-from jupyter_agent.session_cli import add_session_commands, run_session_command
+from jupyter_agent.session_cli import add_session_commands, other_stores, run_session_command
 from jupyter_agent.trust_cli import add_trust_command, run_trust_command
 from jupyter_agent.verify_cli import add_verify_command, run_verify
 
@@ -78,7 +78,7 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
             f"note: {pending.path} is not trusted, so it was not applied (jupyter-agent trust)",
             file=sys.stderr,
         )
-    store = SqliteStore.for_directory(folder)
+    store = SqliteStore.for_directory(folder, config.store)
     if store.notice:
         print(f"note: {store.notice}", file=sys.stderr)
     return compose(
@@ -222,7 +222,7 @@ async def _run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         await runtime.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
-        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model)
+        prompt = send.Prompt(args.prompt, session_id, args.agent, args.model, typed=args.prompt)
         session_id = await send.send(runtime, prompt, _print_notice, cli=True)
         if stopper.hit:  # the abort event ended the step before the cancellation arrived
             raise asyncio.CancelledError
@@ -312,6 +312,7 @@ def parser() -> argparse.ArgumentParser:
     add_kernel_command(sub)
 
     listing.add_command(sub)
+    audit_cli.add_command(sub)
     return top
 
 
@@ -379,8 +380,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_trust_command(args)
     if args.command == "kernel":
         return run_kernel_command(args)
+    if args.command == "audit":
+        return audit_cli.main(args)
 
-    return run_session_command(args, build_runtime)
+    return run_session_command(args, build_runtime, other_stores)
 
 
 def entry() -> NoReturn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import json
 import sys
@@ -124,13 +125,92 @@ def _ask_protected(paths: list[str]) -> bool:
     return input("Write them anyway? [y/N] ").strip().lower() in ("y", "yes")
 
 
-def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argparse.Namespace], Any]) -> int:
-    """``build_runtime``: the CLI's (it reads ``--notebook``)."""
+def _holding(session_id: str, runtime: Any, others: list[Any]) -> Any:
+    """The runtime whose store holds ``session_id`` (the folder's own store first)."""
+    # the store loads per command
+    from jupyter_agent.storage.sqlite_store import SessionNotFound
+
+    try:
+        runtime.get_session(session_id)
+        return runtime
+    except SessionNotFound:
+        for other in others:
+            try:
+                other.get_session(session_id)
+                return other
+            except SessionNotFound:
+                continue
+        raise
+
+
+def _list(runtime: Any, others: list[Any], as_json: bool) -> None:
+    """Every session of this folder: its store's and those kept in its other places (a
+    read-only folder's in the user data folder, the ``store`` setting's), newest first."""
+    rows: list[tuple[Session, CostTotal, str | None]] = []
+    for index, where in enumerate([runtime, *others]):
+        costs = where.session_costs()
+        place = None if index == 0 else str(where.store_path.parent)
+        rows += [(s, costs.get(s.id, CostTotal()), place) for s in where.list_sessions(every_notebook=True)]
+    rows.sort(key=lambda r: -r[0].time.updated)
+    if as_json:
+        out = []
+        for s, cost, place in rows:
+            row = {**s.model_dump(mode="json"), "cost_usd": cost.usd, "cost_unknown": cost.unknown}
+            row["cost"] = cost.text()  # "cost unknown" for a failed or unpriced call, never $0.00
+            out.append({**row, "store": place} if place else row)
+        print(json.dumps(out, indent=1))
+        return
+    for s, cost, place in rows:
+        child = f"  (child of {s.parent_id})" if s.parent_id else ""
+        kept = f"  [kept in {place}]" if place else ""
+        print(f"{s.id}  {_when(s.time.updated)}  {cost.text():>10}  {s.title}{child}{kept}")
+
+
+def other_stores(runtime: Any) -> list[Any]:
+    """Runtimes on the folder's other stores that exist: sessions kept next to the notebook
+    before its folder became read-only, or in the user data folder before it became writable,
+    or before ``store`` was set (``jupyter-agent sessions`` finds them all)."""
+    # `jupyter-agent --help` stays fast: the runtime and the store load per command
+    from jupyter_agent.agent.compose import build_runtime as compose
+    from jupyter_agent.storage import location
+    from jupyter_agent.storage.sqlite_store import SqliteStore, StoreError
+
+    here = runtime.store_path.parent
+    found = []
+    for folder in location.candidates(runtime.working_dir, runtime.config.store):
+        if folder != here and (folder / location.DB_NAME).is_file():
+            try:
+                store = SqliteStore(folder / location.DB_NAME)
+            except StoreError as exc:  # a read-only folder's old store, say: the others still list
+                print(f"note: the sessions kept in {folder} cannot be read: {exc}", file=sys.stderr)
+                continue
+            found.append(
+                compose(
+                    config=runtime.config,
+                    store=store,
+                    project_root=runtime.project_root,
+                    working_dir=runtime.working_dir,
+                    notebook_path=None,
+                )
+            )
+    return found
+
+
+def run_session_command(
+    args: argparse.Namespace,
+    build_runtime: Callable[[argparse.Namespace], Any],
+    elsewhere: Callable[[Any], list[Any]] | None = None,
+) -> int:
+    """``build_runtime``: the CLI's (it reads ``--notebook``); ``elsewhere(runtime)``: runtimes
+    of the folder's other stores that exist (sessions are found in either place)."""
     # `jupyter-agent --help` stays fast: the runtime and the store load per command
     from jupyter_agent.storage.sqlite_store import SessionNotFound
 
     runtime = build_runtime(args)
+    others = elsewhere(runtime) if elsewhere is not None else []
     try:
+        if getattr(args, "id", None) and args.action != "import":
+            runtime = _holding(args.id, runtime, others)
         if args.action == "import":
             dropped: list[str] = []
             session = runtime.import_session(_read_export(args.file), dropped)
@@ -150,28 +230,17 @@ def run_session_command(args: argparse.Namespace, build_runtime: Callable[[argpa
         if args.action == "export":
             _export(runtime, runtime.get_session(args.id).id, args.format, args.output)
             return 0
-        if args.action == "revert":
-            state = runtime.revert(runtime.get_session(args.id).id, args.at, _ask_protected)
-            print(f"reverted to before {state.message_id}; `sessions unrevert {args.id}` undoes it")
-            return 0
-        if args.action == "unrevert":
-            runtime.unrevert(runtime.get_session(args.id).id, _ask_protected)
-            print("unreverted")
+        if args.action in ("revert", "unrevert"):
+            sid = runtime.get_session(args.id).id
+            reverting = (
+                runtime.revert(sid, args.at, approve=_ask_protected)
+                if args.action == "revert"
+                else runtime.unrevert(sid, approve=_ask_protected)
+            )
+            print(asyncio.run(reverting.finish()).text(f"`jupyter-agent sessions unrevert {args.id}`"))
             return 0
         if args.action == "list":
-            costs = runtime.session_costs()
-            listed = sorted(runtime.list_sessions(every_notebook=True), key=lambda s: -s.time.updated)
-            if args.json:
-                rows = [
-                    {**s.model_dump(mode="json"), "cost_usd": costs.get(s.id, CostTotal()).usd}
-                    for s in listed
-                ]
-                print(json.dumps(rows, indent=1))
-                return 0
-            for s in listed:
-                child = f"  (child of {s.parent_id})" if s.parent_id else ""
-                cost = costs.get(s.id, CostTotal()).text()
-                print(f"{s.id}  {_when(s.time.updated)}  {cost:>10}  {s.title}{child}")
+            _list(runtime, others, args.json)
             return 0
         session = runtime.get_session(args.id)
         if args.action == "rename":

@@ -22,7 +22,7 @@ LATER_KEYS = frozenset({"sandbox", "protected"})
 
 _COVERS: dict[str, tuple[str, ...]] = {
     # every other place that picks a model for a call
-    "model": ("small_model", "compaction.model", "agent.*.model"),
+    "model": ("small_model", "compaction.model", "completion.model", "agent.*.model"),
     # litellm call options that would send the calls somewhere else
     "api_base": (
         "models.*.options.api_base",

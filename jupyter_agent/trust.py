@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from jupyter_agent.tools.protected import user_data_dir
+from jupyter_agent.core.user_dirs import user_data_dir
 
 TRUST_FILE = "trust.json"
 Decision = Literal["trust", "ignore"]

@@ -4,8 +4,9 @@
 #                              and the quickstart notebook's libraries (`examples`). Used by
 #                              start.sh.
 #   scripts/install.sh         everything the tests need as well (the `test`, `proxy`, `hub`
-#                              and `dev` extras, JupyterHub's configurable-http-proxy from npm
-#                              into .venv/node) and, when we are root, Chromium (browser tests)
+#                              and `dev` extras, JupyterHub's configurable-http-proxy and the
+#                              reference MCP server from npm into .venv/node) and, when we are
+#                              root, Chromium (browser tests)
 #                              and bubblewrap (the bash sandbox) from apt; set
 #                              JUPYTER_AGENT_SKIP_APT=1 to skip apt. Used by test.sh.
 set -euo pipefail
@@ -70,10 +71,17 @@ fi
 rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 # pip's notes about local index folders are noise here; real errors still show
 .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+# the distribution was called jupyter-agent before it became jupyter-agent-kernel: an old
+# editable install would shadow the new one
+if .venv/bin/python -m pip show -q jupyter-agent >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y jupyter-agent
+fi
 .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
 if [ "$mode" = "test" ]; then
-  # JupyterHub's proxy for tests/test_jupyterhub.py, inside .venv (nothing installed globally)
-  npm install --prefix .venv/node --no-audit --no-fund --loglevel=error "configurable-http-proxy@^5" >/dev/null
+  # JupyterHub's proxy for tests/test_jupyterhub.py and the reference MCP server (resources,
+  # prompts) for tests/mcp/test_mcp_everything.py, inside .venv (nothing installed globally)
+  npm install --prefix .venv/node --no-audit --no-fund --loglevel=error \
+    "configurable-http-proxy@^5" "@modelcontextprotocol/server-everything@2026.8.31" >/dev/null
 fi
 echo "$want $mode" > "$stamp"
 say "installed into .venv"

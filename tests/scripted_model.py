@@ -23,6 +23,7 @@ from typing import Any
 from scripted_server import ErrorReply, Reply, ScriptedReplies, Usage, call_id_for
 
 from jupyter_agent.core import provider_errors as E
+from jupyter_agent.core.completion_call import CompletionCall
 from jupyter_agent.core.messages import CacheTokens, Tokens
 from jupyter_agent.core.model_request import ModelRequest
 from jupyter_agent.core.stream_events import (
@@ -55,6 +56,8 @@ class ScriptedModel(ScriptedReplies):
         super().__init__()
         self.title_cost: float | None = None
         """What a title call costs (None: unpriced, like the scripted steps)."""
+        self.completion_cost: float | None = None
+        """What an inline completion costs (None: unpriced)."""
 
     # ------------------------------------------------------------ ModelClient
 
@@ -80,9 +83,30 @@ class ScriptedModel(ScriptedReplies):
         async for event in _events(reply, abort):
             yield event
 
+    async def complete_stream(self, call: CompletionCall) -> AsyncIterator[StreamEvent]:
+        """An inline completion: the reply's text as deltas, then its finish (``CompletionClient``).
+        Recorded with both shapes the request has (fill-in-the-middle and chat)."""
+        body: dict[str, Any] = {
+            "model": call.model.split("/", 1)[-1],
+            "prompt": call.prompt,
+            "suffix": call.suffix,
+            "messages": json.loads(json.dumps(list(call.messages))),
+            "max_tokens": call.max_tokens,
+            "stream": True,
+        }
+        self.requests.append(_record(body, "/v1/inline"))
+        reply = self._next()
+        if isinstance(reply, ErrorReply):
+            raise E.from_status(reply.status, reply.body, call.model, reply.headers)
+        async for event in _events(reply, None):
+            if isinstance(event, FinishStep):
+                event = event.model_copy(update={"cost": self.completion_cost})
+            if isinstance(event, (TextDelta, FinishStep)):
+                yield event
 
-def _record(body: dict[str, Any]) -> dict[str, Any]:
-    return {"path": "/v1/chat/completions", "headers": {}, "body": body, "at": time.time()}
+
+def _record(body: dict[str, Any], path: str = "/v1/chat/completions") -> dict[str, Any]:
+    return {"path": path, "headers": {}, "body": body, "at": time.time()}
 
 
 def _body(request: ModelRequest) -> dict[str, Any]:

@@ -3,12 +3,18 @@
 Tests queue replies (text, reasoning, incremental tool calls, usage, HTTP errors with
 headers, mid-stream disconnects, delays); litellm reaches it as ``openai/test`` with
 ``api_base``. Every request body is recorded for assertions. An empty queue answers a
-loud 500 so a test that under-scripts fails instead of hanging.
+loud 500 so a test that under-scripts fails instead of hanging. Text completions
+(``/completions``, fill-in-the-middle: ``prompt`` and ``suffix``) stream the same replies
+as text chunks; a stalled reply notes when the client closed the connection
+(``client_closed`` in its record: an aborted request, not just an ignored one).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import select
+import socket
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -72,6 +78,23 @@ Scripted = Reply | ErrorReply | RawReply
 def call_id_for(n: int, call: ToolCall) -> str:
     """The id the model gives the ``n``-th call of a reply (the scripted one, or made up)."""
     return call.id or f"call_{n}_{abs(hash((call.name, call.arguments))) % 10**8}"
+
+
+def _text_chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
+    """A text completion's stream (``/v1/completions``): ``choices[].text``, then usage."""
+    base = {"id": "cmpl-scripted", "object": "text_completion", "created": int(time.time()), "model": model}
+    size = max(1, reply.chunk_size)
+    out = [
+        {**base, "choices": [{"index": 0, "text": reply.text[i : i + size], "finish_reason": None}]}
+        for i in range(0, len(reply.text), size)
+    ]
+    if reply.finish_reason is not None:
+        finish = "stop" if reply.finish_reason == "auto" else reply.finish_reason
+        out.append({**base, "choices": [{"index": 0, "text": "", "finish_reason": finish}]})
+    u = reply.usage
+    usage = {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens}
+    out.append({**base, "choices": [], "usage": {**usage, "total_tokens": sum(usage.values())}})
+    return out
 
 
 def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
@@ -223,10 +246,14 @@ class ScriptedServer(ScriptedReplies):
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
+                # Mistral's FIM endpoint (/fim/completions) streams chat-shaped chunks
+                text = self.path.rstrip("/").endswith("/completions") and not re.search(
+                    r"/(chat|fim)/", self.path
+                )
                 try:
-                    for n, chunk in enumerate(_chunks(reply, model)):
+                    for n, chunk in enumerate((_text_chunks if text else _chunks)(reply, model)):
                         if reply.stall_after_chunks is not None and n >= reply.stall_after_chunks:
-                            server.stopping.wait(600)  # silent, the connection open
+                            self._stall(record)  # silent, the connection open
                             return
                         if reply.disconnect_after_chunks is not None and n >= reply.disconnect_after_chunks:
                             self.close_connection = True
@@ -243,6 +270,21 @@ class ScriptedServer(ScriptedReplies):
                 except (BrokenPipeError, ConnectionResetError):
                     return
                 self.close_connection = True
+
+            def _stall(self, record: dict[str, Any]) -> None:
+                """Say nothing until the server stops or the client closes the connection
+                (then ``record["client_closed"]`` is when)."""
+                while not server.stopping.is_set():
+                    readable, _, _ = select.select([self.connection], [], [], 0.05)
+                    if readable:
+                        try:
+                            gone = self.connection.recv(1, socket.MSG_PEEK) == b""
+                        except OSError:
+                            gone = True
+                        if gone:
+                            record["client_closed"] = time.time()
+                            return
+                        self.connection.recv(65536)  # more from the client: not a close
 
             def _complete(self, reply: Reply, model: str) -> None:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text}

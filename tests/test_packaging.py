@@ -1,5 +1,5 @@
 """What a package index gets: a wheel that ships the prebuilt side panel (so `pip install
-jupyter-agent` needs no node), needs no JupyterLab for a kernel, and carries the metadata an
+jupyter-agent-kernel` needs no node), needs no JupyterLab for a kernel, and carries the metadata an
 index and JupyterLab's extension manager read (classifiers, license file, a description
 whose links work on a package page), as `twine check` judges them.
 
@@ -25,7 +25,10 @@ from dist_closure import closure, dist_name
 # the module builds the sdist and the wheel (a minute): not the fast tier
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
-SHARE = "jupyter_agent-0.1.0.data/data/share/jupyter/labextensions/jupyter-agent"
+NAME = "jupyter-agent-kernel"
+"""The distribution's name on the package index (`jupyter-agent` there is another project)."""
+STEM = "jupyter_agent_kernel-0.1.0"
+SHARE = f"{STEM}.data/data/share/jupyter/labextensions/jupyter-agent"
 SERVER_SIDE = {"jupyterlab", "jupyter-server", "notebook", "jupyterlab-server", "jupyter-lsp", "nbclassic"}
 CLUTTER = {".hypothesis", ".import_linter_cache", ".mypy_cache", ".pytest_cache", ".venv", "node_modules"}
 PREBUILT = "Framework :: Jupyter :: JupyterLab :: Extensions :: Prebuilt"
@@ -45,16 +48,16 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _wheel(dist: Path) -> Path:
-    return next(dist.glob("jupyter_agent-*.whl"))
+    return next(dist.glob("jupyter_agent_kernel-*.whl"))
 
 
 def _sdist(dist: Path) -> Path:
-    return next(dist.glob("jupyter_agent-*.tar.gz"))
+    return next(dist.glob("jupyter_agent_kernel-*.tar.gz"))
 
 
 def _metadata(dist: Path) -> Message:
     with zipfile.ZipFile(_wheel(dist)) as wheel:
-        return Parser().parsestr(wheel.read("jupyter_agent-0.1.0.dist-info/METADATA").decode())
+        return Parser().parsestr(wheel.read(f"{STEM}.dist-info/METADATA").decode())
 
 
 @pytest.mark.timeout(600)
@@ -65,6 +68,22 @@ def test_wheel_contains_the_labextension(dist: Path) -> None:
     assert any(n.startswith(f"{SHARE}/static/remoteEntry.") for n in names)
     meta = json.loads(zipfile.ZipFile(_wheel(dist)).read(f"{SHARE}/package.json"))
     assert meta["name"] == "jupyter-agent" and meta["jupyterlab"]["_build"]["load"].startswith("static/")
+
+
+def test_the_wheel_carries_the_free_name_and_keeps_the_import_and_the_command(dist: Path) -> None:
+    """`pip install jupyter-agent` installs someone else's project: ours is `jupyter-agent-kernel`,
+    still imported as `jupyter_agent` and run as `jupyter-agent` (and uninstalled by that name,
+    as JupyterLab's extension manager says)."""
+    assert _metadata(dist)["Name"] == NAME
+    names = zipfile.ZipFile(_wheel(dist)).namelist()
+    assert "jupyter_agent/__init__.py" in names and not [
+        n for n in names if n.startswith("jupyter_agent_kernel/")
+    ]
+    entry_points = zipfile.ZipFile(_wheel(dist)).read(f"{STEM}.dist-info/entry_points.txt").decode()
+    assert "jupyter-agent = jupyter_agent.cli:entry" in entry_points
+    install = json.loads(zipfile.ZipFile(_wheel(dist)).read(f"{SHARE}/install.json"))
+    assert install["packageName"] == NAME and install["uninstallInstructions"].endswith(NAME)
+    assert _sdist(dist).name == f"{STEM}.tar.gz"
 
 
 def test_twine_accepts_the_sdist_and_the_wheel(dist: Path) -> None:
@@ -81,9 +100,9 @@ def test_the_license_file_is_in_the_wheel_and_the_sdist(dist: Path) -> None:
     text = (ROOT / "LICENSE").read_text()
     assert text.startswith("MIT License")
     with zipfile.ZipFile(_wheel(dist)) as wheel:
-        assert wheel.read("jupyter_agent-0.1.0.dist-info/licenses/LICENSE").decode() == text
+        assert wheel.read(f"{STEM}.dist-info/licenses/LICENSE").decode() == text
     with tarfile.open(_sdist(dist)) as sdist:
-        member = sdist.extractfile("jupyter_agent-0.1.0/LICENSE")
+        member = sdist.extractfile(f"{STEM}/LICENSE")
         assert member is not None and member.read().decode() == text
         parts = {part for name in sdist.getnames() for part in name.split("/")}
     assert not parts & CLUTTER  # what tests and tools leave in a clone stays out of the sdist
@@ -113,7 +132,7 @@ def test_the_description_has_no_links_a_package_page_would_break(dist: Path) -> 
     relative = [t for t in targets if not re.match(r"https://", t)]
     assert relative == []  # docs/…, images or anchors resolve against the index, not the repo
     readme = (ROOT / "README.md").read_text()
-    for shape in ("pip install jupyter-agent ", 'pip install "jupyter-agent[lab]"'):
+    for shape in (f"pip install {NAME} ", f'pip install "{NAME}[lab]"'):
         assert shape in body and shape in readme  # the two install shapes, said alike
 
 

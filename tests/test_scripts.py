@@ -115,8 +115,11 @@ def test_the_test_install_adds_the_rest_and_chromium_as_root(sandbox: Sandbox) -
     assert done.returncode == 0, done.stderr
     assert "apt-get install -y -qq chromium bubblewrap" in sandbox.calls  # the bash sandbox too
     assert _pip(sandbox).endswith(".[lab,examples,test,proxy,hub,dev]")
-    # JupyterHub's proxy for the team test: from npm, into the venv, not globally
-    npm = "npm install --prefix .venv/node --no-audit --no-fund --loglevel=error configurable-http-proxy@^5"
+    # JupyterHub's proxy for the team test and the reference MCP server: from npm, into the venv
+    npm = (
+        "npm install --prefix .venv/node --no-audit --no-fund --loglevel=error configurable-http-proxy@^5 "
+        "@modelcontextprotocol/server-everything@2026.8.31"
+    )
     assert npm in sandbox.calls
     assert sandbox.install("--run").stdout == ""  # a test install holds what running needs
 

@@ -118,13 +118,21 @@ def test_a_locked_model_also_holds_every_other_model_choice(tmp_path: Path) -> N
         project={
             "small_model": "openai/gpt-5",
             "compaction": {"model": "openai/gpt-5", "tail_turns": 3},
+            "completion": {"model": "codestral/codestral-latest", "debounce_ms": 100},
             "agent": {"build": {"model": "openai/gpt-5", "steps": 4}, "explore": {"model": "x/y"}},
         },
     )
     assert cfg.small_model is None and cfg.compaction.model is None and cfg.compaction.tail_turns == 3
+    assert cfg.completion.model is None and cfg.completion.debounce_ms == 100
     assert cfg.agent["build"].model is None and cfg.agent["build"].steps == 4
     assert "explore" not in cfg.agent
-    for key in ("small_model", "compaction.model", "agent.build.model", "agent.explore.model"):
+    for key in (
+        "small_model",
+        "compaction.model",
+        "completion.model",
+        "agent.build.model",
+        "agent.explore.model",
+    ):
         assert key in cfg.notices[0]
 
 

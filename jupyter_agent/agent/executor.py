@@ -32,7 +32,8 @@ async def run_tool_calls(
                     ),
                 )
             except PermissionDenied as exc:
-                _refuse(recorder, [p for p, _ in calls[index:]], str(exc))
+                for refused in _refuse(recorder, [p for p, _ in calls[index:]], str(exc)):
+                    runner.audit(refused)
                 return part, str(exc)
         await runner.run(part, raw)
     return None
@@ -50,11 +51,12 @@ def _is_doom_loop(recorder: Recorder, part: ToolPart) -> bool:
     )
 
 
-def _refuse(recorder: Recorder, parts: list[ToolPart], reason: str) -> None:
+def _refuse(recorder: Recorder, parts: list[ToolPart], reason: str) -> list[ToolPart]:
     """A rejected doom loop stops the step: the repeated call and the rest are not run."""
+    refused = []
     for i, part in enumerate(parts):
         text = reason if i == 0 else "Skipped: an earlier tool call in this step was refused."
-        recorder.part(
+        refused.append(
             part.model_copy(
                 update={
                     "state": ToolStateError(
@@ -66,3 +68,5 @@ def _refuse(recorder: Recorder, parts: list[ToolPart], reason: str) -> None:
                 }
             )
         )
+        recorder.part(refused[-1])
+    return refused

@@ -49,18 +49,21 @@ def refused_paths(paths: Iterable[str], project_root: Path, rules: dict[str, Any
 def drop_outside_changes(
     messages: list[MessageWithParts], project_root: Path, rules: dict[str, Any]
 ) -> tuple[list[MessageWithParts], list[str]]:
-    """Imported messages without the file changes that point outside the project, and
-    the paths dropped (an import never gives revert a way out of the project)."""
+    """Imported messages without the file (and notebook cell) changes that point outside the
+    project, and the paths dropped (an import never gives revert a way out of the project)."""
     dropped: list[str] = []
     out: list[MessageWithParts] = []
     for m in messages:
         parts = []
         for p in m.parts:
             if isinstance(p, PatchPart):
-                bad = set(refused_paths((c.path for c in p.files), project_root, rules))
+                named = [c.path for c in p.files] + [c.notebook for c in p.cells]
+                bad = set(refused_paths(named, project_root, rules))
                 if bad:
-                    dropped.extend(c.path for c in p.files if c.path in bad and c.path not in dropped)
-                    p = p.model_copy(update={"files": [c for c in p.files if c.path not in bad]})
+                    dropped.extend(x for x in dict.fromkeys(named) if x in bad and x not in dropped)
+                    files = [c for c in p.files if c.path not in bad]
+                    cells = [c for c in p.cells if c.notebook not in bad]
+                    p = p.model_copy(update={"files": files, "cells": cells})
             parts.append(p)
         out.append(m.model_copy(update={"parts": parts}))
     return out, dropped

@@ -49,14 +49,39 @@ def _specificity(pattern: str) -> int:
     return sum(1 for ch in pattern if ch not in "*?")
 
 
-def _match_map(rules: dict[str, Action], value: str) -> Action | None:
-    best: tuple[int, int, Action] | None = None
+def _best(rules: dict[str, Action], value: str) -> tuple[str, Action] | None:
+    """The pattern of ``rules`` that decides ``value`` (the most specific), and its action."""
+    best: tuple[int, int, str, Action] | None = None
     for order, (pattern, action) in enumerate(rules.items()):
         if fnmatchcase(value, pattern) or (pattern.endswith(" *") and value == pattern[:-2]):
-            key = (_specificity(pattern), order, action)
+            key = (_specificity(pattern), order, pattern, action)
             if best is None or key[:2] >= best[:2]:
                 best = key
-    return best[2] if best else None
+    return (best[2], best[3]) if best else None
+
+
+def _match_map(rules: dict[str, Action], value: str) -> Action | None:
+    found = _best(rules, value)
+    return found[1] if found else None
+
+
+def rule_text(
+    rules: dict[str, Rule], permission: str, patterns: list[str], default: Action | None, action: Action
+) -> str:
+    """Which rule gave ``action``, for the audit trail: ``bash "rm *"``, ``docs_*``, ``"*"``
+    or ``default``. Mirrors ``_evaluate``'s choice of key (``exact`` questions included)."""
+    wild = {k: k for k in rules if k != "*" and any(c in k for c in "*?")}
+    key = permission if permission in rules else _match_map(wild, permission)  # type: ignore[arg-type]
+    if key is None:
+        return "default" if default else ('"*"' if "*" in rules else "default")
+    rule = rules[key]
+    if isinstance(rule, str):
+        return key
+    for value in patterns or ["*"]:
+        found = _best(rule, value)
+        if (found[1] if found else "allow") == action:
+            return f'{key} "{found[0]}"' if found else "default"
+    return key
 
 
 class Ruleset(dict[str, Rule]):
@@ -191,20 +216,40 @@ class PermissionManager:
         return _decide(self.rules_for(agent), question)
 
     async def ask(self, who: PermissionContext, question: PermissionQuestion) -> None:
-        """Return when allowed; raise PermissionDenied with a user-facing reason otherwise."""
+        """Return when allowed; raise PermissionDenied with a user-facing reason otherwise.
+        ``who.decisions`` (when set) gets how it was decided, for the audit trail."""
+        if who.decisions is None:
+            await self._ask(who, question, {})
+            return
+        note: dict[str, Any] = {"permission": question.permission, "patterns": list(question.patterns)}
+        try:
+            await self._ask(who, question, note)
+        except PermissionDenied:
+            note.setdefault("decision", "denied")
+            raise
+        finally:
+            who.decisions.append(note)
+
+    async def _ask(self, who: PermissionContext, question: PermissionQuestion, note: dict[str, Any]) -> None:
         permission, patterns, title = question.permission, question.patterns, question.title
         metadata, session_id = question.metadata, who.session_id
         rules = self.rules_for(who.agent)
         action = _decide(rules, question)
         unsure = question.unsure
+        floor = rules.floor_action(permission, patterns, question.default)
+        admin = rules.floor_file if floor == action else None  # the admin's rule decides
+        by_admin = bool(admin) and action != "allow"  # the floor lets through what it says nothing of
+        note["rule"] = rule_text(
+            rules.floor if by_admin else rules, permission, patterns, question.default, action
+        )
+        note["by"] = "admin" if by_admin else "config"
         if action == "allow":
+            note["decision"] = "allowed"
             return
         shown = ", ".join(patterns) or permission
         why = unsure or metadata.get("reason")
         if why:
             shown = f"{shown} ({why})"
-        floor = rules.floor_action(permission, patterns, question.default)
-        admin = rules.floor_file if floor == action else None  # the admin's rule decides
         if action == "deny" and admin:
             raise PermissionDenied(
                 f"Permission '{permission}' for {shown} is denied by the administrator's settings "
@@ -215,12 +260,17 @@ class PermissionManager:
                 f"Permission '{permission}' for {shown} is denied by the configuration. "
                 f'Change "permission" → "{permission}" in jupyter-agent.json to allow it.'
             )
+        if question.always_ask:
+            note["rule"] = "protected path"
         remembered = self._always.get(session_id, [])
         if patterns and all(
             any(p == permission and fnmatchcase(v, g) for p, g in remembered) for v in patterns
         ):
+            note.update(decision="asked", answer="always (earlier)")
             return
         if not who.interactive:
+            note["decision"] = "denied"
+            note["by"] = "headless"  # nobody can answer: refused (or let through by the runner's setting)
             if admin:  # not even a run that approves everything by itself
                 raise PermissionDenied(
                     f"Permission '{permission}' for {shown} needs approval (the administrator's "
@@ -228,6 +278,7 @@ class PermissionManager:
                     "where you can approve it (a notebook with the widget or the side panel)."
                 )
             if self.headless_reply == "once" and not question.always_ask:
+                note.update(decision="asked", answer="once (headless)")
                 return
             if question.always_ask:
                 raise PermissionDenied(
@@ -258,6 +309,9 @@ class PermissionManager:
             reply = await future
         finally:
             self._pending.pop(request.id, None)
+        note.update(decision="asked", answer=reply)
+        if reply != "reject":
+            question.answered = reply
         if reply == "always":
             self._always.setdefault(session_id, []).extend((permission, p) for p in patterns)
         if reply == "reject" and pending.message:

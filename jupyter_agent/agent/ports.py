@@ -8,11 +8,12 @@ scripted model of ``tests/scripted_model.py``) without mocks.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from jupyter_agent.core.bus import EventSink as EventSink  # defined with the bus (core)
+from jupyter_agent.core.completion_call import CompletionCall
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import AnyMessage, AnyPart, CompactionPart, MessageWithParts, Session
 from jupyter_agent.core.model_request import ModelRequest
@@ -69,8 +70,8 @@ class SessionStore(Protocol):
         """A model call made for the session outside its messages (its title)."""
         ...
 
-    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
-        """What those calls cost, per session."""
+    def call_costs(self, session_id: str | None = None, *, kind: str | None = None) -> dict[str, CostTotal]:
+        """What those calls cost, per session (``kind``: only those, e.g. inline completions)."""
         ...
 
     def subtask_costs(self, session_id: str) -> CostTotal:
@@ -98,6 +99,17 @@ class ModelClient(Protocol):
         ...
 
 
+@runtime_checkable
+class CompletionClient(Protocol):
+    """A model for inline completions in cells: ``providers/inline_client.py`` (litellm) or
+    the tests' scripted model. Tried once (a failed suggestion is not worth a retry)."""
+
+    def complete_stream(self, call: CompletionCall) -> AsyncGenerator[StreamEvent, None]:
+        """The suggestion as text deltas, ended by ``finish-step`` (its usage and cost); closing
+        the generator early aborts the request."""
+        ...
+
+
 @dataclass(frozen=True)
 class PermissionContext:
     """Who asks: the session, agent and tool call a permission question comes from."""
@@ -109,6 +121,9 @@ class PermissionContext:
     call_id: str | None = None
     interactive: bool = False
     """The run can wait for a user's answer (a widget or a panel shows it); else rules decide."""
+    decisions: list[dict[str, Any]] | None = None
+    """When set, each question's outcome is appended (the audit trail: allowed, asked → the
+    answer, or denied, with the rule that decided)."""
 
 
 class PermissionAsker(Protocol):

@@ -1,8 +1,14 @@
-"""Revert / unrevert: undo what the agent changed after a message, and undo that undo.
+"""Revert / unrevert: undo everything the agent changed after a message, and undo that undo.
 
-Files are restored from the patch parts recorded before each write (new files are
-removed). The messages after the point are hidden at once and deleted when the next
-prompt (or a compaction) starts; ``unrevert`` puts files and messages back until then.
+A revert puts back, from the checkpoints recorded around each tool call: the files any tool
+changed (``revert_files.py``), the notebook's cells the agent inserted, replaced or deleted
+(in the open document through the side panel, else in the file) and the kernel variables
+its code changed. The messages after the point are hidden at once and deleted when the
+next prompt (or a compaction) starts; ``unrevert`` puts everything back until then. What
+could not be restored is named in the report (``checkpoint/report.py``), never skipped.
+
+The files, variables and messages change at once (synchronously, so the next cell sees
+them); the open notebook's cells go through the side panel: ``Reverting.finish`` awaits it.
 
 Whatever a store says, every path is checked again before anything is written: one that
 leaves the project is refused (a tampered or imported store), and a protected one (a git
@@ -12,25 +18,39 @@ terminal asks; elsewhere it is refused).
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.outside import external_pattern, refused_paths
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
+from jupyter_agent.agent.revert_files import first_changes, keep_current, put_back, restore
+from jupyter_agent.agent.revert_files import shown as display_path
+from jupyter_agent.checkpoint.cells import CellStep, redo_steps, undo_steps
+from jupyter_agent.checkpoint.report import RevertReport
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.messages import (
     AssistantMessage,
+    CellChange,
     CompactionPart,
     MessageWithParts,
     PatchPart,
     RevertState,
     UserMessage,
+    VariableSave,
 )
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.notebook_file import FileBackend
+from jupyter_agent.tools.staging import Staging
+
+NO_KERNEL = "only the notebook's kernel holds saved variables: revert from the notebook (%agent revert)"
+CellsTarget = Callable[[str], Any]
+"""A notebook's path → where its cells are restored (the side panel's bridge, a ``FileBackend``),
+or a string saying why they cannot be."""
 
 
 class SessionAccess(Protocol):
@@ -43,6 +63,9 @@ class SessionAccess(Protocol):
     @property
     def project_root(self) -> Path: ...
 
+    @property
+    def checkpoints(self) -> Checkpoints | None: ...
+
     def rules_for(self, agent: str) -> dict[str, Rule]: ...
 
     def protects(self, path: Path) -> str | None: ...
@@ -54,6 +77,57 @@ class SessionAccess(Protocol):
 
 class RevertError(UsageFailure):
     """A revert that cannot be done; the message says why."""
+
+
+def file_cells(notebook: str) -> Any:
+    """Cells restored in the notebook file (a revert from the CLI, a notebook no frontend holds)."""
+    return FileBackend(Path(notebook)) if Path(notebook).exists() else "the notebook file is gone"
+
+
+@dataclass
+class Reverting:
+    """A revert or unrevert whose files, variables and messages are done; the notebook's cells
+    follow in ``finish`` (through the side panel when the notebook is open)."""
+
+    report: RevertReport
+    steps: dict[str, list[CellStep]] = field(default_factory=dict)
+    cells: CellsTarget = file_cells
+    unstage: list[str] = field(default_factory=list)
+    bridge: Any = None
+
+    @property
+    def live(self) -> bool:
+        """Some of the work waits for the side panel's answer."""
+        return any(not isinstance(self.cells(nb), (str, FileBackend)) for nb in self.steps) or bool(
+            self.unstage and self.bridge is not None
+        )
+
+    async def finish(self) -> RevertReport:
+        report = self.report
+        for notebook, steps in self.steps.items():
+            target = self.cells(notebook)
+            if isinstance(target, str):
+                report.not_restored.append(f"cells of {Path(notebook).name}: {target}")
+                continue
+            try:
+                done, problems = await target.apply_steps(steps)
+            except Exception as exc:  # the panel closed, the file is not a notebook …
+                report.not_restored.append(f"cells of {Path(notebook).name}: {exc}")
+                continue
+            report.cells.extend(done)
+            report.not_restored.extend(problems)
+            if done and isinstance(target, FileBackend):
+                report.notes.append(
+                    f"{Path(notebook).name} was restored in its file: if a notebook page has it open, "
+                    "reload it from disk before saving"
+                )
+        if self.unstage and self.bridge is not None:
+            try:
+                await self.bridge.unstage(self.unstage)
+            except Exception as exc:
+                report.not_restored.append(f"staged cell edits still shown in the notebook: {exc}")
+        report.cells_pending = False
+        return report
 
 
 def _check_inside(sessions: SessionAccess, paths: list[str], action: str) -> None:
@@ -86,27 +160,6 @@ def _check_protected(sessions: SessionAccess, paths: list[str], action: str, app
     )
 
 
-def _write(path: Path, content: str | None, binary: bool) -> None:
-    if content is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if binary:
-        path.write_bytes(base64.b64decode(content))
-    else:
-        path.write_bytes(content.encode("utf-8"))
-
-
-def _current(path: Path) -> dict[str, object]:
-    if not path.exists():
-        return {"content": None, "binary": False}
-    raw = path.read_bytes()
-    try:
-        return {"content": raw.decode("utf-8"), "binary": False}
-    except UnicodeDecodeError:
-        return {"content": base64.b64encode(raw).decode(), "binary": True}
-
-
 def _default_point(history: list[MessageWithParts]) -> str:
     users = [m.info.id for m in history if isinstance(m.info, UserMessage)]
     if not users:
@@ -114,10 +167,58 @@ def _default_point(history: list[MessageWithParts]) -> str:
     return users[-1]
 
 
+def _patches(
+    sessions: SessionAccess, session_id: str, after: list[MessageWithParts], point: str
+) -> list[PatchPart]:
+    """The checkpoints from ``point`` on, oldest first, its sub-agents' sessions included."""
+    found = [p for m in after for p in m.parts if isinstance(p, PatchPart)]
+    children = [s.id for s in sessions.store.list_sessions(None) if s.parent_id == session_id]
+    for child in children:
+        found.extend(
+            p for m in sessions.store.messages(child, point) for p in m.parts if isinstance(p, PatchPart)
+        )
+    return sorted(found, key=lambda p: p.id)
+
+
+def _group(changes: list[CellChange]) -> dict[str, list[CellChange]]:
+    out: dict[str, list[CellChange]] = {}
+    for change in changes:
+        out.setdefault(change.notebook, []).append(change)
+    return out
+
+
+def _restore_variables(
+    sessions: SessionAccess, saves: list[VariableSave], report: RevertReport
+) -> list[VariableSave]:
+    """Put back each name's earliest save; returns what the names held (for unrevert)."""
+    first: dict[str, VariableSave] = {}
+    for save in saves:
+        first.setdefault(save.name, save)
+    if not first:
+        return []
+    checkpoints = sessions.checkpoints
+    ns = checkpoints.namespace if checkpoints is not None else None
+    if checkpoints is None or ns is None:
+        report.not_restored.extend(f"variable {name}: {NO_KERNEL}" for name in first)
+        return []
+    restored, problems, before = checkpoints.variables.restore(ns, first.values())
+    report.variables.extend(restored)
+    report.not_restored.extend(f"variable {p}" for p in problems)
+    return before
+
+
 def revert(
-    sessions: SessionAccess, session_id: str, message_id: str | None = None, approve: Approve | None = None
-) -> RevertState:
-    """Hide the messages from ``message_id`` on and restore the files they changed."""
+    sessions: SessionAccess,
+    session_id: str,
+    message_id: str | None = None,
+    *,
+    cells: CellsTarget = file_cells,
+    staging: Staging | None = None,
+    bridge: Any = None,
+    approve: Approve | None = None,
+) -> Reverting:
+    """Hide the messages from ``message_id`` on and restore what they changed (the open
+    notebook's cells once ``finish`` is awaited)."""
     if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first, then revert.")
     session = sessions.store.get_session(session_id)
@@ -137,34 +238,100 @@ def revert(
                 "Cannot revert across a compaction: the history before it was summarised. "
                 "Fork the session at an earlier message instead (%agent fork MSG_ID)."
             )
-    patches = [p for m in after for p in m.parts if isinstance(p, PatchPart)]
-    touched = {c.path for p in patches for c in p.files}
-    _check_inside(sessions, sorted(touched), "Revert")
-    _check_protected(sessions, sorted(touched), "Revert", approve)
-    snapshot = {path: _current(Path(path)) for path in sorted(touched)}
+    patches = _patches(sessions, session_id, after, point)
+    changes = first_changes(patches)
+    cell_changes = [c for p in patches for c in p.cells]
+    touched = sorted(changes.keys() | {c.notebook for c in cell_changes})
+    _check_inside(sessions, touched, "Revert")
+    _check_protected(sessions, touched, "Revert", approve)
+    checkpoints = sessions.checkpoints
+    blobs = checkpoints.blobs if checkpoints is not None else None
+    report = RevertReport(kind="revert", message_id=point)
+    writable = sorted(path for path, change in changes.items() if not change.unsaved)  # left as they are
+    limit = checkpoints.config.max_file_bytes if checkpoints is not None else 0
+    kept = keep_current(writable, blobs, limit) if blobs is not None else {}
+    report.notes.extend(
+        f"{display_path(path, sessions.project_root)}: {saved['unsaved']}"
+        for path, saved in kept.items()
+        if isinstance(saved, dict)
+    )
+    report.files_restored, report.files_removed, problems = restore(changes, blobs, sessions.project_root)
+    report.not_restored.extend(problems)
+    report.notes.extend(n for p in patches for n in p.notes)
+    before = _restore_variables(sessions, [v for p in patches for v in p.variables], report)
+    steps: dict[str, list[CellStep]] = {}
+    for notebook, group in _group(cell_changes).items():
+        undo, unstorable = undo_steps(group, blobs) if blobs is not None else ([], [])
+        steps[notebook] = undo
+        report.not_restored.extend(unstorable)
+    dropped = [e.id for e in (staging.pending(session_id) if staging else []) if e.message_id >= point]
+    if staging is not None:
+        staging.drop(dropped)
+    report.staged_dropped = len(dropped)
+    state_data: dict[str, Any] = {
+        "files": kept,
+        "cells": [c.model_dump() for c in cell_changes],
+        "variables": [v.model_dump() for v in before],
+    }
     if session.revert is not None and session.revert.snapshot:
-        snapshot = {**json.loads(session.revert.snapshot), **snapshot}
-    for patch in reversed(patches):
-        for change in reversed(patch.files):
-            _write(Path(change.path), change.before, change.binary)
-    state = RevertState(message_id=point, snapshot=json.dumps(snapshot))
+        state_data = _merge(json.loads(session.revert.snapshot), state_data)
+    state = RevertState(message_id=point, snapshot=json.dumps(state_data))
     sessions.recorder(session_id).update_session(session.model_copy(update={"revert": state}))
-    return state
+    reverting = Reverting(report, steps, cells, dropped, bridge)
+    report.cells_pending = bool(steps)
+    return reverting
 
 
-def unrevert(sessions: SessionAccess, session_id: str, approve: Approve | None = None) -> None:
-    """Put back the files and messages of the pending revert."""
+def _merge(older: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any]:
+    """A revert further back while one is pending: unrevert goes back to before the first one."""
+    if "files" not in older:  # a snapshot from before checkpoints: {path: {"content", "binary"}}
+        older = {"files": older, "cells": [], "variables": []}
+    names = {v["name"] for v in older.get("variables", [])}
+    return {
+        "files": {**newer["files"], **older.get("files", {})},
+        "cells": newer["cells"] + older.get("cells", []),
+        "variables": older.get("variables", []) + [v for v in newer["variables"] if v["name"] not in names],
+    }
+
+
+def unrevert(
+    sessions: SessionAccess,
+    session_id: str,
+    *,
+    cells: CellsTarget = file_cells,
+    approve: Approve | None = None,
+) -> Reverting:
+    """Put back the files, variables, cells and messages of the pending revert."""
     if sessions.busy(session_id):
         raise RevertError("The agent is working in this session; stop it first.")
     session = sessions.store.get_session(session_id)
     if session.revert is None:
         raise RevertError("Nothing to unrevert: there is no pending revert in this session.")
-    saved_files: dict[str, Any] = json.loads(session.revert.snapshot or "{}")
-    _check_inside(sessions, sorted(saved_files), "Unrevert")
-    _check_protected(sessions, sorted(saved_files), "Unrevert", approve)
-    for path, saved in saved_files.items():
-        _write(Path(path), saved["content"], bool(saved["binary"]))
+    data: dict[str, Any] = json.loads(session.revert.snapshot or "{}")
+    if "files" not in data:  # a revert recorded before checkpoints
+        data = {"files": data, "cells": [], "variables": []}
+    notebooks = {c.get("notebook", "") for c in data.get("cells", [])} - {""}
+    touched = sorted(data["files"].keys() | notebooks)
+    _check_inside(sessions, touched, "Unrevert")
+    _check_protected(sessions, touched, "Unrevert", approve)
+    checkpoints = sessions.checkpoints
+    blobs = checkpoints.blobs if checkpoints is not None else None
+    report = RevertReport(kind="unrevert", message_id=session.revert.message_id)
+    report.files_restored, report.files_removed, problems = put_back(
+        data["files"], blobs, sessions.project_root
+    )
+    report.not_restored.extend(problems)
+    saves = [VariableSave.model_validate(v) for v in data.get("variables", [])]
+    _restore_variables(sessions, saves, report)
+    changes = [CellChange.model_validate(c) for c in data.get("cells", [])]
+    steps: dict[str, list[CellStep]] = {}
+    for notebook, group in _group(changes).items():
+        redo, unstorable = redo_steps(group, blobs) if blobs is not None else ([], [])
+        steps[notebook] = redo
+        report.not_restored.extend(unstorable)
     sessions.recorder(session_id).update_session(session.model_copy(update={"revert": None}))
+    report.cells_pending = bool(steps)
+    return Reverting(report, steps, cells)
 
 
 def cleanup(sessions: SessionAccess, session_id: str) -> int:

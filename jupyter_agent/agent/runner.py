@@ -223,6 +223,11 @@ class Runner:
             if task is not None:
                 self._tasks.get(session_id, set()).discard(task)
 
+    def recorder_for(self, session_id: str) -> Recorder:
+        """The running loop's recorder (its next request must see a change), else a fresh one."""
+        loop = self._loops.get(session_id)
+        return loop.recorder if loop is not None else self.sessions.recorder(session_id)
+
     def run_handle(self, session_id: str) -> RunHandle | None:
         """The handle of the session's running loop (a sub-agent's run inherits from it)."""
         return self._runs.get(session_id)

@@ -9,26 +9,31 @@ It is the whole front door: front ends never reach through it to the services or
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_agent.agent.inline import InlineCompletions
 from jupyter_agent.agent.permissions import PermissionManager
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.agent.revert import Approve
+from jupyter_agent.agent.revert import Approve, Reverting
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config
+from jupyter_agent.context.inline_context import InlineContext
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.cost import CostTotal
-from jupyter_agent.core.messages import MessageWithParts, RevertState, Session, UserMessage
+from jupyter_agent.core.messages import MessageWithParts, Session, UserMessage
 from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage.sqlite_store import SqliteStore
+from jupyter_agent.tools.notebook import cells_target
 from jupyter_agent.tools.registry import ToolRegistry
 from jupyter_agent.tools.services import Services
+from jupyter_agent.tools.staging import Decided, ReviewOutcome, StagedEdit, stage_insert
 
 
 @dataclass
@@ -38,6 +43,8 @@ class Runtime:
     workspace: Workspace
     sessions: SessionService
     runner: Runner
+    inline: InlineCompletions | None = None
+    """Inline completions in cells (``agent/inline.py``); None: this front end has none."""
 
     # ------------------------------------------------------------ workspace
 
@@ -117,6 +124,9 @@ class Runtime:
     async def start_mcp(self) -> None:
         await self.workspace.start_mcp()
 
+    async def expand_mcp(self, typed: str, text: str, agent: str = "build") -> str:
+        return await self.workspace.expand_mcp(typed, text, agent)
+
     # ------------------------------------------------------------ sessions
 
     def get_session(self, session_id: str) -> Session:
@@ -134,6 +144,10 @@ class Runtime:
 
     def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
         return self.workspace.store.call_costs(session_id)
+
+    def completion_costs(self, session_id: str) -> CostTotal:
+        """What the inline completions made for the session cost (a line of its own)."""
+        return self.inline.costs(session_id) if self.inline is not None else CostTotal()
 
     def messages(
         self, session_id: str, since: str = "", *, until: str | None = None, parts: bool = True
@@ -153,13 +167,48 @@ class Runtime:
         return self.sessions.export_cells(session_id)
 
     def revert(
-        self, session_id: str, message_id: str | None = None, approve: Approve | None = None
-    ) -> RevertState:
-        """``approve``: asked before a protected path is written (None: such a revert is refused)."""
-        return self.sessions.revert(session_id, message_id, approve)
+        self,
+        session_id: str,
+        message_id: str | None = None,
+        bridge: Any = None,
+        approve: Approve | None = None,
+    ) -> Reverting:
+        """Undo from ``message_id`` (default: the last prompt): files, variables and messages
+        now; the notebook's cells (through ``bridge``, the side panel, when it is open) in
+        ``finish()``. ``approve``: asked before a protected path is written (None: refused)."""
+        cells = functools.partial(cells_target, self.services, bridge)
+        return self.sessions.revert(
+            session_id, message_id, cells=cells, staging=self.services.staging, bridge=bridge, approve=approve
+        )
 
-    def unrevert(self, session_id: str, approve: Approve | None = None) -> None:
-        self.sessions.unrevert(session_id, approve)
+    def unrevert(self, session_id: str, bridge: Any = None, approve: Approve | None = None) -> Reverting:
+        return self.sessions.unrevert(
+            session_id, cells=functools.partial(cells_target, self.services, bridge), approve=approve
+        )
+
+    async def stage_insert(
+        self,
+        bridge: Any,
+        source: str,
+        *,
+        below: str | None,
+        cell_type: Literal["code", "markdown", "raw"] = "code",
+        on_decided: Decided | None = None,
+    ) -> StagedEdit:
+        """Propose a new cell holding ``source`` below the cell ``below`` in the open notebook
+        (``bridge``: a side panel's), for the user to accept or reject; ``on_decided`` is told."""
+        staging = self.services.staging
+        return await stage_insert(
+            staging, bridge, source, below=below, cell_type=cell_type, on_decided=on_decided
+        )
+
+    def pending_reviews(self, session_id: str) -> int:
+        """Staged cell edits of the session still waiting for the user."""
+        return len(self.services.staging.pending(session_id))
+
+    async def review(self, outcome: ReviewOutcome, bridge: Any = None) -> None:
+        """The user accepted or rejected a staged cell edit (the side panel applied it)."""
+        await self.services.staging.decided(outcome, bridge)
 
     def new_session(self, title: str = "", parent_id: str | None = None) -> Session:
         return self.sessions.create(title, parent_id)
@@ -241,3 +290,14 @@ class Runtime:
 
     def running(self) -> list[RunHandle]:
         return self.runner.running()
+
+    # ------------------------------------------------------------ inline completion
+
+    def completion_model(self) -> str | None:
+        return self.inline.model() if self.inline is not None else None
+
+    def complete_inline(self, ctx: InlineContext, session_id: str | None) -> AsyncIterator[str]:
+        """The suggestion at the cursor of ``ctx``, streamed; its cost goes to ``session_id``."""
+        if self.inline is None:
+            raise RuntimeError("this runtime was built without inline completions")
+        return self.inline.stream(ctx, session_id)

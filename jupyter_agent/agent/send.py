@@ -38,6 +38,9 @@ class Prompt:
     """The model a flag or the panel's picker asked for (None: the configured one)."""
     handle: RunHandle | None = None
     """How the run asks for permission and edits the notebook (the front end's)."""
+    typed: str | None = None
+    """What the user typed, when ``text`` was built from it: read for MCP resources
+    (``@server:uri``) and prompts (``/server:name``), never the mentions' own text."""
 
 
 def problem(
@@ -85,10 +88,13 @@ async def send(
     await runtime.start_mcp()  # first prompt: MCP servers start, a failure is told before the request
     for text in runtime.take_notices(prompt.session_id, model):
         notice(text, "warn")
+    text = prompt.text
+    if prompt.typed is not None:  # servers are up: their resources and prompts can be used
+        text = await runtime.expand_mcp(prompt.typed, prompt.text, prompt.agent)
     if on_ready is not None:
         on_ready()
     return await runtime.prompt(
-        prompt.text,
+        text,
         session_id=prompt.session_id,
         agent=prompt.agent,
         model=prompt.model,

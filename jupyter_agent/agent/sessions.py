@@ -15,15 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.outside import drop_outside_changes
 from jupyter_agent.agent.permissions import Rule
 from jupyter_agent.agent.recorder import Recorder
-from jupyter_agent.agent.revert import Approve, cleanup, revert, unrevert
+from jupyter_agent.agent.revert import Approve, CellsTarget, Reverting, cleanup, file_cells, revert, unrevert
 from jupyter_agent.core import ids
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.events import SessionCreated, SessionDeleted
-from jupyter_agent.core.messages import MessageWithParts, RevertState, Session
+from jupyter_agent.core.messages import MessageWithParts, Session
 from jupyter_agent.session.export import (
     SessionExport,
     export_json_lines,
@@ -65,6 +66,9 @@ class SessionService:
 
     def protects(self, path: Path) -> str | None:
         return self.guarded(path)
+
+    checkpoints: Checkpoints | None = None
+    """The snapshot store and saved variables a revert restores from."""
 
     def create(self, title: str = "", parent_id: str | None = None) -> Session:
         stamp = dt.datetime.fromtimestamp(now_ms() / 1000, dt.timezone.utc).isoformat(timespec="seconds")
@@ -151,14 +155,26 @@ class SessionService:
         self.bus.publish(SessionCreated(session=session))
 
     def revert(
-        self, session_id: str, message_id: str | None = None, approve: Approve | None = None
-    ) -> RevertState:
-        """Hide the messages from ``message_id`` on and restore the files they changed."""
-        return revert(self, session_id, message_id, approve)
+        self,
+        session_id: str,
+        message_id: str | None = None,
+        *,
+        cells: CellsTarget = file_cells,
+        staging: Any = None,
+        bridge: Any = None,
+        approve: Approve | None = None,
+    ) -> Reverting:
+        """Hide the messages from ``message_id`` on and restore what they changed; ``approve``
+        is asked before a protected path is written (None: such a revert is refused)."""
+        return revert(
+            self, session_id, message_id, cells=cells, staging=staging, bridge=bridge, approve=approve
+        )
 
-    def unrevert(self, session_id: str, approve: Approve | None = None) -> None:
-        """Put back the files and messages of the pending revert."""
-        unrevert(self, session_id, approve)
+    def unrevert(
+        self, session_id: str, *, cells: CellsTarget = file_cells, approve: Approve | None = None
+    ) -> Reverting:
+        """Put back what the pending revert undid, and its messages."""
+        return unrevert(self, session_id, cells=cells, approve=approve)
 
     def finish_revert(self, session_id: str) -> None:
         """A new prompt or a compaction makes a pending revert final."""

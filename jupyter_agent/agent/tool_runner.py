@@ -17,6 +17,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from jupyter_agent.agent.assembler import shown_input
+from jupyter_agent.agent.audit import audit_record
+from jupyter_agent.agent.checkpoints import CallCheckpoint, Checkpoints
 from jupyter_agent.agent.ports import PermissionAsker, PermissionContext
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.run import RunHandle
@@ -49,6 +51,7 @@ from jupyter_agent.tools.services import Services
 log = logging.getLogger(__name__)
 
 ABORTED = "Tool execution aborted"
+log = logging.getLogger(__name__)
 
 
 ToolLimits = OutputLimits
@@ -68,6 +71,8 @@ class ToolEnv:
     new_output_file: Callable[[], Path] | None = None
     """A fresh file under ``tool-output/`` for tools that stream long output there."""
     services: Services = field(default_factory=Services)
+    checkpoints: Checkpoints | None = None
+    """What is recorded around each call that may change something, for revert."""
 
 
 class ToolRunner:
@@ -85,6 +90,8 @@ class ToolRunner:
         self.refuse: str | None = None
         """Set on the last allowed step: tool calls are recorded as errors, never run."""
         self.refused = 0
+        self.decisions: dict[str, list[dict[str, Any]]] = {}
+        """Permission decisions per call, kept for its audit line (when the admin keeps one)."""
 
     def _available(self, name: str) -> bool:
         return name in self.env.registry and (self.env.allowed is None or name in self.env.allowed)
@@ -101,7 +108,16 @@ class ToolRunner:
             return None, shown, str(exc)
 
     async def run(self, part: ToolPart, raw: str) -> ToolPart:
-        """Take a pending part to completed or error; never raises except on cancel."""
+        """Take a pending part to completed or error; never raises except on cancel. Each call
+        leaves one line in the admin's audit trail (``audit``), however it ended."""
+        done = part
+        try:
+            done = await self._run(part, raw)
+        finally:
+            self.audit(done)
+        return done
+
+    async def _run(self, part: ToolPart, raw: str) -> ToolPart:
         args, shown, problem = self.parse(part, raw)
         start = now_ms()
         if self.refuse is not None:
@@ -112,7 +128,8 @@ class ToolRunner:
         running = part.model_copy(update={"state": ToolStateRunning(input=shown)})
         self.recorder.part(running)
         tool = self.env.registry.get(part.tool)
-        ctx = self._context(running)
+        point = self._checkpoint(running) if tool.mutates else None
+        ctx = self._context(running, point)
         try:
             result = await tool.run(args, ctx)
         except PermissionDenied as exc:
@@ -120,16 +137,19 @@ class ToolRunner:
         except ToolError as exc:
             return self._error(running, shown, str(exc), start)
         except asyncio.CancelledError:
-            self._error(running, shown, ABORTED, start, interrupted=True)
+            self.audit(self._error(running, shown, ABORTED, start, interrupted=True))
             raise
         except KeyboardInterrupt:
             # a kernel interrupt during user code: record it, then stop the loop like Stop
-            self._error(running, shown, ABORTED, start, interrupted=True)
+            self.audit(self._error(running, shown, ABORTED, start, interrupted=True))
             self.abort.set()
             raise asyncio.CancelledError() from None
         except Exception as exc:  # a bug in the tool: the model reads what failed, the log has where
             log.error("The %s tool failed", part.tool, exc_info=True)
             return self._error(running, shown, f"{type(exc).__name__}: {exc}", start)
+        finally:
+            if point is not None:
+                point.finish()
         output = unicode.scrub(redact(result.output))  # a print of "\ud800" must not break the store
         metadata = unicode.scrub_value(redact_value(dict(result.metadata)))
         if not metadata.get("truncated"):
@@ -161,7 +181,16 @@ class ToolRunner:
         self.recorder.part(done)
         return done
 
-    def _context(self, part: ToolPart) -> ToolContext:
+    def _checkpoint(self, part: ToolPart) -> CallCheckpoint | None:
+        """The checkpoint of one call of a tool that may change something (None when off)."""
+        checkpoints = self.env.checkpoints
+        if checkpoints is None:
+            return None
+        entry = self.recorder.find(part.message_id)
+        prompt = getattr(entry.info, "parent_id", part.message_id) if entry else part.message_id
+        return checkpoints.begin(self.recorder.part, part.session_id, part.message_id, prompt)
+
+    def _context(self, part: ToolPart, point: CallCheckpoint | None = None) -> ToolContext:
         def on_metadata(title: str | None, metadata: dict[str, Any]) -> None:
             metadata = unicode.scrub_value(redact_value(metadata))
             entry = self.recorder.find(part.message_id)
@@ -198,7 +227,9 @@ class ToolRunner:
             abort=self.abort,
             ask=ask,
             on_metadata=on_metadata,
-            on_patch=on_patch,
+            on_patch=point.on_patch if point is not None else on_patch,
+            on_cells=point.on_cells if point is not None else None,
+            on_code=point.on_code if point is not None else None,
             services=self.env.services.for_run(self.run_handle.bridge),
             limits=self.env.limits,
             new_output_file=self.env.new_output_file,
@@ -206,14 +237,30 @@ class ToolRunner:
 
     async def ask(self, part: ToolPart, question: PermissionQuestion) -> None:
         """Ask on behalf of one call of this message (also the loop's doom-loop question)."""
+        audited = self.env.services.audit is not None
         who = PermissionContext(
             session_id=part.session_id,
             agent=self.agent,
             message_id=part.message_id,
             call_id=part.call_id,
             interactive=self.run_handle.interactive,
+            decisions=self.decisions.setdefault(part.id, []) if audited else None,
         )
         await self.asker.ask(who, question)
+
+    def audit(self, part: ToolPart) -> None:
+        """The call's line in the audit trail: what it was, how it was decided, how it ended
+        and what its step cost (once per call: a second call for the same part is ignored)."""
+        sink = self.env.services.audit
+        decisions = self.decisions.pop(part.id, None)
+        if sink is None or (part.state.status in ("pending", "running") and decisions is None):
+            return
+        entry = self.recorder.find(part.message_id)
+        step = entry.info if entry is not None else None
+        try:
+            sink(audit_record(part, self.agent, decisions or [], step))
+        except Exception:  # the trail must never end a run: its own problems are told by the sink
+            log.exception("writing the audit line failed")
 
     def _error(
         self,

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
+from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.loop_settings import DEFAULT_MAX_STEPS, LoopSettings
-from jupyter_agent.agent.permissions import PermissionManager
+from jupyter_agent.agent.permissions import PermissionManager, evaluate
 from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.system_prompt import build_for_runtime
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
@@ -22,6 +23,7 @@ from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.model import OUTPUT_TOKEN_MAX, ResolvedModel
 from jupyter_agent.core.redaction import redact
+from jupyter_agent.mcp.context import expand
 from jupyter_agent.mcp.tools import attach
 from jupyter_agent.providers.models import (
     media_in_tool_results,
@@ -77,6 +79,8 @@ class Workspace:
     permissions: PermissionManager
     services: Services = field(default_factory=Services)
     """Adapters for tools and front ends (kernel shell for ``python``, MCP, notices …)."""
+    checkpoints: Checkpoints | None = None
+    """What is recorded around tool calls for revert (``agent/checkpoints.py``)."""
     _window_told: set[tuple[str, str]] = field(default_factory=set)
     _sandbox_told: set[str] = field(default_factory=set)
     _config_told: set[str] = field(default_factory=set)
@@ -209,9 +213,22 @@ class Workspace:
             ),
             new_output_file=lambda: new_output_path(store_dir),
             services=self.services,
+            checkpoints=self.checkpoints,
         )
 
     async def start_mcp(self) -> None:
         """Start the configured MCP servers on first use and (re)sync their tools."""
         if self.config.mcp:
             await attach(self)
+
+    async def expand_mcp(self, typed: str, text: str, agent: str = "build") -> str:
+        """``text`` with the MCP prompt ``typed`` starts with run and its ``@server:uri``
+        resources attached, each checked against ``agent``'s rules (``mcp/context.py``)."""
+        if not self.config.mcp:
+            return text
+        rules = self.permissions.rules_for(agent)
+
+        def rule(permission: str, value: str) -> str:
+            return evaluate(rules, permission, [value], default="allow")
+
+        return await expand(self.services.mcp, typed, text, rule)

@@ -12,6 +12,10 @@ from pydantic import BaseModel
 
 from jupyter_agent.core.messages import AssistantMessage, MessageWithParts
 
+COMPLETIONS = "completion"
+"""The ``call_cost`` kind of inline completions in cells: a line of its own in the session's
+cost, never in its totals or budgets (the agent did not spend it)."""
+
 
 class CostTotal(BaseModel):
     usd: float = 0.0
@@ -21,7 +25,7 @@ class CostTotal(BaseModel):
 
     def add(self, info: AssistantMessage) -> None:
         self.usd += info.cost
-        self.unknown = self.unknown or info.cost_unknown
+        self.unknown = self.unknown or unpriced(info)
         self.steps += 1
 
     def merge(self, other: CostTotal) -> CostTotal:
@@ -43,6 +47,13 @@ def format_cost(usd: float, unknown: bool, steps: int = 1) -> str:
         return "cost unknown"
     amount = f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
     return f"{amount} + unknown" if unknown else amount
+
+
+def completions_text(spent: CostTotal) -> str:
+    """``completions $0.0012 (14)``; empty before the first one."""
+    if not spent.steps:
+        return ""
+    return f"completions {format_cost(spent.usd, spent.unknown, spent.steps)} ({spent.steps})"
 
 
 def pair_text(turn: CostTotal, session: CostTotal) -> str:
@@ -103,5 +114,11 @@ class CostTracker:
         return pair_text(self._turns.get(parent_id) or CostTotal(), self.session)
 
 
+def unpriced(info: AssistantMessage) -> bool:
+    """No price for a step of it, or a call that failed before the provider said what it used
+    (it may have been paid for): its cost is unknown, never $0."""
+    return info.cost_unknown or (info.error is not None and not info.finish)
+
+
 def _counted(info: AssistantMessage) -> bool:
-    return bool(info.finish or info.cost or info.cost_unknown)
+    return bool(info.finish or info.cost or info.cost_unknown or info.error is not None)

@@ -94,6 +94,14 @@ class PermissionReplied(BaseModel):
     reply: PermissionReply
 
 
+class ReviewChanged(BaseModel):
+    """The number of staged cell edits of a session waiting for the user changed."""
+
+    type: Literal["review.changed"] = "review.changed"
+    session_id: str
+    pending: int
+
+
 Event = Annotated[
     SessionCreated
     | SessionUpdated
@@ -105,7 +113,8 @@ Event = Annotated[
     | PartUpdated
     | PartRemoved
     | PermissionAsked
-    | PermissionReplied,
+    | PermissionReplied
+    | ReviewChanged,
     Field(discriminator="type"),
 ]
 AnyEvent = (
@@ -120,6 +129,7 @@ AnyEvent = (
     | PartRemoved
     | PermissionAsked
     | PermissionReplied
+    | ReviewChanged
 )
 EventAdapter: TypeAdapter[AnyEvent] = TypeAdapter(Event)
 

@@ -1,4 +1,4 @@
-"""Sortable identifiers: ``ses_…``, ``msg_…``, ``prt_…``, ``per_…``, ``tool_…``.
+"""Sortable identifiers: ``ses_…``, ``msg_…``, ``prt_…``, ``per_…``, ``tool_…``, ``stg_…`` (staged edits).
 
 An id is its prefix, 12 hex digits of (milliseconds << 12 | counter) and 14 random
 base62 characters. Ids made later compare greater as plain strings, so the store and
@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Literal
 
-Prefix = Literal["ses", "msg", "prt", "per", "tool", "call"]
+Prefix = Literal["ses", "msg", "prt", "per", "tool", "call", "stg"]
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _lock = threading.Lock()

@@ -286,15 +286,61 @@ class FileChange(_Model):
 
     path: str
     before: str | None
-    """Previous content (base64 for binary files); ``None`` when the file did not exist."""
+    """Previous content (base64 for binary files); ``None`` when the file did not exist
+    (or when ``before_blob`` holds it)."""
     after: str | None = None
     binary: bool = False
+    before_blob: str | None = None
+    """The content before, kept in the project's snapshot store (a checkpoint) by its hash."""
+    after_blob: str | None = None
+    unsaved: str | None = None
+    """Why the content before was not kept (larger than the limit …): revert names the file."""
+    existed: bool | None = None
+    """Checkpoints say whether the file was there before (``None``: read ``before``)."""
+
+
+class CellChange(_Model):
+    """One cell the agent inserted, replaced or deleted in a notebook, as it was before and after
+    (nbformat cells kept in the snapshot store by hash), so revert can undo it in the live
+    document and unrevert redo it."""
+
+    notebook: str
+    """The notebook's absolute path."""
+    action: Literal["insert", "replace", "delete"]
+    cell_id: str
+    index: int
+    """Where the cell stood (insert, delete) or stands (replace)."""
+    prev_id: str | None = None
+    """The cell above it then: a re-inserted cell goes back below it."""
+    label: str = ""
+    """The cell as the user saw it: ``In [14]``, ``cell 3 (markdown)``."""
+    before_blob: str | None = None
+    after_blob: str | None = None
+
+
+class VariableSave(_Model):
+    """A kernel variable the agent's code could change, saved before it ran."""
+
+    name: str
+    how: Literal["copied", "kept", "absent", "earlier", "unsaved"]
+    """copied: a copy is held; kept: the object itself (the code only rebinds the name);
+    absent: the name did not exist (revert deletes it); earlier: saved before in this prompt;
+    unsaved: could not be saved (``why``)."""
+    key: str = ""
+    """The save in the kernel's memory (``checkpoint/variables.py``)."""
+    why: str | None = None
 
 
 class PatchPart(_PartBase):
+    """What revert needs to undo one tool call: files, notebook cells, kernel variables."""
+
     type: Literal["patch"] = "patch"
     hash: str = ""
     files: list[FileChange] = Field(default_factory=list)
+    cells: list[CellChange] = Field(default_factory=list)
+    variables: list[VariableSave] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """What the checkpoint could not cover (files past the snapshot's limits …), for the report."""
 
 
 Part = Annotated[

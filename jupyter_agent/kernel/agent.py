@@ -85,6 +85,8 @@ class KernelAgent:
         self.hidden_runs = hidden_state.HiddenRuns(self.hidden)
         self.last_verify: VerifyReport | None = None
         """The latest ``%agent verify`` / ``/verify`` report ("Fix with agent" hands it over)."""
+        self.inline: Any = None
+        """The inline completer (``kernel/inline_completer.py``), made when a front end first asks."""
 
     # ------------------------------------------------------------ where we are
 
@@ -121,7 +123,7 @@ class KernelAgent:
         notebook = self.notebook_path()
         folder = notebook.parent if notebook else Path.cwd().resolve()
         config = self._read_config(folder, ConfigWatch.now([]))
-        store = SqliteStore.for_directory(folder)
+        store = SqliteStore.for_directory(folder, config.store)
         runtime = build_runtime(
             config=config,
             store=store,
@@ -229,6 +231,12 @@ class KernelAgent:
             self.running.discard(session_id)
         for panel in list(self.panels):
             panel.run_state(session_id, busy)
+
+    def session_changed(self, session_id: str) -> None:
+        """A revert or unrevert hid or brought back messages: panels showing the session redraw it."""
+        for panel in list(self.panels):
+            if panel.stream.session_id == session_id:
+                panel.show(session_id)
 
     def stopped(self, view: Any, session_id: str) -> None:
         """A run was cancelled: say so once (the stopped answer may already say it)."""

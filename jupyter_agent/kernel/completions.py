@@ -1,11 +1,14 @@
-"""What ``@`` completes to in the side panel: variables, ``cell:N``, ``file:path``.
+"""What ``@`` completes to in the side panel and in ``%agent`` cells: variables, ``cell:N``,
+``file:path`` and the resources of MCP servers (``server:uri``).
 
-The same three mention forms ``mentions.py`` expands, so whatever the panel offers is
-understood when the prompt is sent. Answers are capped: a prompt box is not a file browser.
+The same mention forms ``mentions.py`` and ``mcp/context.py`` expand, so whatever is offered
+is understood when the prompt is sent. Answers are capped: a prompt box is not a file browser.
+A server that has not started yet is offered by name; its resources show once it runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,16 +56,45 @@ def _files(root: Path, prefix: str) -> list[tuple[str, str]]:
     return items
 
 
-def complete(query: str, shell: Any, root: Path) -> list[tuple[str, str]]:
-    """``(label, detail)`` pairs for the text after ``@``; the label replaces it."""
+def _resources(servers: Mapping[str, Any], query: str) -> list[tuple[str, str]]:
+    """``server:`` for each MCP server the query could name, or that server's resources."""
+    name, colon, rest = query.partition(":")
+    if colon and name in servers:
+        listed = servers[name].resources
+        return [(f"{name}:{r.uri}", r.name or r.mime or "resource") for r in listed if r.uri.startswith(rest)]
+    found = []
+    for server, status in servers.items():
+        if server.startswith(query) and server not in ("cell", "file"):
+            waiting = "" if status.state == "connected" else f" ({status.state})"
+            found.append((f"{server}:", f"a resource of MCP server {server}{waiting}"))
+    return found
+
+
+def needs_start(query: str, servers: Mapping[str, Any], configured: Mapping[str, Any]) -> bool:
+    """``@server:`` names a configured server that has not started: start it, then answer."""
+    name, colon, _ = query.partition(":")
+    if not colon or name not in configured:
+        return False
+    status = servers.get(name)
+    return status is None or status.state == "not started"
+
+
+def complete(
+    query: str, shell: Any, root: Path, servers: Mapping[str, Any] | None = None
+) -> list[tuple[str, str]]:
+    """``(label, detail)`` pairs for the text after ``@``; the label replaces it. ``servers``:
+    the MCP servers' states (``McpManager.servers``)."""
     if query.startswith("cell:"):
         found = _cells(shell, query[5:])
     elif query.startswith("file:"):
         found = _files(root.resolve(), query[5:])
+    elif ":" in query:
+        found = _resources(servers or {}, query)
     else:
         found = _variables(shell, query)
         if not query or "cell:".startswith(query):
             found.append(("cell:", "a cell by execution count"))
         if not query or "file:".startswith(query):
             found.append(("file:", "a file in the project"))
+        found += _resources(servers or {}, query)
     return found[:LIMIT]

@@ -4,13 +4,15 @@ Every cell is watched (``pre_run_cell`` / ``post_run_cell``: a namespace snapsho
 the AST only while something is hidden); the ``python`` tool wraps its calls
 (``tools/python.py``). A run (an ``%agent`` cell, a panel prompt) takes a mark when it
 starts and, when it ends, :meth:`HiddenRuns.finish` says what it left that no cell
-reproduces. "Add as cell" inserts the code of the calls that produced it below the run's
-cell, through :func:`insert_cell_below`.
+reproduces. "Add as cell" proposes the code of the calls that produced it as a cell below
+the run's, staged for Accept / Reject like any agent edit (``notebook.review = "stage"``), or
+inserts it at once through :func:`insert_cell_below`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,10 +53,13 @@ def install(shell: Any, tracker: HiddenStateTracker) -> tuple[Any, Any] | None:
     return before, after
 
 
+Stage = Callable[..., Awaitable[Any]]
+"""``Runtime.stage_insert``: propose a cell for the user's review (``tools/staging.py``)."""
+
+
 async def insert_cell_below(bridge: NotebookBridge, after_cell_id: str | None, source: str) -> str:
-    """The one place "Add as cell" changes the notebook: the same bridge ``notebook_edit``'s
-    insert goes through (so review mode, where agent edits are staged, stages this one too:
-    switch this call to its staging API when it lands). Returns the new cell's id."""
+    """Add as cell with ``notebook.review = "apply"``: the same bridge ``notebook_edit``'s
+    insert goes through. Returns the new cell's id."""
     cells = await bridge.read_cells()
     index = next((i + 1 for i, cell in enumerate(cells) if cell.get("id") == after_cell_id), len(cells))
     return await bridge.insert_cell(index, source, "code")
@@ -106,10 +111,20 @@ class HiddenRuns:
         ]
 
     async def add_as_cell(
-        self, bridge: NotebookBridge, key: str, cell_id: str | None = None, code: str | None = None
-    ) -> tuple[str, HiddenState]:
+        self,
+        bridge: NotebookBridge,
+        key: str,
+        cell_id: str | None = None,
+        code: str | None = None,
+        *,
+        stage: Stage | None = None,
+        on_added: Callable[[str], None] | None = None,
+    ) -> tuple[str | None, HiddenState]:
         """Insert the run's code below its cell (or ``cell_id``); ``code``: what the saved
-        transcript recorded, used when this kernel no longer knows the run (restarted)."""
+        transcript recorded, used when this kernel no longer knows the run (restarted).
+        ``stage`` (review mode): the cell is proposed for Accept / Reject like any agent edit,
+        and counts as added only once accepted; ``on_added`` is told the new cell's id then.
+        Returns that id (None while it waits for the user's review)."""
         run = self.runs.get(key)
         state = self.state(key)
         source = state.code() if state.calls else (code or "")
@@ -120,12 +135,26 @@ class HiddenRuns:
                 else "This kernel does not know that run (it restarted) and the output holds no code."
             )
         after = (run.cell_id if run else None) or cell_id
-        new_id = await insert_cell_below(bridge, after, source)
-        if state.calls:
-            self.tracker.adopt(state, new_id, run.until if run else None)
-        if run is not None:
-            run.added = new_id
-        return new_id, state
+
+        def added(new_id: str) -> None:
+            if state.calls:
+                self.tracker.adopt(state, new_id, run.until if run else None)
+            if run is not None:
+                run.added = new_id
+            if on_added is not None:
+                on_added(new_id)
+
+        if stage is None:
+            new_id = await insert_cell_below(bridge, after, source)
+            added(new_id)
+            return new_id, state
+
+        async def decided(edit: Any, outcome: Any, _bridge: Any) -> None:
+            if outcome.decision == "accept":  # rejected: the marker stays, the code is offered again
+                added(str(outcome.cell_id or edit.cell_id or ""))
+
+        await stage(bridge, source, below=after, on_decided=decided)
+        return None, state
 
 
 def live_hidden(tracker: HiddenStateTracker) -> dict[str, str]:

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 MODULES = (
     "jupyter_agent.providers.litellm_client",
     "jupyter_agent.providers.models",
+    "jupyter_agent.providers.inline_client",
     "jupyter_agent.agent.compose",
     "jupyter_agent.agent.recovery",
     "jupyter_agent.agent.revert",

@@ -19,8 +19,8 @@ SUBCOMMANDS = {
     "config": ("", "show the effective configuration (keys redacted)"),
     "stop": ("", "stop the running agent"),
     "fork": ("[MSG_ID]", "copy the session (up to MSG_ID) into a new session"),
-    "revert": ("[MSG_ID]", "undo the agent's changes after MSG_ID (default: the last turn)"),
-    "unrevert": ("", "undo the last revert"),
+    "revert": ("[MSG_ID]", "undo the agent's cells, files, variables from MSG_ID on (default: last prompt)"),
+    "unrevert": ("", "undo the last revert (until the next prompt)"),
     "export": ("[--format F]", "export the session as json, md or ipynb"),
     "mcp": ("[restart [NAME]]", "list MCP servers, their state and tools; restart them"),
     "fix": ("[CELL]", "fix the latest cell that raised (or In [CELL], a cell id) with the agent"),
@@ -29,6 +29,7 @@ SUBCOMMANDS = {
         "run the saved notebook in a fresh kernel, compare (--with-agent, --kernel K)",
     ),
     "hidden": ("", "state the agent's code set that no cell reproduces, and that code"),
+    "complete": ("[on|off]", "inline completion in cells: show whether it is on, or turn it on/off"),
 }
 
 OPTIONS = (

@@ -218,6 +218,7 @@ class AgentMagics(Magics):
         if console is not None:  # no widget shows the run: its text goes to the cell's stdout
             listeners.append(runtime.bus.subscribe(console))
         run = CellRun(widget, session_id=session_id, prompt=cmd.prompt, since=since)
+        run.streamed = console is not None
         failure: list[str | None] = [None]
         cell_id = agent.hidden.current_cell  # the %agent cell: "Add as cell" inserts below it
         mark = agent.hidden_runs.start()
@@ -233,7 +234,8 @@ class AgentMagics(Magics):
             try:
                 if loading:
                     await _load_client(run, runtime, waiting)
-                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle)
+                typed = cmd.prompt if expanded is None else None  # a fix's prompt names no resource
+                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle, typed)
                 await send.send(runtime, prompt, run.notice, on_model=on_model)
             except asyncio.CancelledError:
                 status = "stopped"

@@ -160,6 +160,9 @@ def _subcommand(rest: str) -> SubCommand | None:
         return _verify(words)
     if name == "hidden":  # `%agent hidden gems in the data` is a prompt
         return SubCommand(name=name) if not words else None
+    if name == "complete":  # `%agent complete the function below` is a prompt
+        switch = not words or (len(words) == 1 and words[0].lower() in ("on", "off"))
+        return SubCommand(name=name, args=[w.lower() for w in words]) if switch else None
     if name == "mcp":
         listing = not words or (words[0] == "restart" and len(words) <= 2)
         return SubCommand(name=name, args=words) if listing else None

@@ -1,4 +1,4 @@
-"""``%agent sessions | new | switch | rename | config | stop`` and ``%compact``."""
+"""``%agent sessions | new | switch | rename | config | stop | complete`` and ``%compact``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from jupyter_agent.agent.revert import RevertError
 from jupyter_agent.context.overflow import gauge
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
+from jupyter_agent.kernel.event_loop import running_loop
+from jupyter_agent.kernel.inline_completer import completer
 from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
 from jupyter_agent.mcp.listing import run
@@ -102,8 +104,22 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         from jupyter_agent.magics.verify import hidden_command, verify_command
 
         verify_command(agent, args) if cmd.name == "verify" else hidden_command(agent)
+    elif cmd.name == "complete":
+        print(complete_switch(agent, args[0] if args else None))
     else:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
+
+
+def complete_switch(agent: KernelAgent, wanted: str | None) -> str:
+    """``%agent complete [on|off]``: the inline completion state, or turn it on or off."""
+    found = completer(agent)
+    if wanted is not None:
+        return found.set_enabled(wanted == "on")
+    state = found.state()
+    if not state.enabled:
+        return f"Inline completion is off: {state.reason}."
+    line = f"Inline completion is on (debounce {state.debounce_ms} ms); `%agent complete off` turns it off."
+    return line + (f"\nThe latest suggestion failed: {found.last_error}" if found.last_error else "")
 
 
 def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
@@ -115,19 +131,38 @@ def lifecycle(agent: KernelAgent, name: str, args: list[str]) -> None:
             session = rt.fork(sid, args[0] if args else None)
             agent.session_id = session.id
             print(f"Forked into {session.id}: {session.title} (now current)")
-        elif name == "revert":
-            state = rt.revert(sid, args[0] if args else None)
-            print(
-                f"Reverted to before {state.message_id}: files restored, later messages hidden. "
-                "%agent unrevert undoes this until the next prompt."
-            )
-        elif name == "unrevert":
-            rt.unrevert(sid)
-            print("Unreverted: files and messages are back.")
+        elif name in ("revert", "unrevert"):
+            revert_in_cell(agent, sid, name, args)
         else:
             export_into_notebook(agent, sid, args)
     except RevertError as exc:
         print(str(exc))
+
+
+def revert_in_cell(agent: KernelAgent, sid: str, name: str, args: list[str]) -> None:
+    """``%agent revert [MSG]`` / ``unrevert``: files, variables and messages now; the open
+    notebook's cells through the side panel, whose answer comes once this cell has ended (the
+    output is updated then)."""
+    rt = agent.runtime
+    bridge = agent.panels[-1].bridge if agent.panels else None
+    reverting = (
+        rt.revert(sid, args[0] if args else None, bridge) if name == "revert" else rt.unrevert(sid, bridge)
+    )
+    agent.session_changed(sid)
+    loop = running_loop()
+    if not (reverting.live and loop is not None):
+        print(run_blocking(reverting.finish()).text())
+        return
+    handle = display({"text/plain": reverting.report.text()}, raw=True, display_id=True)
+
+    async def finish() -> None:
+        report = await reverting.finish()
+        if handle is not None:
+            handle.update({"text/plain": report.text()}, raw=True)
+
+    task = loop.create_task(finish())
+    agent.tasks.add(task)
+    task.add_done_callback(agent.tasks.discard)
 
 
 def export_into_notebook(agent: KernelAgent, sid: str, args: list[str]) -> None:

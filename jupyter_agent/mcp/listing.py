@@ -23,6 +23,7 @@ def describe(runtime: Any) -> str:
     if not runtime.config.mcp or manager is None:
         return NONE
     # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
+    from jupyter_agent.mcp.context import usage
     from jupyter_agent.mcp.tools import exposed_name
 
     lines: list[str] = []
@@ -33,12 +34,18 @@ def describe(runtime: Any) -> str:
         for tool in status.tools:
             first = (tool.description.strip().splitlines() or [""])[0]
             lines.append(f"  - {exposed_name(status.name, tool.name)}: {first[:100]}")
+        for prompt in status.prompts:
+            first = (prompt.description.strip().splitlines() or [""])[0]
+            lines.append(f"  prompt {usage(status.name, prompt)}: {first[:100]}")
+        if status.resources:
+            lines.append(f"  {len(status.resources)} resources (attach one with @{status.name}:URI)")
     return "\n".join(lines)
 
 
 def snapshot(runtime: Any) -> list[dict[str, Any]]:
     """Each configured server's state and tools, without starting any (the panel's list)."""
     # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
+    from jupyter_agent.mcp.context import usage
     from jupyter_agent.mcp.manager import ServerStatus
     from jupyter_agent.mcp.tools import exposed_name
 
@@ -56,10 +63,22 @@ def snapshot(runtime: Any) -> list[dict[str, Any]]:
             "state": s.state,
             "source": s.describe(),
             "tools": [exposed_name(s.name, t.name) for t in s.tools if not t.problem],
+            "prompts": [
+                {"name": p.name, "description": p.description, "usage": usage(s.name, p)} for p in s.prompts
+            ],
+            "resources": len(s.resources),
             "error": s.error,
         }
         for s in servers
     ]
+
+
+async def start(runtime: Any) -> None:
+    """Start the servers not started yet (to list their resources) and sync the tools."""
+    # `jupyter-agent --help` imports this module: the server manager and tool wrappers load when used
+    from jupyter_agent.mcp.tools import attach
+
+    await attach(runtime)
 
 
 async def restart(runtime: Any, names: list[str] | None = None) -> None:

@@ -32,7 +32,10 @@ from jupyter_agent.mcp.config import LocalServer, McpServerConfig
 from jupyter_agent.mcp.connect import connect_local, connect_remote
 from jupyter_agent.mcp.problems import closed, leaf, start_problem
 from jupyter_agent.mcp.transport import (
+    PromptInfo,
+    ResourceInfo,
     ToolInfo,
+    list_extras,
     list_tools,
     load_sdk,
     warm_up,
@@ -79,6 +82,8 @@ class ServerStatus:
     state: State = "not started"
     error: str | None = None
     tools: list[ToolInfo] = field(default_factory=list)
+    resources: list[ResourceInfo] = field(default_factory=list)
+    prompts: list[PromptInfo] = field(default_factory=list)
     reported: bool = False
     seen: float = 0.0
     """When it last answered (``time.monotonic``): a server idle longer is pinged first."""
@@ -218,6 +223,7 @@ class McpManager:
             async with AsyncExitStack() as stack:
                 client = await self._connect(status, stack)
                 status.tools = await list_tools(client)
+                status.resources, status.prompts = await list_extras(client)
                 self._clients[status.name] = client
                 status.state, status.seen = "connected", time.monotonic()
                 self._warm_up()
@@ -260,7 +266,7 @@ class McpManager:
 
     def _fail(self, status: ServerStatus, reason: str) -> None:
         status.state = "failed"
-        status.tools = []
+        status.tools, status.resources, status.prompts = [], [], []
         tail = self.stderr_tail(status.name)
         status.error = reason + (f"\nstderr (last lines):\n{tail}" if tail else "")
 
@@ -285,15 +291,28 @@ class McpManager:
 
         ``on_progress(progress, total, message)`` gets the server's progress notifications (a
         progress token is sent with the call); it is called on the servers' thread."""
+
+        async def call_tool(client: Any) -> Any:
+            return await client.call_tool(tool, arguments, progress_callback=_progress(on_progress))
+
+        return await self.request(server, f"call to '{tool}'", call_tool, f"MCP call {server}.{tool} failed")
+
+    async def request(
+        self, server: str, what: str, call: Callable[[Any], Coroutine[Any, Any, T]], failed: str
+    ) -> T:
+        """``call(client)`` on the servers' loop (a tool call, reading a resource, getting a
+        prompt: ``what``, "call to 'x'"); every failure raises McpCallError in one line starting
+        with ``failed`` or the server's answer, and a connection that closed meanwhile marks the
+        server failed."""
         if self._loop is None or server not in self._clients:
             status = self.servers.get(server)
             why = f": {status.error}" if status and status.error else ""
             raise McpCallError(f"MCP server '{server}' is not running{why}")
-        return await self._on_loop(self._call(server, tool, arguments, on_progress))
+        return await self._on_loop(self._request(server, what, call, failed))
 
-    async def _call(
-        self, server: str, tool: str, arguments: dict[str, Any], on_progress: OnProgress | None = None
-    ) -> Any:
+    async def _request(
+        self, server: str, what: str, call: Callable[[Any], Coroutine[Any, Any, T]], failed: str
+    ) -> T:
         # the MCP SDK loads when a server starts, not with this module
         from mcp.shared.exceptions import MCPError
 
@@ -302,15 +321,15 @@ class McpManager:
             raise McpCallError(f"MCP server '{server}' stopped")
         status = self.servers[server]
         try:
-            result = await client.call_tool(tool, arguments, progress_callback=_progress(on_progress))
+            result = await call(client)
         except MCPError as exc:
             if not closed(exc):
                 raise McpCallError(f"MCP server '{server}' answered with an error: {exc.message}") from None
-            await self._died(status, f"stopped during a call to '{tool}' ({exc.message})")
+            await self._died(status, f"stopped during a {what} ({exc.message})")
             raise McpCallError(f"MCP server '{server}' {status.error}") from None
         except Exception as exc:  # the connection is fine (e.g. a result failing its schema)
             cause = leaf(exc)
-            raise McpCallError(f"MCP call {server}.{tool} failed: {type(cause).__name__}: {cause}") from None
+            raise McpCallError(f"{failed}: {type(cause).__name__}: {cause}") from None
         status.seen = time.monotonic()
         return result
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
 MAX_PAGES = 100
+MAX_LISTED = 1000
+"""Resources or prompts kept per server: the ``@`` completion shows a few of them anyway."""
 
 
 @dataclass
@@ -29,6 +31,62 @@ class ToolInfo:
     """The server marks it ``readOnlyHint: true`` (the plan agent may run only these)."""
     destructive: bool = False
     """The server marks it ``destructiveHint: true`` (asked unless a rule names it exactly)."""
+
+
+@dataclass
+class ResourceInfo:
+    """A resource a server lists: what ``@server:uri`` attaches."""
+
+    uri: str
+    name: str = ""
+    mime: str = ""
+
+
+@dataclass
+class PromptInfo:
+    """A prompt a server offers: ``/server:name`` (or ``/name``) runs it."""
+
+    name: str
+    description: str = ""
+    arguments: list[tuple[str, bool]] = field(default_factory=list)
+    """(name, required) in the server's order: positional values fill them in turn."""
+
+
+async def list_extras(client: Any) -> tuple[list[ResourceInfo], list[PromptInfo]]:
+    """The server's resources and prompts, when it says it has them; a listing that fails
+    leaves that kind out (its tools still work)."""
+    caps = getattr(client, "server_capabilities", None)
+    resources: list[ResourceInfo] = []
+    prompts: list[PromptInfo] = []
+    if caps is None or getattr(caps, "resources", None) is not None:
+        with contextlib.suppress(Exception):
+            resources = await _pages(
+                client.list_resources,
+                "resources",
+                lambda r: ResourceInfo(str(r.uri), r.name or "", getattr(r, "mime_type", None) or ""),
+            )
+    if caps is None or getattr(caps, "prompts", None) is not None:
+        with contextlib.suppress(Exception):
+            prompts = await _pages(
+                client.list_prompts,
+                "prompts",
+                lambda p: PromptInfo(
+                    p.name, p.description or "", [(a.name, bool(a.required)) for a in p.arguments or []]
+                ),
+            )
+    return resources, prompts
+
+
+async def _pages(listing: Any, field_name: str, make: Any) -> list[Any]:
+    found: list[Any] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await listing(cursor=cursor)
+        found += [make(item) for item in getattr(page, field_name) or []]
+        cursor = page.next_cursor
+        if not cursor or len(found) >= MAX_LISTED:
+            break
+    return found[:MAX_LISTED]
 
 
 async def list_tools(client: Any) -> list[ToolInfo]:

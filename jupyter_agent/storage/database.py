@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from jupyter_agent.core.errors import JupyterAgentError
-from jupyter_agent.storage import lock_wait, migrations
+from jupyter_agent.storage import journal, lock_wait, migrations
 
 BUSY_TIMEOUT_MS = lock_wait.POLL_MS
 """SQLite's own wait for a lock held by another connection, per try: short, so the wait
@@ -95,10 +95,12 @@ def _disk_full(path: Path) -> bool:
         return False
 
 
-def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+def store_error(path: Path, exc: sqlite3.Error, network: str | None = None) -> StoreError:
     """One sentence for a failure of the file itself: which file, what is wrong, what to do."""
     code = _code(exc)
     text = str(exc).lower()
+    if network and journal.no_locks(exc):
+        return StoreError(journal.no_locks_message(path, network, exc))
     if code == _FULL or "is full" in text or (code == _IOERR and _disk_full(path)):
         return StoreError(
             f"The disk holding the session store {path} is full ({exc}). Free some space and "
@@ -164,7 +166,7 @@ def _newer(path: Path, version: int) -> StoreVersionError:
     return StoreVersionError(
         f"{path} was written by a newer jupyter-agent (schema version {version}); this "
         f"jupyter-agent supports schema version {migrations.SCHEMA_VERSION}. Upgrade with "
-        "`pip install -U jupyter-agent` to open it. The file was not changed."
+        "`pip install -U jupyter-agent-kernel` to open it. The file was not changed."
     )
 
 
@@ -176,6 +178,8 @@ def _probe_version(path: Path) -> int:
     """
     if not path.exists():
         return 0
+    if path.with_name(path.name + "-journal").exists():
+        journal.roll_back(path, BUSY_TIMEOUT_MS / 1000)
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -211,19 +215,18 @@ def _quick_check(conn: sqlite3.Connection) -> None:
         raise sqlite3.DatabaseError(f"database disk image is malformed ({detail})")
 
 
-def _open_once(path: Path) -> sqlite3.Connection:
+def _open_once(path: Path, wal: bool = True) -> tuple[sqlite3.Connection, str | None]:
     version = _probe_version(path)
     if version > migrations.SCHEMA_VERSION:
         raise _newer(path, version)
     conn = connect(path)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")  # in WAL: durable across a killed process
+        mode = journal.set_mode(conn, wal)
         version = migrations.migrate(conn)
         if version > migrations.SCHEMA_VERSION:  # upgraded by another kernel meanwhile
             raise _newer(path, version)
         _quick_check(conn)
-        return conn
+        return conn, journal.kept_wal(path) if not wal and mode == "wal" else None
     except BaseException:
         conn.close()
         raise
@@ -267,7 +270,7 @@ def _move_aside(path: Path, reason: str) -> str | None:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
-    while any(target.with_name(target.name + s).exists() for s in ("", "-wal", "-shm")):
+    while any(target.with_name(target.name + s).exists() for s in ("", "-wal", "-shm", "-journal")):
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         n += 1
     try:
@@ -275,7 +278,7 @@ def _move_aside(path: Path, reason: str) -> str | None:
     except FileNotFoundError:
         return None
     sidecars = []
-    for suffix in ("-wal", "-shm"):
+    for suffix in ("-wal", "-shm", "-journal"):  # a hot rollback journal belongs to the file too
         side = path.with_name(path.name + suffix)
         if side.exists():
             side.rename(target.with_name(target.name + suffix))
@@ -288,16 +291,18 @@ def _move_aside(path: Path, reason: str) -> str | None:
     )
 
 
-def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
-    """Open ``path`` in WAL mode and migrate it; returns the connection and a notice.
+def open_database(path: Path, network: str | None = None) -> tuple[sqlite3.Connection, str | None]:
+    """Open ``path`` in WAL mode (the rollback journal on a ``network`` file system) and
+    migrate it; returns the connection and a notice.
 
     The notice is set when a damaged file had to be moved aside and should be shown
     to the user once. Raises :class:`StoreVersionError` for a newer schema.
     """
+    wal = network is None
     try:
         if _header_ok(path):
             try:
-                return retry(lambda: _open_once(path), path), None
+                return retry(lambda: _open_once(path, wal), path)
             except sqlite3.DatabaseError as exc:
                 if not is_corrupt(exc):
                     raise
@@ -305,9 +310,10 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
         else:
             reason = "file is not a database"
         notice = _move_aside(path, reason)
-        return retry(lambda: _open_once(path), path), notice
+        conn, kept = retry(lambda: _open_once(path, wal), path)
+        return conn, " ".join(n for n in (notice, kept) if n) or None
     except sqlite3.DatabaseError as exc:
-        raise store_error(path, exc) from exc
+        raise store_error(path, exc, network) from exc
     except OSError as exc:  # moving a damaged file aside in a read-only folder
         raise StoreError(f"Cannot use the session store {path}: {exc.strerror or exc}.") from exc
 
@@ -319,11 +325,13 @@ class Database:
     for interleaved use, and ``check_same_thread=False`` only lifts the thread check.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, network: str | None = None) -> None:
         self.path = path
         self.lock = threading.RLock()
         self.closed = False
-        self.conn, self.notice = open_database(path)
+        self.network = network
+        """The network file system the file is on (rollback journal, not WAL), or None."""
+        self.conn, self.notice = open_database(path, network)
 
     def _check_open(self) -> None:
         if self.closed:
@@ -359,10 +367,10 @@ class Database:
         try:
             return retry(once, self.path)
         except sqlite3.OperationalError as exc:
-            raise store_error(self.path, exc) from exc
+            raise store_error(self.path, exc, self.network) from exc
         except sqlite3.DatabaseError as exc:
             if is_corrupt(exc):
-                raise store_error(self.path, exc) from exc
+                raise store_error(self.path, exc, self.network) from exc
             raise
 
     def try_write_lock(self) -> bool:

@@ -18,12 +18,12 @@ import contextlib
 import difflib
 import sqlite3
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from jupyter_agent.core.clock import now_ms
-from jupyter_agent.core.cost import CostTotal
+from jupyter_agent.core.cost import COMPLETIONS, CostTotal
 from jupyter_agent.core.errors import NameNotFound
 from jupyter_agent.core.messages import (
     AnyMessage,
@@ -33,6 +33,7 @@ from jupyter_agent.core.messages import (
     ToolPart,
     ToolStateCompleted,
 )
+from jupyter_agent.storage import location
 from jupyter_agent.storage.coalesce import Coalescer
 from jupyter_agent.storage.database import (
     Database,
@@ -41,8 +42,8 @@ from jupyter_agent.storage.database import (
     StoreVersionError,
     StoreWaitStopped,
 )
+from jupyter_agent.storage.filesystem import network_fs
 from jupyter_agent.storage.lease import Leases, SessionBusyError
-from jupyter_agent.storage.paths import DIRNAME, db_path
 from jupyter_agent.storage.reads import StoreReads
 
 __all__ = [
@@ -67,6 +68,11 @@ _UPSERT_OWNED_PART = (
     " SELECT ?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM message WHERE id=?)"
     " ON CONFLICT(id) DO UPDATE SET time_updated=excluded.time_updated, data=excluded.data"
 )
+_UNPRICED = (
+    "(json_extract(data, '$.cost_unknown') OR (json_extract(data, '$.error') IS NOT NULL"
+    " AND json_extract(data, '$.finish') IS NULL))"
+)
+"""A step without a price, or a call that failed before its usage was known (``cost.unpriced``)."""
 _open_stores: weakref.WeakSet[SqliteStore] = weakref.WeakSet()
 
 
@@ -91,31 +97,46 @@ def _row(part: AnyPart, stamp: int) -> tuple[Any, ...]:
 class SqliteStore(StoreReads):
     """Implements ``agent.ports.SessionStore`` on one SQLite file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, network: str | Callable[[Path], str | None] | None = network_fs) -> None:
+        """``network``: the network file system ``path`` is on, or how to tell (``filesystem.py``)."""
         self.path = Path(path)
         self.writes = 0
         """Part rows written by ``update_part``/``flush``: lets tests see coalescing work."""
         self.rows_read = 0
         """Message and part rows read for validation: lets tests see a reopen read only its window."""
         self._coalescer = Coalescer(lambda: self._write_pending(only_due=True))
-        self._db = Database(self.path)
+        self._db = Database(self.path, network(self.path) if callable(network) else network)
         self.notice: str | None = self._db.notice
         """Something the user must be told once (e.g. a damaged file was moved aside)."""
         self.leases = Leases(self._db)
         """One writer per session across processes (``lease.py``)."""
+        self.location = location.StoreLocation(self.path.parent)
+        """Where the store is and why (``location.py``): the sandbox protects it there."""
         _open_stores.add(self)
 
     @classmethod
-    def for_directory(cls, folder: Path) -> SqliteStore:
-        """The store of ``<folder>/.jupyter-agent/sessions.db`` (headless runs, the CLI)."""
+    def for_directory(
+        cls, folder: Path, store: str | None = None, env: Mapping[str, str] | None = None
+    ) -> SqliteStore:
+        """The store of the notebook folder ``folder``: ``<folder>/.jupyter-agent/sessions.db``,
+        or where ``store`` (the setting) or a read-only folder puts it (``location.py``)."""
+        return cls.at(location.locate(Path(folder), store, env), Path(folder))
+
+    @classmethod
+    def at(cls, where: location.StoreLocation, folder: Path) -> SqliteStore:
+        """The store in ``where`` (for the notebook folder ``folder``), its folder created."""
         try:
-            path = db_path(Path(folder))
+            location.create(where, folder)
         except OSError as exc:  # a read-only or full file system, a file in the way
+            fix = "set `store` to a folder you can write to" if where.base else f"make {folder} writable"
             raise StoreError(
-                f"Cannot create the session folder {Path(folder) / DIRNAME} ({exc.strerror or exc}). "
-                f"Make {folder} writable, or run from a folder you can write to."
+                f"Cannot create the session folder {where.folder} ({exc.strerror or exc}). "
+                f"{fix[0].upper()}{fix[1:]}, or run from a folder you can write to."
             ) from exc
-        return cls(path)
+        opened = cls(where.db)
+        opened.location = where
+        opened.notice = " ".join(n for n in (where.notice, opened.notice) if n) or None
+        return opened
 
     @classmethod
     def for_notebook(cls, notebook: Path) -> SqliteStore:
@@ -178,10 +199,11 @@ class SqliteStore(StoreReads):
         """What each session cost (its own steps, summaries included, and the calls made for
         it such as its title), read in two queries."""
         sql = (
-            "SELECT session_id, SUM(json_extract(data, '$.cost')), MAX(json_extract(data, '$.cost_unknown')),"
+            f"SELECT session_id, SUM(json_extract(data, '$.cost')), MAX({_UNPRICED}),"
             " COUNT(*) FROM message WHERE json_extract(data, '$.role') = 'assistant' AND ("
             "json_extract(data, '$.finish') IS NOT NULL OR json_extract(data, '$.cost') > 0"
-            " OR json_extract(data, '$.cost_unknown')) GROUP BY session_id"
+            " OR json_extract(data, '$.cost_unknown') OR json_extract(data, '$.error') IS NOT NULL)"
+            " GROUP BY session_id"
         )
         rows = self._db.read(lambda c: c.execute(sql).fetchall())
         costs = {r[0]: CostTotal(usd=r[1] or 0.0, unknown=bool(r[2]), steps=r[3]) for r in rows}
@@ -197,12 +219,15 @@ class SqliteStore(StoreReads):
             " UNION SELECT s.id FROM session s JOIN tree ON s.parent_id = tree.id) "
         )
         steps = (
-            tree + "SELECT SUM(json_extract(data, '$.cost')), MAX(json_extract(data, '$.cost_unknown')),"
+            tree + f"SELECT SUM(json_extract(data, '$.cost')), MAX({_UNPRICED}),"
             " COUNT(*) FROM message WHERE session_id IN tree AND json_extract(data, '$.role') = 'assistant'"
             " AND (json_extract(data, '$.finish') IS NOT NULL OR json_extract(data, '$.cost') > 0"
-            " OR json_extract(data, '$.cost_unknown'))"
+            " OR json_extract(data, '$.cost_unknown') OR json_extract(data, '$.error') IS NOT NULL)"
         )
-        calls = tree + "SELECT SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost WHERE session_id IN tree"
+        calls = tree + (
+            "SELECT SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost WHERE session_id IN tree"
+            f" AND kind != '{COMPLETIONS}'"
+        )
 
         def read(conn: sqlite3.Connection) -> CostTotal:
             out = CostTotal()
@@ -223,13 +248,17 @@ class SqliteStore(StoreReads):
             )
         )
 
-    def call_costs(self, session_id: str | None = None) -> dict[str, CostTotal]:
-        """What the calls made outside messages cost, per session (of one, or all)."""
+    def call_costs(self, session_id: str | None = None, *, kind: str | None = None) -> dict[str, CostTotal]:
+        """What the calls made outside messages cost, per session (of one, or all): those the
+        session's totals and budgets count (its title), or only those of ``kind``. Inline
+        completions ("completion") are a line of their own, never in those totals."""
         sql = (
             "SELECT session_id, SUM(usd), MAX(usd IS NULL), COUNT(*) FROM call_cost"
-            " WHERE ?1 IS NULL OR session_id=?1 GROUP BY session_id"
+            " WHERE (?1 IS NULL OR session_id=?1) AND (kind=?2 OR (?2 IS NULL AND kind != ?3))"
+            " GROUP BY session_id"
         )
-        rows = self._db.read(lambda c: c.execute(sql, (session_id,)).fetchall())
+        args = (session_id, kind, COMPLETIONS)
+        rows = self._db.read(lambda c: c.execute(sql, args).fetchall())
         return {r[0]: CostTotal(usd=r[1] or 0.0, unknown=bool(r[2]), steps=r[3]) for r in rows}
 
     def delete_session(self, session_id: str) -> None:

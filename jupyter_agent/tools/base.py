@@ -129,10 +129,26 @@ class PermissionQuestion:
     """Asked whatever the rules allow (a protected path); a "deny" still refuses."""
     exact: bool = False
     """Only a rule naming the permission exactly counts (not ``docs_*``): else ``default``."""
+    answered: str | None = None
+    """Set by the permission layer when the user was asked: their reply (``once``, ``always``)."""
 
 
 AskFn = Callable[[PermissionQuestion], Awaitable[None]]
 """``ask(question)``: returns when allowed, raises PermissionDenied."""
+
+
+@dataclass
+class CellEdit:
+    """A cell a tool changed, as it was and as it is now (nbformat dicts), for revert."""
+
+    notebook: str
+    action: Literal["insert", "replace", "delete"]
+    cell_id: str
+    index: int
+    prev_id: str | None
+    label: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
 
 
 @dataclass
@@ -152,6 +168,10 @@ class ToolContext:
     """Live progress: update the running tool part's title/metadata (streamed to UIs)."""
     on_patch: Callable[[list[FileChange]], None] | None = None
     """Record files as they were before a write, for revert."""
+    on_cells: Callable[[list[CellEdit]], None] | None = None
+    """Record notebook cells the tool changed, for revert."""
+    on_code: Callable[[str], None] | None = None
+    """Save the kernel variables ``code`` may change, just before it runs (for revert)."""
     services: Services = field(default_factory=Services)
     """The runtime's adapters: the kernel shell for ``python``, the notebook bridge, sub-agents …"""
     limits: OutputLimits = field(default_factory=OutputLimits)
@@ -169,15 +189,17 @@ class ToolContext:
         always_ask: bool = False,
         exact: bool = False,
         **metadata: Any,
-    ) -> None:
-        """Ask the permission layer; headless/no-UI contexts allow unless rules deny."""
-        if self.ask is not None:
-            with refuse_on_error(f"the {permission} request for {', '.join(patterns)[:200]}"):
-                await self.ask(
-                    PermissionQuestion(
-                        permission, patterns, title, metadata, default, unsure, always_ask, exact
-                    )
-                )
+    ) -> str | None:
+        """Ask the permission layer; headless/no-UI contexts allow unless rules deny.
+        Returns the user's reply when they were asked (their approval is a review), else None."""
+        if self.ask is None:
+            return None
+        question = PermissionQuestion(
+            permission, patterns, title, metadata, default, unsure, always_ask, exact
+        )
+        with refuse_on_error(f"the {permission} request for {', '.join(patterns)[:200]}"):
+            await self.ask(question)
+        return question.answered
 
     def rule(self, permission: str, value: str, specific: bool = False) -> str:
         """What the rules say for one value, without asking: search tools drop files the
@@ -210,6 +232,9 @@ class ToolContext:
     def is_external(self, path: Path) -> bool:
         root = self.project_root.resolve()
         resolved = path.resolve()
+        outputs = self.services.outputs  # a store kept elsewhere: its saved outputs are the run's own
+        if outputs is not None and (resolved == outputs or outputs.resolve() in resolved.parents):
+            return False
         return resolved != root and root not in resolved.parents
 
     async def check_path(self, path: Path, action: str) -> None:
@@ -271,6 +296,9 @@ class Tool(Generic[Args]):
     name: ClassVar[str]
     description: ClassVar[str]
     Args: type[BaseModel]
+    mutates: ClassVar[bool] = True
+    """May change files, cells or variables: a checkpoint is taken around each call (tools
+    that only read say False and cost nothing)."""
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

@@ -8,7 +8,6 @@ replacer that finds anything decides: one span is replaced, several need ``repla
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -17,11 +16,10 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
+from jupyter_agent.tools.diffs import unified_diff
 from jupyter_agent.tools.paths import relative
 from jupyter_agent.tools.read import refuse_special
 from jupyter_agent.tools.write import record_and_write
-
-MAX_DIFF_LINES = 400
 
 Span = tuple[int, int]
 
@@ -122,15 +120,6 @@ def replace_spans(content: str, spans: list[Span], new: str) -> str:
         out += [content[last:start], new]
         last = end
     return "".join(out) + content[last:]
-
-
-def unified_diff(before: str, after: str, rel: str) -> str:
-    """A unified diff for the UI and the permission prompt, capped to stay small."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    lines = list(difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}"))
-    if len(lines) > MAX_DIFF_LINES:
-        lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more diff lines)\n"]
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def apply_edit(content: str, old: str, new: str, replace_all: bool, rel: str) -> tuple[str, int]:

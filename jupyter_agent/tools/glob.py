@@ -91,6 +91,7 @@ def find_files(
 
 class GlobTool(Tool[GlobArgs]):
     name = "glob"
+    mutates = False
     description = describe("glob")
     Args = GlobArgs
 

@@ -200,6 +200,7 @@ def format_hits(hits: list[Hit], working_dir: Path) -> str:
 
 class GrepTool(Tool[GrepArgs]):
     name = "grep"
+    mutates = False
     description = describe("grep")
     Args = GrepArgs
 

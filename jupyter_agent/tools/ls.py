@@ -94,6 +94,7 @@ def build_tree(
 
 class ListTool(Tool[ListArgs]):
     name = "list"
+    mutates = False
     description = describe("list")
     Args = ListArgs
 

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.core.user_dirs import user_data_dir
+
 CONFIG_NAME = "jupyter-agent.json"
 STORE_NAME = ".jupyter-agent"
 GIT_RUNS = frozenset({"config", "config.worktree", "hooks", "info", "commondir", "gitdir"})
@@ -46,16 +48,6 @@ SYSTEM_CONFIG_DIR = Path("/etc/jupyter-agent")
 def user_config_dir(env: Mapping[str, str]) -> Path:
     """The user config folder, as ``config.global_config_dir`` finds it."""
     return Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "jupyter-agent"
-
-
-def user_data_dir(env: Mapping[str, str]) -> Path:
-    """What jupyter-agent records about you (which configuration files you trusted, the
-    sandbox's scratch copies of git folders): ``JUPYTER_AGENT_DATA_DIR``, else
-    ``$XDG_DATA_HOME/jupyter-agent`` (``~/.local/share/jupyter-agent``). Hidden from commands."""
-    if env.get("JUPYTER_AGENT_DATA_DIR"):
-        return Path(env["JUPYTER_AGENT_DATA_DIR"]).expanduser()
-    home = Path(env.get("HOME") or Path.home())
-    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / "jupyter-agent"
 
 
 def jupyter_runtime_dir(env: Mapping[str, str]) -> Path:
@@ -181,17 +173,33 @@ class Guard:
     )
     extra: tuple[str, ...] = ()
     """The ``protected`` config key: paths relative to the project root, or absolute."""
+    stores: tuple[Path, ...] = ()
+    """The session store when it is not ``.jupyter-agent/`` (``store``, a read-only folder's)
+    and the folder holding such stores: protected wherever they are."""
+    audit: Path | None = None
+    """The admin's audit folder (``audit``): the agent must not rewrite its own trail."""
 
     @classmethod
     def build(
-        cls, env: Mapping[str, str], protected: Iterable[str] = (), deny_read: Iterable[str] = ()
+        cls,
+        env: Mapping[str, str],
+        protected: Iterable[str] = (),
+        deny_read: Iterable[str] = (),
+        stores: Iterable[Path] = (),
+        audit: Path | None = None,
     ) -> Guard:
         home = Path(env.get("HOME") or Path.home())
         config_paths = [user_config_dir(env), SYSTEM_CONFIG_DIR]
         if env.get("JUPYTER_AGENT_SYSTEM_CONFIG"):
             config_paths.append(Path(env["JUPYTER_AGENT_SYSTEM_CONFIG"]))
         hidden = credential_stores(env) + [_expand(e, home) for e in deny_read]
-        return cls(hidden=tuple(hidden), config_paths=tuple(config_paths), extra=tuple(protected))
+        return cls(
+            hidden=tuple(hidden),
+            config_paths=tuple(config_paths),
+            extra=tuple(protected),
+            stores=tuple(stores),
+            audit=audit,
+        )
 
     @functools.cached_property
     def _hidden_names(self) -> list[tuple[Path, set[Path]]]:
@@ -226,6 +234,10 @@ class Guard:
                 yield gitfile, "it tells git where the repository is"
         for entry in self.config_paths:
             yield entry, "a jupyter-agent configuration file"
+        for store in self.stores:
+            yield store, "the session store"
+        if self.audit is not None:
+            yield self.audit, "the administrator's audit trail"
         for listed in self.extra:
             yield _expand(listed, root), 'listed in "protected"'
 

@@ -252,6 +252,8 @@ class PythonTool(Tool[PythonArgs]):
             raise PermissionDenied(refused)
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])
         timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+        if ctx.on_code is not None:  # the variables it may change are saved first, for revert
+            ctx.on_code(args.code)
         spill = ctx.new_output_file() if ctx.new_output_file else None
         sink = BoundedOutput(ctx.limits, (lambda: spill) if spill else None)
         policy = None if kernel_kind.contained() else guard_policy(ctx, spill)

@@ -156,6 +156,7 @@ def read_page(path: Path, offset: int, limit: int) -> tuple[str, dict[str, Any]]
 
 class ReadTool(Tool[ReadArgs]):
     name = "read"
+    mutates = False
     description = describe("read")
     Args = ReadArgs
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.core.user_dirs import user_data_dir
 from jupyter_agent.tools import git_stage
 from jupyter_agent.tools.bwrap import BASE_MOUNTS, KERNEL_KNOBS
 from jupyter_agent.tools.protected import (
@@ -39,7 +40,6 @@ from jupyter_agent.tools.protected import (
     Guard,
     git_dirs,
     user_config_dir,
-    user_data_dir,
 )
 from jupyter_agent.tools.sweep import Entry
 

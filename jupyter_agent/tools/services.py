@@ -11,14 +11,16 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.sandbox import SandboxPolicy
+from jupyter_agent.tools.staging import StagedEdit, Staging
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from jupyter_agent.checkpoint.cells import CellStep
     from jupyter_agent.mcp.manager import McpManager
     from jupyter_agent.repro.report import VerifyReport
     from jupyter_agent.repro.tracker import HiddenStateTracker
@@ -32,6 +34,9 @@ class NotebookBridge(Protocol):
     async def replace_cell(self, cell_id: str, source: str) -> None: ...
     async def delete_cell(self, cell_id: str) -> None: ...
     async def run_cell(self, cell_id: str) -> list[dict[str, Any]]: ...
+    async def stage(self, edit: StagedEdit) -> str: ...
+    async def unstage(self, staged_ids: list[str]) -> None: ...
+    async def apply_steps(self, steps: list[CellStep]) -> tuple[list[str], list[str]]: ...
 
 
 ChildRunner = Callable[[str, str, str], Awaitable[tuple[str, str]]]
@@ -83,6 +88,15 @@ class Services:
     code refuse (``require_contained_kernel``, ``tools/kernel_kind.py``)."""
     admin_file: str | None = None
     """The administrator's file, named in those refusals."""
+    outputs: Path | None = None
+    """Where truncated outputs are saved: reading them is not "outside the project", wherever
+    the store is (``store``, a read-only folder's)."""
+    audit: Callable[[dict[str, Any]], None] | None = None
+    """Writes one line of the admin's audit trail per tool call (``storage/audit_log.py``)."""
+    notebook_review: Literal["stage", "apply"] = "stage"
+    """``notebook.review``: live cell edits are staged for Accept / Reject, or applied at once."""
+    staging: Staging = field(default_factory=Staging)
+    """The staged cell edits waiting for the user (``tools/staging.py``)."""
 
     def for_run(self, bridge: NotebookBridge | None) -> Services:
         """A copy for one run: its own notebook bridge, everything else shared."""

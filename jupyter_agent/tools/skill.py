@@ -100,6 +100,7 @@ class SkillArgs(BaseModel):
 
 class SkillTool(Tool[SkillArgs]):
     name = "skill"
+    mutates = False
     description = describe("skill")
     Args = SkillArgs
 

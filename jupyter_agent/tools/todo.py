@@ -32,6 +32,7 @@ class TodoArgs(BaseModel):
 
 class TodoWriteTool(Tool[TodoArgs]):
     name = "todowrite"
+    mutates = False
     description = describe("todowrite")
     Args = TodoArgs
 

@@ -97,6 +97,7 @@ class VariablesArgs(BaseModel):
 
 class VariablesTool(Tool[VariablesArgs]):
     name = "variables"
+    mutates = False
     description = describe("variables")
     Args = VariablesArgs
 

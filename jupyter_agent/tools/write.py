@@ -15,8 +15,12 @@ from pydantic import BaseModel, Field
 from jupyter_agent.core.messages import FileChange
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
+from jupyter_agent.tools.diffs import unified_diff
 from jupyter_agent.tools.paths import relative
 from jupyter_agent.tools.read import refuse_special
+
+MAX_DIFF_SOURCE = 1024 * 1024
+"""A larger file's approval says what is replaced instead of a diff."""
 
 
 class WriteArgs(BaseModel):
@@ -47,6 +51,19 @@ def record_and_write(ctx: ToolContext, path: Path, content: str) -> None:
         fh.write(content)
 
 
+def _diff(path: Path, content: str, rel: str) -> str:
+    """What the approval shows: the file's change as a diff (a new file: all of it added)."""
+    before = ""
+    if path.is_file():
+        if path.stat().st_size > MAX_DIFF_SOURCE:
+            return f"(replaces {rel}, {path.stat().st_size:,} bytes, with {count_lines(content)} lines)\n"
+        try:
+            before = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return f"(replaces {rel}, not a UTF-8 text file, with {count_lines(content)} lines)\n"
+    return unified_diff(before, content, rel)
+
+
 def count_lines(text: str) -> int:
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
@@ -63,9 +80,10 @@ class WriteTool(Tool[WriteArgs]):
         path = ctx.resolve(args.filePath)
         await ctx.check_write(path, "Write")
         rel = relative(path, ctx.project_root)
-        await ctx.permit("edit", [rel], f"Write {rel}", filepath=str(path))
         if path.is_dir():
             raise ToolError(f"{path} is a directory; give the path of a file inside it.")
+        diff = _diff(path, args.content, rel)
+        await ctx.permit("edit", [rel], f"Write {rel}", filepath=str(path), diff=diff)
         existed = path.exists()
         if existed:
             refuse_special(path)  # opening a FIFO to write blocks until someone reads it

@@ -45,6 +45,8 @@ class CellRun:
         self.since = since
         self.model = model
         self.notices: list[str] = []
+        self.streamed = False
+        """The run's text went to stdout as it streamed (no widget): ``text/plain`` leaves it out."""
         self.started = time.monotonic()
         self.handle = None if isinstance(widget, NoView) else display(widget, display_id=True)
 
@@ -79,6 +81,7 @@ class CellRun:
                 messages=messages,
                 summary=summary,
                 notices=self.notices,
+                streamed=self.streamed,
             )
         except Exception:  # the live view stays; what ran is in the store either way
             log.exception("could not build the transcript of the run")

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 TARGET = "jupyter_agent"
+INLINE_TARGET = "jupyter_agent_inline"
+"""The inline completion provider's comm (``ui/inline_comm.py``): light, one per kernel."""
 
 
 def register(agent: KernelAgent) -> None:
@@ -38,7 +40,14 @@ def register(agent: KernelAgent) -> None:
         data = msg.get("content", {}).get("data") or {}
         connection.open(HelloRequest.model_validate(data))
 
+    def opened_inline(comm: Any, _msg: dict[str, Any]) -> None:
+        # the inline completer loads when a front end first asks for a suggestion
+        from jupyter_agent.ui.inline_comm import InlineConnection
+
+        InlineConnection(comm, agent).open()
+
     get_comm_manager().register_target(TARGET, opened)
+    get_comm_manager().register_target(INLINE_TARGET, opened_inline)
     if frontend_attached(agent.shell.user_ns, os.environ):  # a runner (nbclient) warns about it
         _announce()
 

@@ -5,7 +5,9 @@ output while it runs but no widget: without this they showed nothing until the r
 The answer's text is written as it streams (O(text): each delta once), each tool call as one
 line when it starts; the static transcript follows when the run ends (``cell_output.py``) and,
 when the cell holds nothing else, replaces the streamed text in the saved notebook (a log has
-it already), so the answer is not kept twice.
+it already), so the answer is not kept twice. A terminal cannot take printed text back, and
+prints a display's ``text/plain``: that view of the transcript leaves out what streamed here
+(``jupyter console`` showed the answer twice), its HTML and Markdown keep it.
 """
 
 from __future__ import annotations

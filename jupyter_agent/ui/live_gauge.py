@@ -3,7 +3,9 @@
 Exact numbers come with each finished step (the provider's usage); in between, the text
 and reasoning streamed so far are estimated (characters / 4, as the spec's estimate) on
 top of the last exact count, and the gauge is re-sent at most every ``INTERVAL_S``.
-The cost of the prompt and the session (``core.cost``) rides along, updated per step.
+The cost of the prompt and the session (``core.cost``) rides along, updated per step,
+and the inline completions made for the session on a line of their own (their tokens are
+never in the gauge: they are not in the agent's context).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any, Protocol
 
 from jupyter_agent.context.overflow import gauge, gauge_for
 from jupyter_agent.context.tokens import CHARS_PER_TOKEN
-from jupyter_agent.core.cost import CostTracker
+from jupyter_agent.core.cost import CostTracker, completions_text
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, PartUpdated
 from jupyter_agent.core.messages import AssistantMessage
 
@@ -30,6 +32,7 @@ class LiveGauge:
     def __init__(self, view: GaugeView, session_id: str, context_limit: int | None, store: Any) -> None:
         self.view = view
         self.session_id = session_id
+        self.store = store
         self.limit = context_limit
         self.base = 0
         self.streamed = 0  # characters streamed since the last exact count
@@ -42,10 +45,20 @@ class LiveGauge:
             self.costs.session.merge(calls)
         last = next((m.info for m in reversed(history) if isinstance(m.info, AssistantMessage)), None)
         self.cost = self.costs.text(last.parent_id) if last else ""
+        self.completions = self._completions()
         initial = gauge(history, context_limit)
         self.base = initial.tokens
-        if initial.tokens:
+        if initial.tokens or self.completions:
             self._show(initial.tokens)
+
+    def _completions(self) -> str:
+        spent = getattr(self.store, "completion_costs", None)  # a front end without inline completion
+        return completions_text(spent(self.session_id)) if spent is not None else ""
+
+    def completions_spent(self) -> None:
+        """An inline completion was paid for this session: its line is shown now."""
+        self.completions = self._completions()
+        self._show(self.shown if self.shown >= 0 else self.base, force=True)
 
     def __call__(self, event: AnyEvent) -> None:
         if isinstance(event, MessageUpdated):
@@ -73,4 +86,5 @@ class LiveGauge:
         self.shown = tokens
         self.sent_at = time.monotonic()
         percent = round(tokens / self.limit * 100) if self.limit else None
-        self.view.set_gauge(tokens, percent, self.cost)
+        cost = " · ".join(text for text in (self.cost, self.completions) if text)
+        self.view.set_gauge(tokens, percent, cost)

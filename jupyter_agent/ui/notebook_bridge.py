@@ -12,7 +12,9 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from jupyter_agent.checkpoint.cells import CellStep
 from jupyter_agent.tools.base import ToolError
+from jupyter_agent.tools.staging import StagedEdit
 from jupyter_agent.ui.panel_protocol import NotebookOpMsg, NotebookReply
 
 OP_TIMEOUT_S = 30.0
@@ -85,3 +87,16 @@ class PanelNotebookBridge:
 
     async def run_cell(self, cell_id: str) -> list[dict[str, Any]]:
         return (await self._ask("run", RUN_TIMEOUT_S, cell_id=cell_id)).outputs or []
+
+    async def stage(self, edit: StagedEdit) -> str:
+        """Show a proposed edit in the notebook; returns the cell it sits on (a new, empty
+        placeholder for an insert)."""
+        return (await self._ask("stage", staged=edit)).cell_id or edit.cell_id or ""
+
+    async def unstage(self, staged_ids: list[str]) -> None:
+        await self._ask("unstage", staged_ids=staged_ids)
+
+    async def apply_steps(self, steps: list[CellStep]) -> tuple[list[str], list[str]]:
+        """A revert's (or unrevert's) steps on the open document, in one go."""
+        reply = await self._ask("restore", steps=steps)
+        return reply.done or [], reply.problems or []

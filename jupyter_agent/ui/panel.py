@@ -17,27 +17,28 @@ from pydantic import ValidationError
 
 from jupyter_agent.agent import send
 from jupyter_agent.agent.run import RunHandle
-from jupyter_agent.agent.title import needs_title
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
 from jupyter_agent.core.fence import fence
-from jupyter_agent.kernel.completions import complete
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
-from jupyter_agent.mcp.listing import restart, snapshot
 from jupyter_agent.tools import kernel_kind
+from jupyter_agent.tools.staging import ReviewOutcome
+from jupyter_agent.ui import completion_toggle, panel_repro
 from jupyter_agent.ui import panel_protocol as wire
-from jupyter_agent.ui import panel_repro
 from jupyter_agent.ui.hidden_marker import finish_run
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.panel_mcp import PanelMcp
+from jupyter_agent.ui.panel_sessions import PanelSessions
+from jupyter_agent.ui.panel_undo import background, revert_here
 from jupyter_agent.ui.render import permission_message
 from jupyter_agent.ui.stream import ViewStream
-from jupyter_agent.ui.widget_protocol import OlderMsg, to_wire
+from jupyter_agent.ui.widget_protocol import OlderMsg, ReviewMsg, to_wire
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PanelConnection:
+class PanelConnection(PanelMcp, PanelSessions):
     def __init__(self, comm: Any, agent: KernelAgent) -> None:
         self.comm = comm
         self.agent = agent
@@ -54,6 +55,8 @@ class PanelConnection:
         self.bridge = PanelNotebookBridge(self._send, self.loop)
         self._follow_off: Callable[[], None] | None = None
         self._gauge_off: Callable[[], None] | None = None
+        self._gauge: LiveGauge | None = None
+        self._completion_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
         self._fixing: set[str] = set()
@@ -85,6 +88,8 @@ class PanelConnection:
         if self._follow_off is None:
             self._follow_off = runtime.bus.subscribe(self._follow)
         self.send_mcp()
+        if self._completion_off is None:  # the inline completion switch shows the kernel's state
+            self._completion_off = completion_toggle.watch(self.agent, self._send)
         self.show(session_id)
         self._flush_notices("info")
 
@@ -126,6 +131,9 @@ class PanelConnection:
         panel_repro.remark(self, session_id)  # runs that left hidden state, still marked
         for request in runtime.permissions.pending(session_id):  # still waiting: answerable here too
             self.stream.post(permission_message(request))
+        staged = runtime.pending_reviews(session_id)
+        if staged:  # edits still waiting for review: Accept all / Reject all
+            self.stream.post(ReviewMsg(pending=staged))
         busy = runtime.busy(session_id) or session_id in self.agent.running
         self.stream.status("busy" if busy else "idle")
         if self._gauge_off is not None:  # the previous session's gauge
@@ -134,12 +142,15 @@ class PanelConnection:
             limit: int | None = runtime.resolve_model().context
         except ConfigurationError:  # no model yet: the gauge shows tokens without a window
             limit = None
-        listener = LiveGauge(self.stream, session_id, limit, runtime)
+        listener = self._gauge = LiveGauge(self.stream, session_id, limit, runtime)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
         """Replay one page of stored messages (the newest, or those before ``before``) and
-        say whether earlier ones exist."""
+        say whether earlier ones exist; messages a pending revert hides are not shown."""
+        revert = self.agent.runtime.get_session(session_id).revert
+        if revert is not None and (before is None or revert.message_id < before):
+            before = revert.message_id
         messages, older = page_before(self.agent.runtime, session_id, before)
         self.stream.replay(messages)
         self.stream.post(OlderMsg(session_id=session_id, before=older))
@@ -158,10 +169,10 @@ class PanelConnection:
         self.stream.close()
         self.bridge.close()
         panel_repro.stop(self)  # nobody would see its table
-        for off in (self._follow_off, self._gauge_off):
+        for off in (self._follow_off, self._gauge_off, self._completion_off):
             if off is not None:
                 off()
-        self._follow_off = self._gauge_off = None
+        self._follow_off = self._gauge_off = self._completion_off = None
         for handle in self.agent.runtime.running():
             if handle.bridge is self.bridge:
                 handle.bridge = None
@@ -182,6 +193,11 @@ class PanelConnection:
             self._send(wire.SessionsMsg(session_id=current, sessions=self._sessions()))
 
     # ------------------------------------------------------------ panel → kernel
+
+    def completions_spent(self, session_id: str) -> None:
+        """An inline completion was paid for ``session_id``: the gauge's cost line says so."""
+        if self._gauge is not None and self._gauge.session_id == session_id:
+            self._gauge.completions_spent()
 
     def _on_msg(self, msg: dict[str, Any]) -> None:
         call_on(self.loop, self._receive, msg)
@@ -253,6 +269,15 @@ class PanelConnection:
             panel_repro.add_cell(self, request)
         elif isinstance(request, wire.VerifyRequest):
             panel_repro.start_verify(self, request)
+        elif isinstance(request, wire.ReviewRequest):
+            outcome = ReviewOutcome.model_validate(request.model_dump(exclude={"type"}))
+            if outcome.edit is not None and not outcome.edit.notebook:  # the metadata keeps no local path
+                outcome.edit.notebook = str(self.agent.notebook_path() or "")
+            background(self, runtime.review(outcome, self.bridge), "recording the review")
+        elif isinstance(request, (wire.RevertRequest, wire.UnrevertRequest)):
+            revert_here(self, request)
+        elif isinstance(request, wire.SetCompletionRequest):
+            self.stream.notice(completion_toggle.toggle(self.agent, request.enabled))
 
     def prompt(
         self,
@@ -288,7 +313,8 @@ class PanelConnection:
             prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
 
         async def work() -> None:
-            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle())
+            typed = text if expanded is None else None  # a fix's prompt names no resource
+            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle(), typed)
             await send.send(runtime, asked, self.stream.notice, on_ready=self.send_mcp)
 
         self._start(work(), sid, done)
@@ -345,6 +371,8 @@ class PanelConnection:
                 await work
             except asyncio.CancelledError:
                 self.agent.stopped(self.stream, session_id)
+            except JupyterAgentError as exc:  # an MCP prompt's typo, a refused resource: what to do
+                self.stream.notice(exc.for_user(), "error")
             except Exception as exc:
                 log.exception("agent run from the side panel failed")
                 self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
@@ -368,79 +396,7 @@ class PanelConnection:
         self.agent.tasks.add(task)
         task.add_done_callback(self.agent.tasks.discard)
 
-    def _new_session(self) -> None:
-        """A fresh session, unless the one shown is still empty (New twice makes one)."""
-        runtime = self.agent.runtime
-        sid = self.stream.session_id
-        if sid and not runtime.busy(sid) and not runtime.last_message(sid):
-            self._switch(self.agent.current_session(session_id=sid))
-            return
-        self._switch(self.agent.current_session(new=True))
-
-    def _delete_session(self, session_id: str) -> None:
-        runtime = self.agent.runtime
-        if runtime.busy(session_id) or session_id in self.agent.running:
-            self.stream.notice("This session is running; stop it before deleting it.", "error")
-            return
-        runtime.delete_session(session_id)
-        if self.agent.session_id == session_id:
-            self.agent.session_id = None
-        if self.stream.session_id == session_id:
-            self._switch(self.agent.current_session())
-        else:
-            self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
-
-    def _switch(self, session_id: str) -> None:
-        self.show(session_id)
-        self._send(wire.SessionsMsg(session_id=session_id, sessions=self._sessions()))
-
-    def _mcp(self, request: wire.McpRequest) -> None:
-        """List the MCP servers; ``restart`` runs in the background, then lists them again."""
-        runtime = self.agent.runtime
-        if request.action == "list" or not runtime.config.mcp:
-            self.send_mcp()
-            return
-
-        async def go() -> None:
-            try:
-                await restart(runtime)
-            finally:
-                self._flush_notices()
-                self.send_mcp()
-
-        if self.loop is not None:
-            task = self.loop.create_task(go())
-            self.agent.tasks.add(task)
-            task.add_done_callback(self.agent.tasks.discard)
-
-    def send_mcp(self) -> None:
-        """The MCP servers' state and tools, as listed under the session picker."""
-        servers = snapshot(self.agent.runtime) if self.agent.runtime.config.mcp else []
-        self._send(wire.McpMsg(servers=[wire.McpServerView(**s) for s in servers]))
-
-    def _complete(self, request: wire.CompleteRequest) -> None:
-        found = complete(request.query, self.agent.shell, self.agent.runtime.working_dir)
-        items = [wire.Completion(label=label, detail=detail) for label, detail in found]
-        self._send(wire.CompletionsMsg(request_id=request.request_id, items=items))
-
     # ------------------------------------------------------------ kernel → panel
-
-    def _sessions(self) -> list[wire.SessionInfo]:
-        runtime = self.agent.runtime
-        ordered = sorted(runtime.list_sessions(), key=lambda s: s.time.updated, reverse=True)
-        shown = [
-            wire.SessionInfo(
-                id=s.id,
-                title=s.title,
-                updated=s.time.updated,
-                busy=runtime.busy(s.id),
-                created=s.time.created,
-                untitled=needs_title(s.title),
-            )
-            for s in ordered
-        ]
-        self._titles = {s.id: s.title for s in shown}
-        return shown
 
     def _send(self, message: wire.PanelMessage) -> None:
         self._send_dict(to_wire(message))

@@ -16,6 +16,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from jupyter_agent.checkpoint.cells import CellStep
+from jupyter_agent.tools.staging import StagedEdit
+from jupyter_agent.ui.inline_protocol import InlineStateMsg
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
@@ -160,6 +163,45 @@ class VerifyRequest(_Wire):
     with_agent: bool = False
 
 
+class ReviewRequest(_Wire):
+    """The user accepted or rejected a staged cell edit (in the notebook, the panel or a
+    command); the panel applied it to the document and says how the cell was and is."""
+
+    type: Literal["review"] = "review"
+    staged_id: str
+    decision: Literal["accept", "reject"]
+    reason: str = ""
+    """Why it was rejected (sent to the model)."""
+    cell_id: str | None = None
+    index: int | None = None
+    prev_id: str | None = None
+    """The cell above it (a revert puts a deleted cell back below it)."""
+    before: dict[str, Any] | None = None
+    """The cell before the edit was applied (None for an insert)."""
+    after: dict[str, Any] | None = None
+    """The cell after (None for a delete, or a rejection)."""
+    edit: StagedEdit | None = None
+    """The staged edit as the notebook kept it (who staged it: a restarted kernel still knows)."""
+
+
+class RevertRequest(_Wire):
+    """Undo from here: revert the session to before ``message_id`` (None: the last prompt)."""
+
+    type: Literal["revert"] = "revert"
+    message_id: str | None = None
+
+
+class UnrevertRequest(_Wire):
+    type: Literal["unrevert"] = "unrevert"
+
+
+class SetCompletionRequest(_Wire):
+    """The panel's inline completion switch (``%agent complete on|off`` for this kernel)."""
+
+    type: Literal["set_completion"] = "set_completion"
+    enabled: bool
+
+
 class NotebookReply(_Wire):
     """The panel's answer to a :class:`NotebookOpMsg`."""
 
@@ -173,6 +215,10 @@ class NotebookReply(_Wire):
     """``insert``: the new cell's id."""
     outputs: list[dict[str, Any]] | None = None
     """``run``: the cell's outputs once it finished."""
+    done: list[str] | None = None
+    """``restore``: what each step did (``In [3]: restored``)."""
+    problems: list[str] | None = None
+    """``restore``: the steps that could not be applied, and why."""
 
 
 PanelRequest = (
@@ -194,6 +240,10 @@ PanelRequest = (
     | FixRequest
     | AddCellRequest
     | VerifyRequest
+    | ReviewRequest
+    | RevertRequest
+    | UnrevertRequest
+    | SetCompletionRequest
     | NotebookReply
 )
 PanelRequestAdapter: TypeAdapter[PanelRequest] = TypeAdapter(
@@ -261,11 +311,26 @@ class NotebookOpMsg(_Wire):
 
     kind: Literal["nb_op"] = "nb_op"
     op_id: str
-    op: Literal["read", "insert", "replace", "delete", "run"]
+    op: Literal["read", "insert", "replace", "delete", "run", "stage", "unstage", "restore"]
     index: int | None = None
     cell_id: str | None = None
     source: str | None = None
     cell_type: Literal["code", "markdown", "raw"] | None = None
+    staged: StagedEdit | None = None
+    """``stage``: the edit to show in the notebook for Accept / Reject (answered with the cell id)."""
+    staged_ids: list[str] | None = None
+    """``unstage``: staged edits to take back without applying them (their prompt was reverted)."""
+    steps: list[CellStep] | None = None
+    """``restore``: a revert's or unrevert's steps, applied in order in one go."""
+
+
+class McpPromptView(_Wire):
+    """A server's prompt, offered as the slash command ``/<server>:<name>``."""
+
+    name: str
+    description: str = ""
+    usage: str
+    """How to run it: ``/<server>:<name> arg=… [optional=…]``."""
 
 
 class McpServerView(_Wire):
@@ -275,6 +340,9 @@ class McpServerView(_Wire):
     """The command (local) or URL (remote)."""
     tools: list[str] = Field(default_factory=list)
     """Tool names as the model sees them (``<server>_<tool>``)."""
+    prompts: list[McpPromptView] = Field(default_factory=list)
+    resources: int = 0
+    """How many resources it lists (``@<server>:`` completes them)."""
     error: str | None = None
     """Why it failed (with its stderr tail), secrets redacted."""
 
@@ -287,7 +355,7 @@ class McpMsg(_Wire):
     servers: list[McpServerView]
 
 
-PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg
+PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg
 
 
 def schema() -> dict[str, Any]:

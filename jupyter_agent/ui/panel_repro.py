@@ -50,14 +50,7 @@ def add_cell(panel: PanelConnection, request: wire.AddCellRequest) -> None:
     """Insert the run's code as a cell below its cell, then mark the run "added" everywhere."""
     agent = panel.agent
 
-    async def go() -> None:
-        try:
-            new_id, _ = await agent.hidden_runs.add_as_cell(
-                panel.bridge, request.run, request.cell_id, request.code
-            )
-        except (LookupError, ToolError) as exc:
-            panel.stream.notice(f"Add as cell: {exc}", "error")
-            return
+    def added(new_id: str) -> None:
         run = agent.hidden_runs.runs.get(request.run)
         if run is None:  # a transcript of before a restart: its notebook's button must still learn it
             panel.stream.post(HiddenStateMsg(run=request.run, text=ADDED, names=[], code="", added=new_id))
@@ -67,6 +60,19 @@ def add_cell(panel: PanelConnection, request: wire.AddCellRequest) -> None:
         panel.stream.notice(
             "Added the agent's code as a cell below the run: Restart and Run All reproduces it now."
         )
+
+    async def go() -> None:
+        runtime = agent.runtime
+        stage = runtime.stage_insert if runtime.config.notebook.review == "stage" else None
+        try:
+            new_id, _ = await agent.hidden_runs.add_as_cell(
+                panel.bridge, request.run, request.cell_id, request.code, stage=stage, on_added=added
+            )
+        except (LookupError, ToolError) as exc:
+            panel.stream.notice(f"Add as cell: {exc}", "error")
+            return
+        if new_id is None:
+            panel.stream.notice("The agent's code is proposed as a cell below the run: Accept it to add it.")
 
     _task(panel, go())
 

@@ -23,6 +23,7 @@ from jupyter_agent.core.events import (
     PermissionAsked,
     PermissionReplied,
     PermissionRequest,
+    ReviewChanged,
     SessionCompacted,
     SessionDeleted,
     SessionErrored,
@@ -66,6 +67,7 @@ from jupyter_agent.ui.widget_protocol import (
     ReasoningView,
     RemovedMsg,
     RetryView,
+    ReviewMsg,
     StatusMsg,
     SubtaskView,
     TextView,
@@ -199,6 +201,8 @@ class Renderer:
             return [permission_message(event.request)]
         if isinstance(event, PermissionReplied):
             return [PermissionDoneMsg(request_id=event.request_id, reply=event.reply)]
+        if isinstance(event, ReviewChanged):
+            return [ReviewMsg(pending=event.pending)]
         if isinstance(event, SessionCompacted):
             return [CompactedMsg()]
         if isinstance(event, SessionErrored):
@@ -222,10 +226,18 @@ class Renderer:
 
 
 def permission_message(r: PermissionRequest) -> PermissionMsg:
-    """An approval box (also replayed to a view that opens while the request waits)."""
-    return PermissionMsg(
-        request=PermissionView(id=r.id, permission=r.permission, patterns=r.patterns, title=r.title)
+    """An approval box (also replayed to a view that opens while the request waits): what
+    would change (a diff) and what "Always" would allow, in words."""
+    diff, always = r.metadata.get("diff"), r.metadata.get("always")
+    view = PermissionView(
+        id=r.id,
+        permission=r.permission,
+        patterns=r.patterns,
+        title=r.title,
+        diff=diff if isinstance(diff, str) and diff else None,
+        always=always if isinstance(always, str) and always else None,
     )
+    return PermissionMsg(request=view)
 
 
 def message_message(info: AnyMessage) -> MessageMsg:

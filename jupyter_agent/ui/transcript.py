@@ -131,22 +131,31 @@ def markdown_html(text: str) -> str:
 class _Builder:
     """Collects the three renderings side by side, block by block."""
 
-    def __init__(self) -> None:
+    def __init__(self, streamed: bool = False) -> None:
         self.html: list[str] = []
         self.md: list[str] = []
         self.plain: list[str] = []
         self.images = 0
+        self.streamed = streamed
+        """The run's answer and tool lines went to stdout as they came (``console_stream.py``):
+        a terminal front end printed them already, and prints ``text/plain`` too."""
+        self.quiet = False
+        """Set while an assistant message is added in a streamed run: no plain text for it."""
+
+    def _plain(self, line: str) -> None:
+        if not self.quiet:
+            self.plain.append(line)
 
     def text(self, text: str) -> None:
         self.html.append(f'<div class="jp-agent-transcript-text">{markdown_html(text)}</div>')
         self.md.append(text)
-        self.plain.append(text)
+        self._plain(text)
 
     def details(self, label: str, body: str, plain: bool = False) -> None:
         """Collapsed in HTML and Markdown; in plain text only when asked (a summary, not thinking)."""
         text = cap_output(body, OUTPUT_CAP)
         if plain:
-            self.plain.append(f"{label}:\n{text}")
+            self._plain(f"{label}:\n{text}")
         self.html.append(
             f"<details><summary>{html.escape(label)}</summary><pre><code>{html.escape(text)}</code></pre></details>"
         )
@@ -178,7 +187,7 @@ class _Builder:
         else:
             self.html.append(f'<div class="jp-agent-transcript-tool" data-status="{status}">{head}</div>')
         self.md.append(f"- `{r.name}` {_inline(r.summary)} — *{r.status}*")
-        self.plain.append(f"[{line}]")
+        self._plain(f"[{line}]")
         for a in r.attachments:
             if a.mime.startswith("image/") and self.images < MAX_IMAGES:
                 self.images += 1
@@ -212,8 +221,10 @@ def _message(b: _Builder, m: MessageWithParts) -> None:
         if marker is not None:
             b.text(marker.text)
         return
+    b.quiet = b.streamed  # printed as it streamed: the text view keeps only the errors
     for r in shown:
         b.part(r)
+    b.quiet = False
     if info.error is not None and info.error.name != "aborted":
         b.error(info.error.message)
 
@@ -225,9 +236,12 @@ def transcript_bundle(
     messages: Iterable[MessageWithParts],
     summary: RunSummary,
     notices: Iterable[str] = (),
+    streamed: bool = False,
 ) -> tuple[dict[str, str], dict[str, Any]]:
-    """(data, metadata) of the display that replaces the live widget; data has no JavaScript."""
-    b = _Builder()
+    """(data, metadata) of the display that replaces the live widget; data has no JavaScript.
+    ``streamed``: the answer went to stdout as it came, so ``text/plain`` (what a terminal front
+    end such as ``jupyter console`` prints) leaves it out; HTML and Markdown keep it."""
+    b = _Builder(streamed)
     prompt = cap_output(prompt, PROMPT_CAP)
     if prompt.strip():
         b.html.append(f'<div class="jp-agent-transcript-prompt"><b>You:</b> {html.escape(prompt)}</div>')

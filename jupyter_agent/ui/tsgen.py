@@ -1,4 +1,5 @@
-"""Writes ``labextension/src/protocol.ts`` from the JSON Schema of ``ui/panel_protocol.py``.
+"""Writes ``labextension/src/protocol.ts`` from the JSON Schema of ``ui/panel_protocol.py``
+(and of ``ui/inline_protocol.py``, the inline completer's).
 
 ``python -m jupyter_agent.ui.tsgen > labextension/src/protocol.ts`` regenerates it; a test
 fails when the committed file differs, so the panel, the widget's renderer and the kernel
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from jupyter_agent.ui import inline_protocol
 from jupyter_agent.ui.panel_protocol import schema
 
 HEADER = (
@@ -79,7 +81,7 @@ def _union(name: str, node: dict[str, Any], defs: dict[str, dict[str, Any]]) -> 
 
 
 def generate() -> str:
-    return generate_from(schema())
+    return generate_from({**schema(), **inline_protocol.schema()})
 
 
 def generate_from(roots: dict[str, dict[str, Any]]) -> str:

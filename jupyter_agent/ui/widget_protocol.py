@@ -147,6 +147,10 @@ class PermissionView(_View):
     permission: str
     patterns: list[str] = Field(default_factory=list)
     title: str = ""
+    diff: str | None = None
+    """What the call would change (a unified diff: a file, a cell's source)."""
+    always: str | None = None
+    """What "Always" allows, in words (``edits to the cells of analysis.ipynb``); for this session."""
 
 
 class PartMsg(_View):
@@ -209,6 +213,21 @@ class NoticeMsg(_View):
     level: Literal["info", "warn", "error"] = "info"
 
 
+class ReviewMsg(_View):
+    """Staged cell edits of this session still waiting for the user: Accept all / Reject all."""
+
+    kind: Literal["review"] = "review"
+    pending: int
+
+
+class RevertedMsg(_View):
+    """What a revert or unrevert did (the panel's Undo from here), with Unrevert after a revert."""
+
+    kind: Literal["reverted"] = "reverted"
+    text: str
+    unrevert: bool = False
+
+
 class OlderMsg(_View):
     """The panel shows a session's newest messages first; ``before`` is the oldest shown
     while earlier ones exist (a "Show earlier messages" control asks for them), else None."""
@@ -266,6 +285,8 @@ AnyLiveMessage = (
     | CompactedMsg
     | StatusMsg
     | NoticeMsg
+    | ReviewMsg
+    | RevertedMsg
     | OlderMsg
     | HiddenStateMsg
     | VerifyMsg

@@ -14,16 +14,16 @@ export const COMMANDS: SlashCommand[] = [
 
 export const HELP_TEXT =
   'Type a question and press Enter (Shift+Enter for a new line). ' +
-  '@ mentions a variable (@df), a cell (@cell:3) or a file (@file:data.csv); ' +
+  '@ mentions a variable (@df), a cell (@cell:3), a file (@file:data.csv) or an MCP server\'s resource (@server:uri); ' +
   '"+ Cell" attaches the active cell or its selected text. ' +
   'Commands: /new starts a session, /compact summarises the history, /stop (or Escape) stops the agent, ' +
   '/model shows or picks the model, /fix sends the active cell\'s error to the agent (it asks before replacing the cell), ' +
   '/verify runs the saved notebook in a fresh kernel and reports what does not reproduce, ' +
-  '/help shows this. Alt+I puts the cursor here from anywhere.';
+  '/help shows this; an MCP server\'s prompts run as /server:name. Alt+I puts the cursor here from anywhere.';
 
-/** The command being typed (`/mo` → `mo`), or null when the box holds something else. */
+/** The command being typed (`/mo` → `mo`, `/docs:su` → `docs:su`), or null when the box holds something else. */
 export function commandQuery(text: string): string | null {
-  const match = text.match(/^\/(\w*)$/);
+  const match = text.match(/^\/([\w.:-]*)$/);
   return match ? match[1] : null;
 }
 
@@ -33,12 +33,14 @@ export function modelQuery(text: string): string | null {
   return match ? match[1] : null;
 }
 
-export function completeCommands(query: string): { label: string; detail: string }[] {
-  return COMMANDS.filter(c => c.name.startsWith(query)).map(c => ({ label: '/' + c.name + c.args, detail: c.detail }));
+/** The panel's own commands, then the MCP servers' prompts (`/server:name arg=…`, from the kernel). */
+export function completeCommands(query: string, prompts: SlashCommand[] = []): { label: string; detail: string }[] {
+  const shown = [...COMMANDS, ...prompts].filter(c => c.name.startsWith(query) || c.name.split(':')[1]?.startsWith(query));
+  return shown.map(c => ({ label: '/' + c.name + c.args, detail: c.detail }));
 }
 
 /** `/model openai/gpt-4o` → {name: 'model', arg: 'openai/gpt-4o'}; null when not a command. */
 export function parseCommand(text: string): { name: string; arg: string } | null {
-  const match = text.trim().match(/^\/(\w+)(?:\s+([\s\S]*))?$/);
+  const match = text.trim().match(/^\/([\w.:-]+)(?:\s+([\s\S]*))?$/);
   return match ? { name: match[1], arg: (match[2] ?? '').trim() } : null;
 }

@@ -1,31 +1,40 @@
 import { ILabShell, ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { cellSession, tagCellSessions } from './cellSessions';
 import { FixButtons, errorOf } from './fix';
 import { agentIcon } from './icon';
+import { setupInlineCompletion } from './inline';
 import { AgentPanel } from './panel';
 import { ReproButtons } from './repro';
+import { Decision, ReviewManager } from './review';
 
 const COMMAND = 'jupyter-agent:open-panel';
 const CELL_SESSION = 'jupyter-agent:show-cell-session';
 /** Documented in README (default shortcut Alt+I, in schema/panel.json). */
 const FOCUS_PROMPT = 'jupyter-agent:focus-prompt';
 const FIX_CELL = 'jupyter-agent:fix-cell';
+/** Staged edits (default shortcuts in schema/panel.json; README "Reviewing the agent's edits"). */
+const ACCEPT = 'jupyter-agent:accept-change';
+const REJECT = 'jupyter-agent:reject-change';
+const ACCEPT_ALL = 'jupyter-agent:accept-all-changes';
+const REJECT_ALL = 'jupyter-agent:reject-all-changes';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agent:panel',
   description: 'A side panel to chat with the jupyter-agent running in the notebook kernel.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, ILayoutRestorer, ILabShell],
+  optional: [ICommandPalette, ILayoutRestorer, ILabShell, ICompletionProviderManager],
   // app.shell, not ILabShell: Notebook 7 has no ILabShell, and its shell has a right area too
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
-    labShell: ILabShell | null
+    labShell: ILabShell | null,
+    completions: ICompletionProviderManager | null
   ) => {
     const shell = app.shell;
     const panel = new AgentPanel();
@@ -102,6 +111,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
 
     if (!labShell) notebookSeven(app, tracker, panel, show);
+    reviewCommands(app, tracker, panel, palette);
+
+    // ghost-text suggestions in cells from the kernel that holds the variables (src/inline.ts)
+    if (completions) setupInlineCompletion(app, completions, tracker);
 
     // a saved cell remembers its session: open that session in the panel
     app.commands.addCommand(CELL_SESSION, {
@@ -117,6 +130,36 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.contextMenu.addItem({ command: CELL_SESSION, selector: '.jp-Notebook .jp-CodeCell', rank: 20 });
   }
 };
+
+/** Staged edits: shown in every notebook, decided by their buttons, the commands (palette,
+ * shortcuts) and Accept all / Reject all in the panel and in a cell widget (a DOM event from
+ * the shared renderer: it reaches here from either). */
+function reviewCommands(app: JupyterFrontEnd, tracker: INotebookTracker, panel: AgentPanel, palette: ICommandPalette | null): void {
+  const reviews = new ReviewManager((notebook, review) => panel.sendReview(notebook, review));
+  tracker.widgetAdded.connect((_, notebook) => reviews.watch(notebook));
+  tracker.forEach(notebook => reviews.watch(notebook));
+  const one = (decision: Decision) => () => {
+    const notebook = tracker.currentWidget;
+    const cell = reviews.target(notebook);
+    if (notebook && cell) reviews.decide(notebook, cell, decision);
+  };
+  const some = () => reviews.staged(tracker.currentWidget).length > 0;
+  app.commands.addCommand(ACCEPT, { label: "Accept the Agent's Edit", caption: 'Apply the staged edit of the active cell (or the next one)', isEnabled: some, execute: one('accept') });
+  app.commands.addCommand(REJECT, { label: "Reject the Agent's Edit", caption: 'Drop the staged edit of the active cell (or the next one)', isEnabled: some, execute: one('reject') });
+  app.commands.addCommand(ACCEPT_ALL, { label: "Accept All of the Agent's Edits", isEnabled: some, execute: () => reviews.decideAll(tracker.currentWidget, 'accept') });
+  app.commands.addCommand(REJECT_ALL, { label: "Reject All of the Agent's Edits", isEnabled: some, execute: () => reviews.decideAll(tracker.currentWidget, 'reject') });
+  for (const command of [ACCEPT, REJECT, ACCEPT_ALL, REJECT_ALL]) palette?.addItem({ command, category: 'Agent' });
+  document.addEventListener('jupyter-agent:review', event => {
+    const decision = (event as CustomEvent<{ decision?: Decision }>).detail?.decision;
+    if (decision !== 'accept' && decision !== 'reject') return;
+    const target = event.target as Node | null;
+    let notebook = panel.current;
+    tracker.forEach(candidate => {
+      if (target && candidate.node.contains(target)) notebook = candidate; // a cell widget's bar
+    });
+    reviews.decideAll(notebook, decision);
+  });
+}
 
 const OPEN_KEY = 'jupyter-agent:notebook7-panel-open';
 

@@ -1,15 +1,41 @@
-// Notebook operations the kernel's `notebook_edit` tool asks of the panel: they act on
-// the open notebook's model, so edits show at once and cells run in the user's kernel.
+// Notebook operations the kernel asks of the panel (`notebook_edit`, staged edits, a revert's
+// steps): they act on the open notebook's shared model, so edits show at once (to co-editors
+// too) and cells run in the user's kernel.
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { CodeCell, MarkdownCell } from '@jupyterlab/cells';
-import { NotebookOpMsg, NotebookReply } from './protocol';
+import { CellStep, NotebookOpMsg, NotebookReply } from './protocol';
+import { Model, findIndex, indexOf, setSource } from './cells';
+import { stageEdit, unstageEdits } from './review';
 
-function indexOf(panel: NotebookPanel, cellId: string): number {
-  const cells = panel.content.model?.cells;
-  if (cells) {
-    for (let i = 0; i < cells.length; i++) if (cells.get(i).id === cellId) return i;
-  }
-  throw new Error(`No cell with id ${cellId}; call notebook_read for the current ids.`);
+const VERBS: Record<CellStep['op'], string> = { remove: 'removed', put: 'restored', insert: 'put back' };
+
+/** A revert's (or unrevert's) steps, in one transaction: what was done, what could not be. */
+export function applySteps(model: Model, steps: CellStep[]): { done: string[]; problems: string[] } {
+  const done: string[] = [];
+  const problems: string[] = [];
+  const shared = model.sharedModel;
+  shared.transact(() => {
+    for (const step of steps) {
+      const label = step.label || step.cell_id;
+      const at = findIndex(model, step.cell_id);
+      if (step.op === 'remove') {
+        if (at < 0) {
+          problems.push(`${label}: already gone`);
+          continue;
+        }
+        shared.deleteCell(at);
+      } else if (at >= 0) { // put, or an insert of a cell that is there: as it was
+        shared.deleteCell(at);
+        shared.insertCell(at, step.cell as any);
+      } else {
+        const after = step.after_id ? findIndex(model, step.after_id) : -1;
+        const position = after >= 0 ? after + 1 : Math.max(0, Math.min(step.index ?? 0, model.cells.length));
+        shared.insertCell(position, step.cell as any);
+      }
+      done.push(`${label}: ${VERBS[step.op]}`);
+    }
+  });
+  return { done, problems };
 }
 
 export async function runOp(panel: NotebookPanel, op: NotebookOpMsg): Promise<NotebookReply> {
@@ -31,13 +57,13 @@ export async function runOp(panel: NotebookPanel, op: NotebookOpMsg): Promise<No
       break;
     }
     case 'replace':
-      model.cells.get(indexOf(panel, op.cell_id ?? '')).sharedModel.setSource(op.source ?? '');
+      setSource(model, indexOf(model, op.cell_id ?? ''), op.source ?? '');
       break;
     case 'delete':
-      model.sharedModel.deleteCell(indexOf(panel, op.cell_id ?? ''));
+      model.sharedModel.deleteCell(indexOf(model, op.cell_id ?? ''));
       break;
     case 'run': {
-      const widget = panel.content.widgets[indexOf(panel, op.cell_id ?? '')];
+      const widget = panel.content.widgets[indexOf(model, op.cell_id ?? '')];
       if (widget instanceof CodeCell) {
         await CodeCell.execute(widget, panel.sessionContext);
         reply.outputs = widget.model.outputs.toJSON() as any;
@@ -45,6 +71,19 @@ export async function runOp(panel: NotebookPanel, op: NotebookOpMsg): Promise<No
         widget.rendered = true;
         reply.outputs = [];
       }
+      break;
+    }
+    case 'stage':
+      if (!op.staged) throw new Error('Nothing to stage.');
+      reply.cell_id = stageEdit(model, op.staged);
+      break;
+    case 'unstage':
+      unstageEdits(model, op.staged_ids ?? []);
+      break;
+    case 'restore': {
+      const { done, problems } = applySteps(model, op.steps ?? []);
+      reply.done = done;
+      reply.problems = problems;
       break;
     }
   }

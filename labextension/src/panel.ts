@@ -10,8 +10,9 @@ import { Widget } from '@lumino/widgets';
 import widgetModule, { WidgetModel, WidgetRequest } from './widget/widget';
 import { addTranscriptActions, iconLabel } from './widget/markdown';
 import { CodeActions } from './codeActions';
+import { CompletionSwitch } from './completionSwitch';
 import { AgentComm, TARGET } from './comm';
-import { COMMANDS, HELP_TEXT, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
+import { COMMANDS, HELP_TEXT, SlashCommand, commandQuery, completeCommands, modelQuery, parseCommand } from './commands';
 import { ContextChips, activeCellContext } from './context';
 import { el } from './dom';
 import { EmptyState } from './empty';
@@ -19,7 +20,7 @@ import { agentIcon } from './icon';
 import { cellRunning, errorOf } from './fix';
 import { keepWidth } from './layout';
 import { runOp } from './notebook';
-import { AddCellRequest, Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, SessionInfo } from './protocol';
+import { AddCellRequest, Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, ReviewRequest, SessionInfo } from './protocol';
 
 type Listener = (msg: unknown) => void;
 const CONTAINED_TITLE = 'This kernel runs inside the sandbox: the agent\'s code and your cells cannot write outside the project or read hidden credentials';
@@ -38,7 +39,7 @@ class CommModel implements WidgetModel {
   private listeners = new Set<Listener>();
   constructor(private panel: AgentPanel) {}
   get(name: string): unknown {
-    return name === 'can_compact' ? true : undefined;
+    return name === 'can_compact' || name === 'can_revert' ? true : undefined;
   }
   send(content: WidgetRequest): void {
     this.panel.request(content);
@@ -71,6 +72,7 @@ export class AgentPanel extends Widget {
   private sessionSelect = el('select', { class: 'ja-panel-sessions', 'data-testid': 'ja-session-select', title: 'Sessions of this notebook' });
   private mcp = el('details', { class: 'ja-panel-mcp', 'data-testid': 'ja-mcp', hidden: '' });
   private contained = el('span', { class: 'ja-contained', 'data-testid': 'ja-contained', hidden: '', title: CONTAINED_TITLE }, 'contained');
+  private completionSwitch = new CompletionSwitch(request => this.request(request));
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
   private jumpButton = el('button', { class: 'ja-button ja-panel-jump', 'data-testid': 'ja-jump-latest', type: 'button', hidden: '', title: 'Scroll to the newest message' }, '↓ Jump to latest');
@@ -81,6 +83,8 @@ export class AgentPanel extends Widget {
   private applyWidth = keepWidth(this);
   /** A fix asked for before the kernel connection was open (sent once it is). */
   private pendingFix: FixRequest | null = null;
+  /** Review decisions made in a notebook the panel was not connected to (sent once it is). */
+  private pendingReviews = new Map<NotebookPanel, ReviewRequest[]>();
   /** Called when the session shown stops running: the Fix buttons are usable again. */
   onIdle: () => void = () => undefined;
   /** Called when the kernel added a run's code as a cell ("Add as cell"). */
@@ -106,6 +110,10 @@ export class AgentPanel extends Widget {
     model => this.chooseModel(model)
   );
   private models: string[] = [];
+  /** The MCP servers' prompts, run as `/server:name` (the kernel expands them). */
+  private prompts: SlashCommand[] = [];
+  /** The configured MCP servers: `/server:name` goes to the kernel before they have started. */
+  private mcpServers: string[] = [];
   /** Completions offered by the panel itself (slash commands, models), not the kernel. */
   private localCompletion = false;
 
@@ -133,7 +141,7 @@ export class AgentPanel extends Widget {
     composer.append(this.completions, this.chips.node, row);
     const streamWrap = el('div', { class: 'ja-panel-stream-wrap' });
     streamWrap.append(this.streamHost, this.jumpButton);
-    this.node.append(top, this.mcp, this.banner, streamWrap, composer);
+    this.node.append(top, this.completionSwitch.node, this.mcp, this.banner, streamWrap, composer);
     this.streamHost.setAttribute('tabindex', '-1'); // where focus goes after Jump to latest
     this.streamHost.addEventListener('scroll', () => this.onScroll());
     this.jumpButton.addEventListener('click', () => this.scrollToEnd());
@@ -270,6 +278,9 @@ export class AgentPanel extends Widget {
       const fix = this.pendingFix;
       this.pendingFix = null;
       if (fix) this.request(fix);
+      const reviews = this.pendingReviews.get(notebook) ?? [];
+      this.pendingReviews.delete(notebook);
+      reviews.forEach(review => this.request(review));
     } else if (result.state === 'missing') {
       this.setState('missing');
     } else {
@@ -301,6 +312,23 @@ export class AgentPanel extends Widget {
     const future = kernel.requestExecute({ code: '%load_ext jupyter_agent', silent: false, store_history: false });
     await future.done;
     if (this.state !== 'open') await this.connect();
+  }
+
+  /** The user decided on a staged edit in `notebook`: tell its kernel (now, or once connected). */
+  sendReview(notebook: NotebookPanel, review: ReviewRequest): void {
+    if (notebook === this.notebook && this.state === 'open' && this.comm?.isOpen) {
+      this.request(review);
+      return;
+    }
+    const queued = this.pendingReviews.get(notebook) ?? [];
+    queued.push(review);
+    this.pendingReviews.set(notebook, queued);
+    notebook.disposed.connect(() => this.pendingReviews.delete(notebook));
+  }
+
+  /** The notebook the panel follows (Accept all / Reject all from the panel act on it). */
+  get current(): NotebookPanel | null {
+    return this.notebook;
   }
 
   /** Show a cell's session: now if connected, else as soon as the kernel says hello. */
@@ -351,6 +379,9 @@ export class AgentPanel extends Widget {
         return;
       case 'mcp':
         this.showMcp(msg);
+        return;
+      case 'inline_state':
+        this.completionSwitch.update(msg);
         return;
       case 'nb_op': {
         const notebook = this.notebook;
@@ -514,6 +545,10 @@ export class AgentPanel extends Widget {
 
   /** The MCP servers under the session picker: state and tool count, details on hover/open. */
   private showMcp(msg: McpMsg): void {
+    this.mcpServers = msg.servers.map(server => server.name);
+    this.prompts = msg.servers.flatMap(server =>
+      (server.prompts ?? []).map(p => ({ name: `${server.name}:${p.name}`, args: p.usage.slice(p.usage.indexOf(' ') >= 0 ? p.usage.indexOf(' ') : p.usage.length), detail: p.description || 'an MCP prompt' }))
+    );
     const open = this.mcp.open;
     this.mcp.replaceChildren();
     this.mcp.hidden = msg.servers.length === 0;
@@ -567,11 +602,18 @@ export class AgentPanel extends Widget {
     this.input.value = '';
     this.hideCompletions();
     const command = parseCommand(text);
-    if (command) {
+    if (command && !this.isPrompt(command.name)) {
       this.runCommand(command.name, command.arg);
       return;
     }
     this.request({ type: 'prompt', text, context: this.chips.take() });
+  }
+
+  /** `/server:name` or `/name` of an MCP prompt: sent as the prompt, the kernel runs it. */
+  private isPrompt(name: string): boolean {
+    if (COMMANDS.some(c => c.name === name)) return false;
+    if (name.includes(':') && this.mcpServers.includes(name.split(':')[0])) return true;
+    return this.prompts.some(p => p.name === name || p.name.split(':')[1] === name);
   }
 
   private runCommand(name: string, arg: string): void {
@@ -601,7 +643,7 @@ export class AgentPanel extends Widget {
         this.verify(arg);
         return;
       default:
-        this.say(`Unknown command /${name}. Commands: ${COMMANDS.map(c => '/' + c.name).join(', ')}.`, 'error');
+        this.say(`Unknown command /${name}. Commands: ${[...COMMANDS, ...this.prompts].map(c => '/' + c.name).join(', ')}.`, 'error');
     }
   }
 
@@ -652,7 +694,7 @@ export class AgentPanel extends Widget {
     const command = commandQuery(before);
     const model = modelQuery(before);
     if (command !== null || model !== null) {
-      const items = command !== null ? completeCommands(command) : this.models.filter(m => m.startsWith(model ?? '')).map(m => ({ label: m, detail: 'model' }));
+      const items = command !== null ? completeCommands(command, this.prompts) : this.models.filter(m => m.startsWith(model ?? '')).map(m => ({ label: m, detail: 'model' }));
       this.localCompletion = true;
       this.renderCompletions(items, command !== null ? '' : '/model ');
       return;
@@ -699,8 +741,8 @@ export class AgentPanel extends Widget {
   private accept(label: string, event: 'Enter' | 'Tab' | 'click' | string = 'click'): void {
     const kind = this.completions.dataset.kind;
     if (kind === 'command' || kind === 'model') {
-      // `/model [name]` → `/model `; a model → `/model NAME`
-      const text = kind === 'command' ? label.replace(/ \[.*\]$/, '') + (label.includes('[') ? ' ' : '') : '/model ' + label;
+      // `/model [name]` → `/model `, `/docs:ask question=…` → `/docs:ask `; a model → `/model NAME`
+      const text = kind === 'command' ? label.split(' ')[0] + (label.includes(' ') ? ' ' : '') : '/model ' + label;
       if (kind === 'command' && event === 'Enter' && text.trim() === this.input.value.trim()) {
         this.submit(); // typed in full (`/model` too): Enter runs it, Tab completes
         return;
@@ -764,6 +806,7 @@ export class AgentPanel extends Widget {
       this.sessionSelect.replaceChildren();
       this.mcp.replaceChildren();
       this.mcp.hidden = true;
+      this.completionSwitch.update(null);
     }
   }
 }

@@ -24,6 +24,16 @@ export interface AttachmentView {
   filename?: string;
 }
 
+/** One step of a revert or unrevert on a notebook's cells (also sent to the side panel). */
+export interface CellStep {
+  op: "remove" | "put" | "insert";
+  cell_id: string;
+  cell?: Record<string, unknown>;
+  after_id?: string;
+  index?: number;
+  label?: string;
+}
+
 export interface CompactRequest {
   type: "compact";
 }
@@ -146,8 +156,50 @@ export interface HiddenStateMsg {
   added?: string;
 }
 
+/** The user typed on, left the cell, or the suggestion came too late: stop it. */
+export interface InlineCancelRequest {
+  type: "inline_cancel";
+  request_id: string;
+}
+
+/** A suggestion at the cursor of the active cell (any earlier request is replaced). */
+export interface InlineCompleteRequest {
+  type: "inline_complete";
+  request_id: string;
+  prefix: string;
+  suffix?: string;
+  cells_above?: string[];
+  cell_type?: "code" | "markdown" | "raw";
+  waited_ms?: number;
+}
+
+export interface InlineDeltaMsg {
+  kind: "inline_delta";
+  request_id: string;
+  text: string;
+}
+
+/** The request ended: `done` (complete), `cancelled`, `stale` (a cell ran), `busy`,
+ * `off`, `skipped` (not a code cell) or `error` (`message` says what).
+ */
+export interface InlineDoneMsg {
+  kind: "inline_done";
+  request_id: string;
+  reason: string;
+  message?: string;
+}
+
+/** Whether the kernel completes (sent on open, on `%agent complete`, on a toggle). */
+export interface InlineStateMsg {
+  kind: "inline_state";
+  enabled: boolean;
+  debounce_ms?: number;
+  context_chars?: number;
+  reason?: string;
+}
+
 /** What the kernel sends as it happens; a replay holds these, never a replay. */
-export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | HiddenStateMsg | VerifyMsg;
+export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg;
 
 /** The configured MCP servers, listed under the session picker (empty: none configured).
  * Sent on hello (servers start on the first prompt, not here) and when a run ends.
@@ -155,6 +207,13 @@ export type LiveMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMs
 export interface McpMsg {
   kind: "mcp";
   servers: McpServerView[];
+}
+
+/** A server's prompt, offered as the slash command `/<server>:<name>`. */
+export interface McpPromptView {
+  name: string;
+  description?: string;
+  usage: string;
 }
 
 /** `list`: send the MCP servers' state now; `restart`: stop and start them again. */
@@ -168,6 +227,8 @@ export interface McpServerView {
   state: "disabled" | "not started" | "starting" | "connected" | "failed";
   source: string;
   tools?: string[];
+  prompts?: McpPromptView[];
+  resources?: number;
   error?: string;
 }
 
@@ -199,11 +260,14 @@ export interface NewSessionRequest {
 export interface NotebookOpMsg {
   kind: "nb_op";
   op_id: string;
-  op: "read" | "insert" | "replace" | "delete" | "run";
+  op: "read" | "insert" | "replace" | "delete" | "run" | "stage" | "unstage" | "restore";
   index?: number;
   cell_id?: string;
   source?: string;
   cell_type?: "code" | "markdown" | "raw";
+  staged?: StagedEdit;
+  staged_ids?: string[];
+  steps?: CellStep[];
 }
 
 /** The panel's answer to a :class:`NotebookOpMsg`. */
@@ -215,6 +279,8 @@ export interface NotebookReply {
   cells?: Record<string, unknown>[];
   cell_id?: string;
   outputs?: Record<string, unknown>[];
+  done?: string[];
+  problems?: string[];
 }
 
 export interface NoticeMsg {
@@ -265,6 +331,8 @@ export interface PermissionView {
   permission: string;
   patterns?: string[];
   title?: string;
+  diff?: string;
+  always?: string;
 }
 
 /** A running tool's progress as its server reports it (MCP progress notifications). */
@@ -327,6 +395,41 @@ export interface RetryView {
   next: number;
 }
 
+/** Undo from here: revert the session to before `message_id` (None: the last prompt). */
+export interface RevertRequest {
+  type: "revert";
+  message_id?: string;
+}
+
+/** What a revert or unrevert did (the panel's Undo from here), with Unrevert after a revert. */
+export interface RevertedMsg {
+  kind: "reverted";
+  text: string;
+  unrevert?: boolean;
+}
+
+/** Staged cell edits of this session still waiting for the user: Accept all / Reject all. */
+export interface ReviewMsg {
+  kind: "review";
+  pending: number;
+}
+
+/** The user accepted or rejected a staged cell edit (in the notebook, the panel or a
+ * command); the panel applied it to the document and says how the cell was and is.
+ */
+export interface ReviewRequest {
+  type: "review";
+  staged_id: string;
+  decision: "accept" | "reject";
+  reason?: string;
+  cell_id?: string;
+  index?: number;
+  prev_id?: string;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  edit?: StagedEdit;
+}
+
 export interface SessionInfo {
   id: string;
   title: string;
@@ -344,6 +447,29 @@ export interface SessionsMsg {
 
 export interface SessionsRequest {
   type: "sessions";
+}
+
+/** The panel's inline completion switch (`%agent complete on|off` for this kernel). */
+export interface SetCompletionRequest {
+  type: "set_completion";
+  enabled: boolean;
+}
+
+/** One proposed cell edit (also what the side panel is asked to show). */
+export interface StagedEdit {
+  id?: string;
+  action: "insert" | "replace" | "delete";
+  cell_id?: string;
+  index?: number;
+  after_id?: string;
+  source?: string;
+  cell_type?: "code" | "markdown" | "raw";
+  run?: boolean;
+  label?: string;
+  notebook?: string;
+  session_id?: string;
+  message_id?: string;
+  call_id?: string;
 }
 
 export interface StatusMsg {
@@ -395,6 +521,10 @@ export interface ToolView {
   interrupted?: boolean;
 }
 
+export interface UnrevertRequest {
+  type: "unrevert";
+}
+
 /** A verification started from the side panel (`/verify`): progress, then the table. */
 export interface VerifyMsg {
   kind: "verify";
@@ -416,6 +546,8 @@ export interface VerifyRowView {
   detail?: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | AddCellRequest | VerifyRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
-export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | AddCellRequest | VerifyRequest | ReviewRequest | RevertRequest | UnrevertRequest | SetCompletionRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
+export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
+export type InlineRequest = InlineCompleteRequest | InlineCancelRequest;
+export type InlineMessage = InlineStateMsg | InlineDeltaMsg | InlineDoneMsg;

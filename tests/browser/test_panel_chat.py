@@ -302,7 +302,9 @@ def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
     fix.dblclick()
     box = panel.locator("[data-testid=ja-permission]")
     box.wait_for(timeout=60_000)
-    assert f"replace cell {cell_id}" in box.inner_text() and "run it" in box.inner_text()
+    asked_text = box.inner_text()  # the cell as the user sees it, what changes, never its id
+    assert "Replace In [2] in" in asked_text and "run it" in asked_text and cell_id not in asked_text
+    assert "+total = sales['jan'] + sales.get('mar', 0)" in asked_text
     asked = json.dumps(server.requests[-1]["body"]["messages"][-1])
     assert "KeyError" in asked and "sales['mar']" in asked and "@sales" in asked and "<traceback_" in asked
     shown = panel.locator(".ja-msg.ja-user").last

@@ -2,7 +2,8 @@
 
 User sees: "MCP servers: 2" right below the session picker as soon as the panel opens
 (nothing started yet); after the first prompt each server's state, its tools, and for a
-server that failed its error with the stderr lines it printed; a long tool's progress, live.
+server that failed its error with the stderr lines it printed; a long tool's progress, live;
+the server's prompt among the slash commands and its resource in the `@` completion.
 """
 
 from __future__ import annotations
@@ -107,5 +108,26 @@ def test_panel_lists_mcp_servers_under_the_session_picker(
         wait_text(page, "Crunched all six.")
         card = panel.locator('[data-testid=ja-tool][data-tool="demo_crunch"]')
         assert card.get_attribute("data-status") == "completed" and progress.count() == 0
+        # the server's prompt is a slash command: listed after `/`, run with its argument
+        box = panel.locator("[data-testid=ja-prompt]")
+        box.fill("")
+        box.type("/demo:")
+        listed = panel.locator("[data-testid=ja-completions] li")
+        listed.first.wait_for(timeout=30_000)
+        assert listed.first.get_attribute("data-label") == "/demo:greet name=…", listed.all_inner_texts()
+        box.press("Tab")
+        assert box.input_value() == "/demo:greet "
+        server.queue(Reply(text="Hello, Ada!"))
+        asked = len(server.requests)
+        box.type("name=Ada")
+        box.press("Enter")
+        wait_text(page, "Hello, Ada!")
+        assert "Write a two-word greeting for Ada." in json.dumps(server.requests[asked]["body"]["messages"])
+        wait_idle(page)
+        # its resource is offered by @ completion
+        box.type("summarise @demo:")
+        panel.locator('[data-testid=ja-completions] li[data-label="demo:demo://notes/today"]').wait_for(
+            timeout=30_000
+        )
     finally:
         page.close()

@@ -168,7 +168,8 @@ def test_notebook7_shows_the_transcript_and_the_side_panel(
     tmp_path: Path, scripted_server: ScriptedServer, chromium: Any
 ) -> None:
     """Notebook 7: the transcript after a restart; the panel from the Agent button (with its
-    icon) in the notebook's toolbar, back by itself after a reload; Fix with agent there too."""
+    icon) in the notebook's toolbar, back by itself after a reload; Fix with agent and a staged
+    edit's Accept there too."""
     write_notebook(
         tmp_path / "demo.ipynb", "%load_ext jupyter_agent", "%agent what files are here?", "ratio = 1 / 0"
     )
@@ -225,6 +226,25 @@ def test_notebook7_shows_the_transcript_and_the_side_panel(
             _panel_says(page, "Fixed in Notebook 7.")
             page.wait_for_function(
                 "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[2].innerText.includes('0.5')",
+                timeout=30_000,
+            )
+            # a staged edit is reviewed in Notebook 7 as in JupyterLab: Accept applies it
+            scripted_server.queue(
+                Reply(
+                    tool_calls=[
+                        ToolCall("notebook_edit", json.dumps({"action": "insert", "source": "half = 0.5"}))
+                    ]
+                ),
+                Reply(text="Staged in Notebook 7."),
+            )
+            box.fill("add a cell")
+            box.press("Enter")
+            _panel_says(page, "Staged in Notebook 7.")
+            staged = page.locator(".jp-NotebookPanel [data-testid=ja-staged]")
+            staged.locator("[data-testid=ja-staged-accept]").click(timeout=60_000)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.jp-NotebookPanel .jp-Cell')]"
+                ".some(c => c.innerText.includes('half = 0.5') && !c.querySelector('.ja-staged'))",
                 timeout=30_000,
             )
             # reloaded, the panel comes back by itself

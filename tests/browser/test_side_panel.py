@@ -128,7 +128,12 @@ def test_the_agent_inserts_and_runs_a_cell_in_the_open_notebook(
     wait_text(page, "Added it.")
     cells = page.locator(".jp-NotebookPanel .jp-Cell")
     assert cells.count() == 2
-    assert "print(6 * 7)" in cells.nth(1).locator(".jp-InputArea").inner_text()
+    staged = cells.nth(1).locator("[data-testid=ja-staged]")  # the edit waits for the user's review
+    assert "print(6 * 7)" in staged.inner_text()
+    staged.locator("[data-testid=ja-staged-accept]").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-NotebookPanel .jp-Cell')[1].innerText.includes('print(6 * 7)')"
+    )
     page.wait_for_function(
         "() => [...document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output')]"
         ".some(e => e.innerText.includes('42'))",

@@ -138,7 +138,7 @@ def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
     with pytest.raises(StoreVersionError) as info:
         SqliteStore(db)
     message = str(info.value)
-    assert str(db) in message and "pip install -U jupyter-agent" in message
+    assert str(db) in message and "pip install -U jupyter-agent-kernel" in message
     assert f"schema version {migrations.SCHEMA_VERSION + 5}" in message
     assert f"supports schema version {migrations.SCHEMA_VERSION}" in message
     assert db.read_bytes() == before

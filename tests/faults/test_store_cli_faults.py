@@ -86,7 +86,7 @@ def test_show_of_a_session_in_a_damaged_store(tmp_path: Path) -> None:
 
 
 def test_newer_store_is_one_line(tmp_path: Path) -> None:
-    """User sees: the newer version, `pip install -U jupyter-agent`, exit 1; the file untouched."""
+    """User sees: the newer version, `pip install -U jupyter-agent-kernel`, exit 1; the file untouched."""
     db = _store_with_history(tmp_path, 1)
     conn = sqlite3.connect(db)
     conn.execute("INSERT INTO schema_version(version) VALUES (?)", (migrations.SCHEMA_VERSION + 3,))
@@ -97,7 +97,7 @@ def test_newer_store_is_one_line(tmp_path: Path) -> None:
         result = run_cli(args, tmp_path)
         line = _one_line(result)
         assert result.returncode == 1
-        assert str(db) in line and "pip install -U jupyter-agent" in line
+        assert str(db) in line and "pip install -U jupyter-agent-kernel" in line
     assert db.read_bytes() == before
 
 
@@ -158,24 +158,38 @@ def _remount_read_only(mount: Path) -> None:
     subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
 
 
-def test_read_only_file_system(tmpfs: Path) -> None:
-    """User sees: "Cannot write the session store <path> … read-only …", exit 1 (list and run)."""
+def test_read_only_file_system(tmpfs: Path, tmp_path: Path, scripted_server: Any) -> None:
+    """A notebook folder on a read-only file system used to stop every command; now its new
+    sessions go to the user data folder (said once), and the old store that cannot be opened
+    there any more is named in one note. No traceback, exit 0."""
     _store_with_history(tmpfs, 1)
     _remount_read_only(tmpfs)
-    for args in (["sessions", "list"], ["run", "--model", "openai/x", "hi"]):
-        result = run_cli(args, tmpfs)
-        line = _one_line(result)
-        assert result.returncode == 1
-        assert str(db_path_of(tmpfs)) in line and "read-only" in line
+    data = tmp_path / "data"
+    scripted_server.queue(Reply(text="answered anyway"))
+    run = ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "hi"]
+    done = run_cli(run, tmpfs, XDG_DATA_HOME=str(data))
+    assert done.returncode == 0 and "answered anyway" in done.stdout, done.stderr
+    assert "Traceback" not in done.stderr
+    notes = [line for line in done.stderr.splitlines() if "cannot be written" in line]
+    assert len(notes) == 1 and str(data / "jupyter-agent" / "stores") in notes[0]
+    listed = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(data))
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr
+    assert len(listed.stdout.strip().splitlines()) == 1  # the new session
+    assert f"the sessions kept in {tmpfs / '.jupyter-agent'} cannot be read" in listed.stderr
 
 
-def test_read_only_file_system_without_a_store(tmpfs: Path) -> None:
-    """User sees: the folder that could not be created and what to do, exit 1."""
+def test_read_only_file_system_without_a_store(tmpfs: Path, tmp_path: Path) -> None:
+    """User sees: the notebook folder is read-only, so its sessions go to the user data folder;
+    when that cannot be written either, which folder could not be created and what to do."""
     _remount_read_only(tmpfs)
-    result = run_cli(["sessions", "list"], tmpfs)
-    line = _one_line(result)
-    assert result.returncode == 1
-    assert f"Cannot create the session folder {tmpfs / '.jupyter-agent'}" in line
+    data = tmp_path / "data"
+    listed = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(data))
+    assert listed.returncode == 0 and "cannot be written" in listed.stderr, listed.stderr
+    nowhere = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(tmpfs / "data"))
+    line = _one_line(nowhere)
+    assert nowhere.returncode == 1
+    assert f"Cannot create the session folder {tmpfs / 'data' / 'jupyter-agent' / 'stores'}" in line
+    assert "Set `store` to a folder you can write to" in line
 
 
 def _fill(folder: Path) -> None:

@@ -192,3 +192,19 @@ def test_verify_refuses_an_unknown_option() -> None:
         parse("verify --fast")
     with pytest.raises(UsageError, match="--kernel needs a kernelspec name"):
         parse("verify --kernel")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("complete", SubCommand(name="complete")),
+        ("complete on", SubCommand(name="complete", args=["on"])),
+        ("complete OFF", SubCommand(name="complete", args=["off"])),
+        ("complete the function below", PromptCommand(prompt="complete the function below")),
+        ("complete on the left", PromptCommand(prompt="complete on the left")),
+    ],
+)
+def test_complete_switches_inline_completion_unless_it_reads_as_a_prompt(
+    line: str, expected: SubCommand | PromptCommand
+) -> None:
+    assert parse(line) == expected

@@ -339,3 +339,37 @@ async def test_a_config_above_the_project_is_moved_aside(
     (project / "victim.txt").write_text("keep me")
     again = await run_bash(runtime(), scripted_model, "rm -f victim.txt")
     assert again.state.status == "error" and (project / "victim.txt").exists(), again.state
+
+
+async def test_a_store_kept_elsewhere_is_read_only_for_commands(
+    scripted_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`store` in the temp folder (which commands may write): the store in use and the folder
+    of stores stay read-only for commands, as `.jupyter-agent/` is, however they are spelled."""
+    monkeypatch.setenv("JUPYTER_AGENT_API_KEY", "sk-test")
+    project = tmp_path / "project"
+    project.mkdir()
+    shared = tmp_path / "stores"
+    config = load_config(
+        project,
+        {"model": scripted_model.model, "api_base": scripted_model.base_url, "store": str(shared)},
+        global_dir=tmp_path / "no-global",
+    )
+    store = SqliteStore.for_directory(project, config.store)
+    runtime = build_runtime(
+        config=config, store=store, project_root=project, working_dir=project, client=scripted_model
+    )
+    folder = store.path.parent
+    (shared / "other-notebook-folder").mkdir()
+    command = (
+        f"echo x > {computed(folder / 'sessions.db')}; touch {computed(folder / 'planted')}; "
+        f"rm -rf {computed(shared / 'other-notebook-folder')} {computed(folder)}; "
+        f"mv {computed(folder)} {computed(shared / 'moved')}; touch {computed(tmp_path / 'reached')}"
+    )
+    part = await run_bash(runtime, scripted_model, command)
+    assert part.state.status == "completed", part.state
+    assert (tmp_path / "reached").exists()  # the temp folder itself is writable: the store is not
+    assert not (folder / "planted").exists() and not (shared / "moved").exists()
+    assert (shared / "other-notebook-folder").is_dir() and folder.is_dir()
+    assert store.get_session(part.session_id).id == part.session_id  # the database is intact
+    store.close()

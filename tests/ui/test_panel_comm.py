@@ -111,12 +111,16 @@ def test_prompt_streams_deltas_and_persists(start_kernel: Any, scripted_server: 
     assert stored.stdout.strip() == str(len(answer))
 
 
-def test_notebook_edit_goes_through_the_panel(start_kernel: Any, scripted_server: Any) -> None:
-    """The agent's notebook_edit asks the panel (read, insert) and the tool completes with its answer."""
+def test_notebook_edit_is_staged_through_the_panel_and_its_review_comes_back(
+    start_kernel: Any, scripted_server: Any
+) -> None:
+    """The agent's notebook_edit asks the panel to read and to stage the edit; the user's
+    Accept comes back as a review request and the tool's result says so (stage is the default
+    where someone watches)."""
     args = {"action": "insert", "source": "print('from the agent')", "run": False}
     scripted_server.queue(
         Reply(tool_calls=[ToolCall("notebook_edit", json.dumps(args))]),
-        Reply(text="Inserted the cell."),
+        Reply(text="Staged the cell."),
     )
     kernel = start_kernel(frontend=True)
     panel = Panel(kernel)
@@ -125,31 +129,59 @@ def test_notebook_edit_goes_through_the_panel(start_kernel: Any, scripted_server
     cells = [{"id": "c1", "cell_type": "code", "source": "x = 1", "outputs": [], "execution_count": 1}]
     read = panel.wait("nb_op", lambda m: m["op"] == "read", timeout=60)
     panel.send(type="nb_reply", op_id=read["op_id"], ok=True, cells=cells)
-    insert = panel.wait("nb_op", lambda m: m["op"] == "insert", timeout=60)
-    assert insert["index"] == 1 and insert["source"] == args["source"] and insert["cell_type"] == "code"
-    panel.send(type="nb_reply", op_id=insert["op_id"], ok=True, cell_id="new-cell-id")
+    stage = panel.wait("nb_op", lambda m: m["op"] == "stage", timeout=60)
+    staged = stage["staged"]
+    assert staged["action"] == "insert" and staged["after_id"] == "c1" and staged["source"] == args["source"]
+    assert staged["label"] == "insert a new code cell below In [1]"
+    panel.send(type="nb_reply", op_id=stage["op_id"], ok=True, cell_id="new-cell-id")
     tool = panel.wait(
         "part", lambda m: m["part"].get("tool") == "notebook_edit" and m["part"]["status"] == "completed"
     )
-    assert "new-cell-id" in tool["part"]["output"]
-    panel.wait("status", lambda m: m["state"] == "idle" and "Inserted the cell" in panel.text(), timeout=60)
+    assert (
+        "Staged for the user's review" in tool["part"]["output"] and "new-cell-id" in tool["part"]["output"]
+    )
+    assert panel.wait("review", lambda m: m["pending"] == 1)
+    panel.wait("status", lambda m: m["state"] == "idle" and "Staged the cell" in panel.text(), timeout=60)
+    after = {
+        "id": "new-cell-id",
+        "cell_type": "code",
+        "source": args["source"],
+        "metadata": {},
+        "outputs": [],
+    }
+    panel.send(
+        type="review",
+        staged_id=staged["id"],
+        decision="accept",
+        cell_id="new-cell-id",
+        index=1,
+        prev_id="c1",
+        after=after,
+    )
+    accepted = panel.wait(
+        "part",
+        lambda m: m["part"].get("tool") == "notebook_edit" and "accepted" in m["part"].get("output", ""),
+    )
+    assert "The user accepted the staged edit" in accepted["part"]["output"]
+    assert panel.wait("review", lambda m: m["pending"] == 0)
 
 
 def test_a_failed_notebook_operation_is_a_tool_error(start_kernel: Any, scripted_server: Any) -> None:
-    args = {"action": "delete", "cell_id": "gone"}
+    args = {"action": "delete", "cell_id": "c1"}
     scripted_server.queue(Reply(tool_calls=[ToolCall("notebook_edit", json.dumps(args))]), Reply(text="ok"))
     kernel = start_kernel(frontend=True)
     panel = Panel(kernel)
     panel.wait("hello")
     panel.send(type="prompt", text="delete it")
     read = panel.wait("nb_op", lambda m: m["op"] == "read", timeout=60)
-    panel.send(type="nb_reply", op_id=read["op_id"], ok=True, cells=[])
-    delete = panel.wait("nb_op", lambda m: m["op"] == "delete", timeout=60)
-    panel.send(type="nb_reply", op_id=delete["op_id"], ok=False, error="No cell with id gone")
+    cells = [{"id": "c1", "cell_type": "code", "source": "x", "outputs": [], "execution_count": None}]
+    panel.send(type="nb_reply", op_id=read["op_id"], ok=True, cells=cells)
+    stage = panel.wait("nb_op", lambda m: m["op"] == "stage", timeout=60)
+    panel.send(type="nb_reply", op_id=stage["op_id"], ok=False, error="No cell with id c1")
     tool = panel.wait(
         "part", lambda m: m["part"].get("tool") == "notebook_edit" and m["part"]["status"] == "error"
     )
-    assert "No cell with id gone" in tool["part"]["error"]
+    assert "No cell with id c1" in tool["part"]["error"]
 
 
 def test_completions_sessions_and_rename(start_kernel: Any, scripted_server: Any, tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ export class MessageList {
   private entries = new Map<string, MessageEntry>();
   private newest: string | null = null;
 
-  constructor(private stream: HTMLElement) {}
+  /** `undo`: the panel's "Undo from here" control for a prompt (none in a cell's widget). */
+  constructor(private stream: HTMLElement, private undo?: (id: string) => HTMLElement) {}
 
   clear(): void {
     this.entries = new Map();
@@ -45,6 +46,7 @@ export class MessageList {
     if (role) {
       entry.role = role;
       entry.node.classList.toggle('ja-user', role === 'user');
+      if (role === 'user' && this.undo && !entry.node.querySelector(':scope > .ja-undo')) entry.node.append(this.undo(id));
     }
     return entry;
   }

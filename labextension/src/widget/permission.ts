@@ -14,15 +14,21 @@ const TRUST_BUTTONS: [Reply, string][] = [['once', 'Trust'], ['reject', 'Ignore'
 export function permissionBox(r: PermissionView, send: (answer: ApproveRequest) => void): HTMLElement {
   const trusting = r.permission === TRUST;
   const patterns = r.patterns ?? [];
-  const always = patterns.length && !trusting
-    ? h('div', { class: 'ja-permission-patterns' }, document.createTextNode('“Always” allows: '),
-      h('code', { text: patterns.join(', ') }))
-    : null;
+  // what "Always" allows, and for how long: the rest of this session, never beyond
+  const always = trusting
+    ? null
+    : r.always
+      ? h('div', { class: 'ja-permission-patterns', text: `“Always” allows ${r.always} for this session.` })
+      : patterns.length
+        ? h('div', { class: 'ja-permission-patterns' }, document.createTextNode('“Always” allows: '),
+          h('code', { text: patterns.join(', ') }), document.createTextNode(' for this session.'))
+        : null;
   const heading = trusting ? 'Trust this configuration file?' : `Allow ${r.permission}?`;
   const box = h('div', { class: 'ja-permission', 'data-testid': 'ja-permission', 'data-request': r.id,
     'data-permission': r.permission },
     h('div', { class: 'ja-permission-title' }, h('strong', { text: heading }),
       document.createTextNode(r.title ? ` ${r.title}` : '')),
+    r.diff ? diffView(r.diff) : null,
     always);
   const buttons = h('div', { class: 'ja-permission-buttons' });
   // an optional reason goes to the model with a rejection ("use pathlib instead")
@@ -58,4 +64,15 @@ export function permissionDone(box: HTMLElement, reply: Reply): void {
   box.querySelector('.ja-permission-answer')?.remove();
   const labels = box.dataset.permission === TRUST ? TRUST_LABELS : REPLY_LABELS;
   box.append(h('div', { class: 'ja-permission-answer', text: labels[reply] || reply }));
+}
+
+/** A unified diff, each line marked (+ added, - removed) so the change reads at a glance. */
+function diffView(diff: string): HTMLElement {
+  const pre = h('pre', { class: 'ja-permission-diff', 'data-testid': 'ja-permission-diff' });
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('+') ? 'add'
+      : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'same';
+    pre.append(h('span', { class: `ja-diff-${kind}`, text: line + '\n' }));
+  }
+  return pre;
 }

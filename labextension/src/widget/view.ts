@@ -13,6 +13,7 @@ import type { WidgetModel } from './model';
 import { attachment, compactionMarker, retryNotice, subtaskNode, toolCard, updateRetry } from './parts';
 import { permissionBox, permissionDone } from './permission';
 import { hiddenMarker, verifyBox } from './repro';
+import { ReviewBar, revertedBox, undoButton } from './undo';
 
 interface PartEntry {
   node: HTMLElement;
@@ -49,12 +50,16 @@ export class AgentView {
   private olderControl: HTMLElement | null = null;
   private header: Header;
   private stream = h('div', { class: 'ja-stream', role: 'log', 'aria-live': 'polite', 'aria-label': 'Agent messages' });
-  private messages = new MessageList(this.stream);
+  private messages: MessageList;
+  private reviewBar = new ReviewBar();
 
   constructor(private model: WidgetModel, root: HTMLElement) {
     this.header = new Header(model, root);
+    // the panel offers Undo from here on each prompt (a cell's widget does not)
+    const undo = model.get('can_revert') ? (id: string) => undoButton(model, id) : undefined;
+    this.messages = new MessageList(this.stream, undo);
     root.classList.add('ja-root');
-    root.replaceChildren(this.header.node, this.stream);
+    root.replaceChildren(this.header.node, this.reviewBar.node, this.stream);
     root.setAttribute('tabindex', '-1'); // focus lands here after Stop (the button hides)
     this.reset();
   }
@@ -130,6 +135,8 @@ export class AgentView {
       case 'older': this.onOlder(msg); break;
       case 'hidden_state': this.onHidden(msg); break;
       case 'verify': this.onVerify(msg); break;
+      case 'review': this.reviewBar.update(msg); break;
+      case 'reverted': this.stream.append(revertedBox(this.model, msg)); break;
       default: break;
     }
   }

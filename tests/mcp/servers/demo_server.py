@@ -4,7 +4,7 @@
 ``/mcp``) or ``python demo_server.py sse PORT`` (the older SSE transport at ``/sse``). Tools: a text tool,
 an image tool, a tool that raises, a big output, a slow call (writes its pid first, so a
 test can kill the server mid-call), one that reports progress as it goes and one that shows
-an environment variable.
+an environment variable; one resource (``demo://notes/today``) and one prompt (``greet``).
 With ``DEMO_STARTED_FILE`` set, each start appends the process id to that file.
 With ``DEMO_REQUIRE_TOKEN`` set, the HTTP server refuses requests whose
 ``Authorization`` is not ``Bearer <DEMO_REQUIRE_TOKEN>``.
@@ -87,6 +87,18 @@ async def crunch(steps: int, delay: float, ctx: Context) -> str:
 def whoami() -> str:
     """The process id and the DEMO_TOKEN this server was given."""
     return f"pid={os.getpid()} token={os.environ.get('DEMO_TOKEN', '')}"
+
+
+@server.resource("demo://notes/today", name="today", mime_type="text/plain")
+def notes() -> str:
+    """Today's notes (a resource, attached with @demo:demo://notes/today)."""
+    return "Ship the audit trail on Friday."
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greet someone (a prompt, run as /demo:greet name=…)."""
+    return f"Write a two-word greeting for {name}."
 
 
 def _http(where: str, sse: bool = False) -> None:

@@ -1,0 +1,51 @@
+"""A content-addressed folder of bytes: file contents and cells a checkpoint keeps.
+
+Kept under the session store (``.jupyter-agent/snapshots/blobs``), which ``bash`` cannot
+write and the file tools ask before touching: what the agent changed cannot be used to
+change what revert restores. Each blob is written once, atomically; equal contents share one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+
+class BlobStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        if len(key) < 8 or not key.isalnum():
+            raise ValueError(f"not a blob key: {key!r}")
+        return self.folder / key[:2] / key[2:]
+
+    @staticmethod
+    def key(data: bytes) -> str:
+        return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+    def put(self, data: bytes) -> str:
+        """Keep ``data``; returns its key (the same bytes give the same key, stored once)."""
+        key = self.key(data)
+        path = self._path(key)
+        if path.exists():
+            return key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return key
+
+    def get(self, key: str) -> bytes | None:
+        """The bytes kept under ``key``; None when they are gone (the folder was cleared)."""
+        try:
+            return self._path(key).read_bytes()
+        except (OSError, ValueError):
+            return None
