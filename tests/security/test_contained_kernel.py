@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -95,8 +97,11 @@ def contained(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_test").write_text("PRIVATE KEY\n")
     server = ScriptedServer().start()
+    # short: the kernel's unix sockets live there (pytest's folders under xdist are too long)
+    runtime = Path(tempfile.mkdtemp(prefix="ja-rt-"))
     env = {
         "HOME": str(home),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
         "JUPYTER_AGENT_MODEL": "openai/test",
         "JUPYTER_AGENT_API_BASE": server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-test",
@@ -109,6 +114,7 @@ def contained(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
         finally:
             kernel.shutdown()
             server.stop()
+            shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_the_users_cells_are_contained(contained: Setup) -> None:
@@ -143,7 +149,8 @@ def test_the_agent_runs_contained(contained: Setup) -> None:
     assert kernel.execute("%load_ext jupyter_agent").status == "ok"
     result = kernel.execute("%agent probe the sandbox")
     assert result.status == "ok", result.error
-    shown = "".join(o["data"].get("text/plain", "") for o in result.outputs)
+    # the answer streams to stdout; the transcript's plain text does not repeat it
+    shown = result.stdout + "".join(o["data"].get("text/plain", "") for o in result.outputs)
     assert "Probed." in shown and "· contained ·" in shown, shown
     tools = [m["content"] for m in server.requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert json.loads(tools[0].strip().splitlines()[-1]) == CONTAINED, tools[0]
