@@ -40,9 +40,10 @@ from pathlib import Path
 from jupyter_agent.contained import settings as kernel_settings
 from jupyter_agent.contained.rundir import RunDir, RunDirProblem
 from jupyter_agent.kernel import notebook_path
+from jupyter_agent.storage import location
 from jupyter_agent.tools import bwrap, sandbox, sweep
 from jupyter_agent.tools.kernel_kind import CONTAINED_VAR
-from jupyter_agent.tools.protected import STORE_NAME, Guard, project_root, user_config_dir, user_data_dir
+from jupyter_agent.tools.protected import Guard, project_root, user_config_dir, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
 from jupyter_agent.tools.sweep import Entry
 
@@ -63,9 +64,19 @@ class CannotStart(Exception):
     """Why the kernel cannot be contained here (one line)."""
 
 
-def store_folder(cwd: Path, env: Mapping[str, str]) -> Path:
-    """Where the kernel's session store lives: the one input the layout takes for it."""
-    return cwd / STORE_NAME
+def store_folder(cwd: Path, env: Mapping[str, str], store: str | None) -> Path:
+    """Where the kernel's session store lives, as the kernel will find it (``store``, or the
+    user's data folder when the notebook's folder cannot be written); one kept elsewhere is
+    made here, since the kernel could not make it inside."""
+    found = location.locate(cwd, store, env)
+    if found.base is None:
+        return found.folder
+    try:
+        return location.create(found, cwd)
+    except OSError as exc:
+        raise CannotStart(
+            f"its session store {found.folder} cannot be made ({exc.strerror or exc})"
+        ) from None
 
 
 @dataclass
@@ -101,14 +112,19 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
     except RunDirProblem as exc:
         raise CannotStart(str(exc)) from None
     readable = [user_config_dir(env), user_data_dir(env)]  # its configuration and trust records
-    layout = Layout.plan(cwd, root, writable, guard, env, store=store_folder(cwd, env), readable=readable)
+    layout = Layout.plan(
+        cwd, root, writable, guard, env, store=store_folder(cwd, env, chosen.store), readable=readable
+    )
     layout.exposed.append(run.path)
+    trail = audit_mounts(chosen.audit, layout)
     swappable = bwrap.writable_home(found, layout.writable)
     if swappable is not None:
         Spawnless(layout, run).finish()
         raise CannotStart(f"the sandbox program {found} lies in {swappable}, which the kernel may write")
     inner = [sys.executable, "-m", "ipykernel_launcher", "-f", str(run.connection), *rest]
     argv = sandbox.confined(inner, cwd, layout, chosen.network, found, base)
+    at = argv.index("--chdir")
+    argv[at:at] = trail
     if chosen.network or not chosen.endpoints:
         return Plan(argv, kernel_env(env, run), cwd, layout, run)
     # asyncio loads only for a kernel without a network
@@ -128,6 +144,21 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
         *inner[3:],
     ]
     return Plan(argv, kernel_env(env, run), cwd, layout, run, chosen.endpoints)
+
+
+def audit_mounts(audit: str | None, layout: Layout) -> list[str]:
+    """The admin's audit trail stays writable from inside: its folder (made here if it can
+    be), or syslog's socket (the sandbox's ``/dev`` has none; the extra bwrap arguments)."""
+    if not audit:
+        return []
+    if audit.strip() == "syslog":  # connecting to a socket is not writing to its mount
+        return ["--ro-bind-try", "/dev/log", "/dev/log"]
+    folder = Path(audit).expanduser()
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+    if folder.is_dir():
+        layout.exposed.append(folder.resolve())
+    return []
 
 
 def kernel_env(env: Mapping[str, str], run: RunDir) -> dict[str, str]:

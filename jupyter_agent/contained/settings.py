@@ -25,7 +25,7 @@ from jupyter_agent.tools import bwrap
 from jupyter_agent.tools.protected import user_data_dir
 
 CACHE_DIR = "contained"
-FORMAT = 2
+FORMAT = 3
 """Changes when what is kept changes (an older file is read again)."""
 
 
@@ -45,6 +45,10 @@ class KernelSettings:
     protected: tuple[str, ...] = ()
     endpoints: tuple[str, ...] = ()
     """``host:port`` of the model endpoints the configuration names (``contained/egress.py``)."""
+    store: str | None = None
+    """``store``: one folder for every notebook folder's sessions (``storage/location.py``)."""
+    audit: str | None = None
+    """The admin's audit trail: a folder, or ``syslog`` (``storage/audit_log.py``)."""
 
 
 def read(cwd: Path, env: Mapping[str, str]) -> KernelSettings:
@@ -69,6 +73,8 @@ def read(cwd: Path, env: Mapping[str, str]) -> KernelSettings:
         tuple(box.deny_read),
         tuple(config.protected),
         tuple(endpoints(config.model_dump())),
+        config.store,
+        config.audit,
     )
     _store(cache, watch, settings)
     return settings
@@ -165,6 +171,8 @@ def _cached(cache: Path, env: Mapping[str, str]) -> KernelSettings | None:
             tuple(map(str, raw["deny_read"])),
             tuple(map(str, raw["protected"])),
             tuple(map(str, raw["endpoints"])),
+            str(raw["store"]) if raw["store"] is not None else None,
+            str(raw["audit"]) if raw["audit"] is not None else None,
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

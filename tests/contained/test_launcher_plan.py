@@ -18,6 +18,7 @@ from jupyter_agent.cli import main
 from jupyter_agent.contained import egress, launch, settings
 from jupyter_agent.contained.rundir import OWNER, RunDir
 from jupyter_agent.kernel import notebook_path
+from jupyter_agent.storage import location
 from jupyter_agent.tools import kernel_kind
 from jupyter_agent.tools.protected import Guard, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
@@ -130,3 +131,34 @@ def test_a_runner_is_named_to_the_kernel_inside(tmp_path: Path, monkeypatch: pyt
     assert notebook_path.runner_notebook(["%agent go"]) == nb
     monkeypatch.setattr(kernel_kind, "contained", lambda: False)  # an ordinary kernel asks /proc
     assert notebook_path.runner_notebook(["%agent go"]) is None
+
+
+def test_a_store_kept_elsewhere_is_the_kernels(tmp_path: Path) -> None:
+    """``store`` (here from the environment) moves the sessions out of the project: the
+    launcher makes that folder, and the layout binds it writable, where the kernel looks."""
+    base = Path(tempfile.mkdtemp(dir="/var/tmp"))  # outside the project and the temp folder
+    try:
+        env = {**os.environ, "JUPYTER_AGENT_STORE": str(base)}
+        chosen = settings.read(tmp_path, env)
+        assert chosen.store == str(base) and settings.read(tmp_path, env) == chosen  # kept too
+        folder = launch.store_folder(tmp_path, env, chosen.store)
+        assert folder == location.locate(tmp_path, str(base), env).folder and folder.parent == base
+        assert folder.is_dir()
+        layout = Layout.plan(tmp_path, tmp_path, [], Guard.build(env), env, stage_git=False, store=folder)
+        assert folder in layout.exposed
+        assert launch.store_folder(tmp_path, {**os.environ}, None) == tmp_path / ".jupyter-agent"
+        (base / "blocked").write_text("")  # a file where a folder must be
+        with pytest.raises(launch.CannotStart, match="session store"):
+            launch.store_folder(tmp_path, env, str(base / "blocked"))
+    finally:
+        shutil.rmtree(base)
+
+
+def test_the_admins_audit_trail_reaches_out(tmp_path: Path) -> None:
+    """The audit folder is bound writable, syslog's socket is bound in (its /dev has none)."""
+    env = {**os.environ}
+    layout = Layout.plan(tmp_path, tmp_path, [], Guard.build(env), env, stage_git=False)
+    assert launch.audit_mounts("syslog", layout) == ["--ro-bind-try", "/dev/log", "/dev/log"]
+    assert launch.audit_mounts(None, layout) == [] and layout.exposed == []
+    assert launch.audit_mounts(str(tmp_path / "audit"), layout) == []
+    assert layout.exposed == [(tmp_path / "audit").resolve()] and (tmp_path / "audit").is_dir()

@@ -99,7 +99,10 @@ def contained(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
     server = ScriptedServer().start()
     # short: the kernel's unix sockets live there (pytest's folders under xdist are too long)
     runtime = Path(tempfile.mkdtemp(prefix="ja-rt-"))
+    admin = Path(tempfile.mkdtemp(prefix="ja-admin-", dir="/var/tmp"))  # an audit trail outside
+    (admin / "config.json").write_text(json.dumps({"audit": str(admin / "audit")}))
     env = {
+        "JUPYTER_AGENT_SYSTEM_CONFIG": str(admin / "config.json"),
         "HOME": str(home),
         "JUPYTER_RUNTIME_DIR": str(runtime),
         "JUPYTER_AGENT_MODEL": "openai/test",
@@ -115,6 +118,7 @@ def contained(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             kernel.shutdown()
             server.stop()
             shutil.rmtree(runtime, ignore_errors=True)
+            shutil.rmtree(admin, ignore_errors=True)
 
 
 def test_the_users_cells_are_contained(contained: Setup) -> None:
@@ -159,6 +163,9 @@ def test_the_agent_runs_contained(contained: Setup) -> None:
     assert (contained.project / "bash.txt").read_text() == "from-bash\n"
     assert not (outside / "agent.txt").exists() and not (outside / "bash.txt").exists()
     assert (contained.project / ".jupyter-agent" / "sessions.db").is_file()
+    trail = Path(json.loads(Path(contained.env["JUPYTER_AGENT_SYSTEM_CONFIG"]).read_text())["audit"])
+    logged = [json.loads(line)["tool"] for f in trail.glob("*.jsonl") for line in f.read_text().splitlines()]
+    assert logged == ["python", "bash"]  # the admin's audit folder is written from inside
 
 
 def test_git_lands_and_git_config_does_not(contained: Setup) -> None:
