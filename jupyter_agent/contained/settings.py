@@ -100,7 +100,8 @@ PROVIDER_HOSTS = {
 def endpoints(data: Mapping[str, Any]) -> list[str]:
     """``host:port`` of every endpoint the configuration (as a dict) sends prompts to."""
     urls: list[str] = [str(data["api_base"])] if data.get("api_base") else []
-    models = [data.get("model"), data.get("small_model"), (data.get("compaction") or {}).get("model")]
+    models = [data.get("model"), data.get("small_model")]
+    models += [(data.get(k) or {}).get("model") for k in ("compaction", "completion")]
     for where in ("models", "agent"):
         for entry in (data.get(where) or {}).values():
             options = (entry or {}).get("options") or {}

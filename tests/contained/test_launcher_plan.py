@@ -58,6 +58,8 @@ def test_the_model_endpoints_a_kernel_without_a_network_reaches() -> None:
         "agent": {"plan": {"model": "openai/gpt-5", "options": {}}},
     }
     assert settings.endpoints(data) == ["gw.example.org:443", "api.anthropic.com:443", "api.openai.com:443"]
+    inline = {"model": "openai/x", "completion": {"model": "mistral/codestral-latest"}}
+    assert settings.endpoints(inline) == ["api.openai.com:443", "api.mistral.ai:443"]  # inline completion's
     assert settings.endpoints({"api_base": "http://localhost:11434", "model": "openai/x"}) == [
         "localhost:11434"
     ]
