@@ -116,7 +116,7 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
         cwd, root, writable, guard, env, store=store_folder(cwd, env, chosen.store), readable=readable
     )
     layout.exposed.append(run.path)
-    trail = audit_mounts(chosen.audit, layout)
+    trail = audit_mounts(chosen.audit, layout, cwd, env)
     swappable = bwrap.writable_home(found, layout.writable)
     if swappable is not None:
         Spawnless(layout, run).finish()
@@ -146,9 +146,11 @@ def plan(connection_file: Path, cwd: Path, env: Mapping[str, str], rest: list[st
     return Plan(argv, kernel_env(env, run), cwd, layout, run, chosen.endpoints)
 
 
-def audit_mounts(audit: str | None, layout: Layout) -> list[str]:
+def audit_mounts(audit: str | None, layout: Layout, cwd: Path, env: Mapping[str, str]) -> list[str]:
     """The admin's audit trail stays writable from inside: its folder (made here if it can
-    be), or syslog's socket (the sandbox's ``/dev`` has none; the extra bwrap arguments)."""
+    be; never one holding the home or the project, which would undo the sandbox: the kernel
+    then says the trail cannot be written), or syslog's socket (the sandbox's ``/dev`` has
+    none; the extra bwrap arguments)."""
     if not audit:
         return []
     if audit.strip() == "syslog":  # connecting to a socket is not writing to its mount
@@ -156,8 +158,10 @@ def audit_mounts(audit: str | None, layout: Layout) -> list[str]:
     folder = Path(audit).expanduser()
     with contextlib.suppress(OSError):
         folder.mkdir(parents=True, exist_ok=True)
-    if folder.is_dir():
-        layout.exposed.append(folder.resolve())
+    folder = folder.resolve()
+    home = Path(env.get("HOME") or Path.home()).resolve()
+    if folder.is_dir() and not any(p == folder or folder in p.parents for p in (home, cwd.resolve())):
+        layout.exposed.append(folder)
     return []
 
 
@@ -171,6 +175,7 @@ def kernel_env(env: Mapping[str, str], run: RunDir) -> dict[str, str]:
     served = env.get(notebook_path.SERVER_VARIABLE)
     if served and notebook_path.inherited(notebook_path.SERVER_VARIABLE, served):
         clean.pop(notebook_path.SERVER_VARIABLE)  # papermill run from a notebook: not served
+    clean.pop(notebook_path.RUNNER_VARIABLE, None)  # only what this launcher saw
     runner = notebook_path.parent_command()
     if runner is not None:
         clean[notebook_path.RUNNER_VARIABLE] = json.dumps({"argv": runner[0], "cwd": str(runner[1])})

@@ -158,9 +158,13 @@ def test_a_store_kept_elsewhere_is_the_kernels(tmp_path: Path) -> None:
 
 def test_the_admins_audit_trail_reaches_out(tmp_path: Path) -> None:
     """The audit folder is bound writable, syslog's socket is bound in (its /dev has none)."""
-    env = {**os.environ}
-    layout = Layout.plan(tmp_path, tmp_path, [], Guard.build(env), env, stage_git=False)
-    assert launch.audit_mounts("syslog", layout) == ["--ro-bind-try", "/dev/log", "/dev/log"]
-    assert launch.audit_mounts(None, layout) == [] and layout.exposed == []
-    assert launch.audit_mounts(str(tmp_path / "audit"), layout) == []
+    project = tmp_path / "home" / "project"
+    project.mkdir(parents=True)
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    layout = Layout.plan(project, project, [], Guard.build(env), env, stage_git=False)
+    assert launch.audit_mounts("syslog", layout, project, env) == ["--ro-bind-try", "/dev/log", "/dev/log"]
+    assert launch.audit_mounts(None, layout, project, env) == [] and layout.exposed == []
+    for holding in (tmp_path, tmp_path / "home", project, "/"):  # it would undo the sandbox
+        assert launch.audit_mounts(str(holding), layout, project, env) == [] and layout.exposed == []
+    assert launch.audit_mounts(str(tmp_path / "audit"), layout, project, env) == []
     assert layout.exposed == [(tmp_path / "audit").resolve()] and (tmp_path / "audit").is_dir()
