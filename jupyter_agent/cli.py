@@ -31,6 +31,7 @@ from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage
 from jupyter_agent.core.redaction import RedactingWriter
 from jupyter_agent.failures import explain
+from jupyter_agent.kernel_cli import add_kernel_command, run_kernel_command
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session.rendering import Rendered, render_part
@@ -308,6 +309,7 @@ def parser() -> argparse.ArgumentParser:
     add_session_commands(sub)
     add_verify_command(sub)
     add_trust_command(sub)
+    add_kernel_command(sub)
 
     listing.add_command(sub)
     audit_cli.add_command(sub)
@@ -376,6 +378,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_verify(args)
     if args.command == "trust":
         return run_trust_command(args)
+    if args.command == "kernel":
+        return run_kernel_command(args)
     if args.command == "audit":
         return audit_cli.main(args)
 

@@ -1,4 +1,5 @@
-"""One pydantic ``Config``, merged from defaults, files, environment and flags (in that order).
+"""One pydantic ``Config`` (its shapes: ``config_model.py``), merged from defaults, files,
+environment and flags (in that order).
 
 The admin's system file (``system_config.py``) is read first; the keys it locks are taken
 out of every later layer, and its permission rules are a floor no later rule loosens.
@@ -15,380 +16,63 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import urlsplit
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import ValidationError
 
 from jupyter_agent import system_config, trust, trust_changes
-from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
+from jupyter_agent.config_model import (
+    Action,
+    AgentConfig,
+    CheckpointConfig,
+    CompactionConfig,
+    CompletionConfig,
+    Config,
+    KernelRules,
+    ModelConfig,
+    NotebookConfig,
+    SandboxConfig,
+    ToolOutputConfig,
+    VerifyConfig,
+    check_folder,
+    check_url,
+    deep_merge,
+    mask_secrets,
+    option_secrets,
+)
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
-from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
+from jupyter_agent.tools.protected import project_root  # noqa: F401  (its home; callers import it here)
 
 PROJECT_FILE = "jupyter-agent.json"
-_LAYERS = ("defaults", "environment", "flags")
-"""Entries of ``Config.sources`` that are not files."""
-Action = Literal["allow", "ask", "deny"]
+__all__ = [  # re-exported: the shapes live in config_model.py, callers import them from here
+    "Action",
+    "AgentConfig",
+    "CheckpointConfig",
+    "CompactionConfig",
+    "CompletionConfig",
+    "Config",
+    "KernelRules",
+    "ModelConfig",
+    "NotebookConfig",
+    "SandboxConfig",
+    "ToolOutputConfig",
+    "VerifyConfig",
+    "check_url",
+    "deep_merge",
+    "mask_secrets",
+    "option_secrets",
+]
 
 
 class ConfigError(UsageFailure, ValueError):
     """A config file or value is invalid; the message names the file and the key."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Limit(_Strict):
-    context: int | None = Field(default=None, ge=1)
-    input: int | None = Field(default=None, ge=1)
-    output: int | None = Field(default=None, ge=1)
-
-
-class ModelConfig(_Strict):
-    limit: Limit = Field(default_factory=Limit)
-    options: dict[str, Any] = Field(default_factory=dict)
-    """litellm call arguments for this model (``thinking``, ``reasoning_effort``, ``temperature``…)."""
-    base_model: str | None = None
-    """The litellm model this one is priced and sized like: an alias on a LiteLLM proxy
-    (``litellm_proxy/claude-sonnet`` → ``anthropic/claude-sonnet-4-5``) has no price of its own."""
-
-
-class BudgetConfig(_Strict):
-    """Spending limits in USD; the loop stops after the step that crosses one."""
-
-    session_usd: float | None = Field(default=None, gt=0)
-    turn_usd: float | None = Field(default=None, gt=0)
-
-
-class CompactionConfig(_Strict):
-    auto: bool = True
-    prune: bool = True
-    tail_turns: int = Field(default=2, ge=0)
-    preserve_recent_tokens: int | None = Field(default=None, ge=0)
-    reserved: int | None = Field(default=None, ge=0)
-    model: str | None = None
-    """The model that writes summaries (default: the session's model)."""
-
-
-class ToolOutputConfig(_Strict):
-    max_lines: int = Field(default=MAX_LINES, ge=1)
-    max_bytes: int = Field(default=MAX_BYTES, ge=1)
-    max_saved_bytes: int = Field(default=MAX_SAVED_BYTES, ge=1)
-    """The saved full output of a tool stops here; bash and python stop what wrote more."""
-
-
-class SandboxConfig(_Strict):
-    """The OS sandbox ``bash`` runs in (Linux, bubblewrap; docs/security.md)."""
-
-    enabled: bool = True
-    """Run commands in the sandbox where it can start (a notice says when it cannot)."""
-    network: bool = True
-    """``false``: commands have no network (only their own loopback)."""
-    deny_read: list[str] = Field(default_factory=list)
-    """More files or folders hidden from commands and refused by the file tools (``~`` allowed)."""
-    writable: list[str] = Field(default_factory=list)
-    """More folders commands may write besides the project and the temp folder (a cache …)."""
-
-
-class VerifyConfig(_Strict):
-    """``%agent verify`` / ``jupyter-agent verify``: the notebook run again in a fresh kernel."""
-
-    cell_timeout: float = Field(default=600.0, gt=0)
-    """Seconds one cell may run before it counts as failed."""
-    timeout: float = Field(default=3600.0, gt=0)
-    """Seconds the whole verification may take; cells after it are reported as not run."""
-    float_tolerance: float = Field(default=1e-6, ge=0, lt=1)
-    """Relative difference under which two printed floats count as equal (float noise)."""
-
-
-class NotebookConfig(_Strict):
-    review: Literal["stage", "apply"] = "stage"
-    """How the agent's cell edits reach an open notebook: ``stage`` shows each one for Accept /
-    Reject first, ``apply`` changes the cells at once. Runs nobody watches always apply."""
-
-
-MiB = 1024 * 1024
-
-
-class CheckpointConfig(_Strict):
-    """What is recorded before each tool call so that a revert undoes a prompt completely."""
-
-    enabled: bool = True
-    max_bytes: int = Field(default=256 * MiB, ge=0)
-    """Kernel variables copied per prompt before the agent's code changes them."""
-    max_file_bytes: int = Field(default=10 * MiB, ge=0)
-    """A larger file is not kept by the project's snapshot (a revert names it)."""
-    max_total_bytes: int = Field(default=1024 * MiB, ge=0)
-    """What one snapshot of the project keeps in all (smaller files first)."""
-    max_files: int = Field(default=20_000, ge=1)
-    """Files looked at per snapshot; beyond, the rest of the project is not watched."""
-    exclude: list[str] = Field(default_factory=list)
-    """More paths (globs relative to the project) the snapshot leaves out."""
-
-
-class CompletionConfig(_Strict):
-    """Inline completion in notebook cells (ghost text from the kernel that holds the data)."""
-
-    enabled: bool | None = None
-    """None: on when a model is configured (``%agent complete on|off`` for one kernel)."""
-    model: str | None = None
-    """The model that completes (default: ``small_model``, else ``model``)."""
-    debounce_ms: int = Field(default=300, ge=0, le=2000)
-    """How long typing must pause before a completion is asked for (below JupyterLab's 5 s wait)."""
-    max_context_tokens: int = Field(default=2000, ge=200, le=32000)
-    """What one request may carry: the cell, the live names it uses, the cells above."""
-    max_tokens: int = Field(default=128, ge=8, le=2000)
-    """The longest suggestion, in tokens."""
-
-
-class AgentConfig(_Strict):
-    model: str | None = None
-    prompt: str | None = None
-    permission: dict[str, Action | dict[str, Action]] | None = None
-    steps: int | None = Field(default=None, ge=1)
-    options: dict[str, Any] = Field(default_factory=dict)
-    """litellm call arguments for this agent; win over ``models.<id>.options``."""
-
-
-class Config(_Strict):
-    model: str | None = None
-    api_base: str | None = None
-    api_key_env: str | None = None
-    """Name of the environment variable holding the key (the key itself is never stored)."""
-    small_model: str | None = None
-    models: dict[str, ModelConfig] = Field(default_factory=dict)
-    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
-    tool_output: ToolOutputConfig = Field(default_factory=ToolOutputConfig)
-    permission: dict[str, Action | dict[str, Action]] = Field(default_factory=dict)
-    instructions: list[str] = Field(default_factory=list)
-    agent: dict[str, AgentConfig] = Field(default_factory=dict)
-    steps: int | None = Field(default=None, ge=1)
-    """Most model calls per prompt; the last one may not call tools (default 100)."""
-    output_token_max: int | None = Field(default=None, ge=1)
-    retries: int = Field(default=4, ge=0, le=20)
-    """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
-    stream_idle_timeout: float = Field(default=120.0, gt=0)
-    """Seconds without a byte from the provider before a model call is retried."""
-    budget: BudgetConfig = Field(default_factory=BudgetConfig)
-    redact: list[str] = Field(default_factory=list)
-    """Extra secrets to redact everywhere: names of environment variables, or literal values."""
-    mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
-    """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
-    raise_on_failure: bool = True
-    """A cell that blocks for its run (papermill, nbconvert, nbclient, ``--wait``) raises when
-    the run fails, so the notebook run stops; false: show the error and go on."""
-    headless_session: Literal["new", "continue"] = "new"
-    """What the first prompt of a kernel without a live front end goes to: a fresh session
-    (reproducible runs) or the notebook's latest one."""
-    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
-    protected: list[str] = Field(default_factory=list)
-    """More paths (relative to the project, or absolute) that every write to asks about."""
-    verify: VerifyConfig = Field(default_factory=VerifyConfig)
-    store: str | None = None
-    """One folder for every notebook folder's sessions (each keyed by its path), instead of
-    ``.jupyter-agent/`` next to the notebooks (``storage/location.py``)."""
-    audit: str | None = None
-    """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
-    notebook: NotebookConfig = Field(default_factory=NotebookConfig)
-    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
-    completion: CompletionConfig = Field(default_factory=CompletionConfig)
-    _sources: list[str] = PrivateAttr(default_factory=list)
-    _watched: list[Path] = PrivateAttr(default_factory=list)
-    _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
-    _admin_file: str | None = PrivateAttr(default=None)
-    _locked: tuple[str, ...] = PrivateAttr(default=())
-    _notices: list[str] = PrivateAttr(default_factory=list)
-    _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
-    _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
-    _reload: Callable[[], Config] | None = PrivateAttr(default=None)
-
-    @field_validator("api_base")
-    @classmethod
-    def _api_base_is_a_url(cls, value: str | None) -> str | None:
-        """A typo here would otherwise retry for half a minute against a nonsense address."""
-        return check_url(value) if value else value
-
-    @field_validator("store", "audit")
-    @classmethod
-    def _absolute_folder(cls, value: str | None, info: Any) -> str | None:
-        """A relative folder would move with the working directory: each run a new place."""
-        syslog = info.field_name == "audit" and (value or "").strip() == "syslog"
-        return check_folder(value) if value and not syslog else value
-
-    @property
-    def sources(self) -> list[str]:
-        """The files and layers that made this config, lowest first."""
-        return self._sources
-
-    @property
-    def watched(self) -> list[Path]:
-        """Every file whose creation, change or removal would change this config: the files
-        read and the places looked in (a kernel re-reads when one changes)."""
-        read = [Path(s) for s in self._sources if s not in _LAYERS]
-        return list(dict.fromkeys([*self._watched, *read]))
-
-    @property
-    def admin_file(self) -> str | None:
-        """The admin's system file this config was read with (``system_config.py``)."""
-        return self._admin_file
-
-    @property
-    def untrusted(self) -> list[trust.Pending]:
-        """Project files left out because they are new or changed since the user trusted
-        them (the front ends ask Trust / Ignore; a headless run refuses)."""
-        return self._untrusted
-
-    def reloaded(self) -> Config:
-        """The configuration read again with the same arguments (after a trust decision)."""
-        return self if self._reload is None else self._reload()
-
-    @property
-    def notices(self) -> list[str]:
-        """What the user should be told once (locked settings that were ignored)."""
-        return self._notices
-
-    def is_locked(self, key: str) -> bool:
-        """Whether the admin locked ``key`` (or a key above it: ``permission`` locks ``permission.bash``)."""
-        return any(key == k or key.startswith(f"{k}.") for k in self._locked)
-
-    def ignore_locked_flag(self, key: str, shown: str) -> bool:
-        """A per-call flag (``--model``) for a locked key: True (and a notice) when it must be
-        ignored."""
-        if not self.is_locked(key):
-            return False
-        if (key, "flags") in self._ignored:
-            return True  # the same flag, told already (the command passes it to both)
-        line = system_config.notice(str(self._admin_file), [(key, shown)])
-        if line not in self._notices:
-            self._notices.append(line)
-        return True
-
-    def permission_floor(self, agent: str = "build") -> dict[str, Any]:
-        """The admin's permission rules for ``agent``: no user rule makes an action looser."""
-        admin = self._admin
-        own = ((admin.get("agent") or {}).get(agent) or {}).get("permission") or {}
-        return deep_merge(dict(admin.get("permission") or {}), own)
-
-    def api_key_source(self) -> str | None:
-        for name in ("JUPYTER_AGENT_API_KEY", self.api_key_env):
-            if name and os.environ.get(name):
-                return name
-        return None
-
-    def api_key(self) -> str | None:
-        """The key for the configured endpoint, read from the environment right now."""
-        name = self.api_key_source()
-        return os.environ.get(name) if name else None
-
-    def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:
-        """The litellm call arguments for ``model`` run by ``agent`` (agent options win).
-
-        ``models`` is keyed by the litellm model string; a key without the provider prefix
-        (``claude-sonnet-4-5`` for ``anthropic/claude-sonnet-4-5``) matches too."""
-        configured = self.models.get(model) or self.models.get(model.split("/", 1)[-1])
-        overrides = self.agent.get(agent)
-        return deep_merge(
-            dict(configured.options) if configured else {}, overrides.options if overrides else {}
-        )
-
-    def redacted(self, model: str | None = None, agent: str = "build") -> dict[str, Any]:
-        """What ``%agent config`` shows: the effective settings, no secrets."""
-        data = mask_secrets(self.model_dump(exclude_defaults=False))
-        chosen = model or (self.agent[agent].model if agent in self.agent else None) or self.model
-        if chosen:
-            data["options"] = mask_secrets(self.options_for(chosen, agent))
-        data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
-        data["sources"] = self.sources
-        if self._locked:
-            data["locked"] = {"by": self._admin_file, "keys": list(self._locked)}
-        if self._untrusted:
-            data["untrusted"] = {str(p.path): p.what() for p in self._untrusted}
-        data["redact"] = [
-            e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
-        ]
-
-        # from the unmasked values: a reference ("Bearer {env:TOKEN}") is shown as written
-        for name, server in data["mcp"].items():
-            configured = self.mcp[name].model_dump()
-            for key in ("headers", "environment"):
-                if key in server:
-                    server[key] = {k: shown(v) for k, v in configured[key].items()}
-        return data
-
-
-def check_folder(value: str) -> str:
-    if not Path(value.strip()).expanduser().is_absolute():
-        raise ValueError(f"{value!r} is not an absolute folder; give one such as /srv/agent or ~/agent")
-    return value.strip()
-
-
-def check_url(value: str) -> str:
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(
-            f"{value!r} is not a server address; give a URL such as http://localhost:11434 "
-            "(Ollama) or http://localhost:8000/v1"
-        )
-    return value.strip()
-
-
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "cookie", "credential")
-
-
-def mask_secrets(value: Any, name: str = "") -> Any:
-    """A copy of ``value`` with values under secret-looking names (api_key, Authorization…) hidden."""
-    if isinstance(value, Mapping):
-        return {k: mask_secrets(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_secrets(v, name) for v in value]
-    if _secret_name(name) and isinstance(value, str) and value:
-        return "***"
-    return value
-
-
-def _secret_name(name: str) -> bool:
-    lowered = name.lower().replace("-", "_")
-    return any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "tokens"))
-
-
-def option_secrets(config: Config) -> dict[str, str]:
-    """Literal secrets the agent sends from its options (``models.<id>.options.api_key``,
-    an ``extra_headers`` token …), value → where it is set: hidden like any key."""
-    found: dict[str, str] = {}
-
-    def walk(value: Any, where: str, name: str) -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, f"{where}.{k}", str(k))
-        elif isinstance(value, list):
-            for v in value:
-                walk(v, where, name)
-        elif isinstance(value, str) and value and _secret_name(name):
-            found[value] = where
-
-    for model_id, model in config.models.items():
-        walk(model.options, f"models.{model_id}.options", "")
-    for agent_name, agent in config.agent.items():
-        walk(agent.options, f"agent.{agent_name}.options", "")
-    return found
-
-
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def _describe(exc: ValidationError) -> str:
@@ -397,8 +81,8 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and err["loc"] in (("locked",), ("trusted",)):
-            what = "lock settings" if err["loc"] == ("locked",) else "trust paths for everyone"
+        if err["type"] == "extra_forbidden" and err["loc"] in [(k,) for k in ADMIN_ONLY]:
+            what = _ADMIN_WHAT[str(err["loc"][0])]
             msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can {what}"
         elif err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
@@ -434,6 +118,9 @@ def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> 
             raise ConfigError(f"{path}: {exc}") from None
         data["locked"] = list(locked)
         data["trusted"] = _trusted_paths(path, data.pop("trusted", []))
+        required = data.get("require_contained_kernel", False)
+        if not isinstance(required, bool):
+            raise ConfigError(f"{path}: require_contained_kernel: must be true or false")
     try:
         Config.model_validate({k: v for k, v in data.items() if not (admin and k in ADMIN_ONLY)})
     except ValidationError as exc:
@@ -441,8 +128,14 @@ def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> 
     return data
 
 
-ADMIN_ONLY = ("locked", "trusted")
-"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone."""
+ADMIN_ONLY = ("locked", "trusted", "require_contained_kernel")
+"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone,
+whether the agent may run code only in a contained kernel."""
+_ADMIN_WHAT = {
+    "locked": "lock settings",
+    "trusted": "trust paths for everyone",
+    "require_contained_kernel": "require a contained kernel",
+}
 
 
 def _trusted_paths(path: Path, value: Any) -> list[str]:
@@ -454,14 +147,6 @@ def _trusted_paths(path: Path, value: Any) -> list[str]:
 def global_config_dir(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "jupyter-agent"
-
-
-def project_root(start: Path) -> Path:
-    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
 
 
 def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
@@ -539,6 +224,7 @@ def load_config(
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
     admin_trusted: list[str] = admin.pop("trusted", [])
+    require_contained = bool(admin.pop("require_contained_kernel", False))
     if admin.get("audit") and "audit" not in locked:  # an audit trail a user's file could switch off is none
         locked.append("audit")
     if admin_path.is_file():
@@ -575,6 +261,7 @@ def load_config(
     config._reload = lambda: load_config(notebook_dir, overrides, env, global_dir, system_file)
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
+        config._require_contained = require_contained
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))

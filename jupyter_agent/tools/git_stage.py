@@ -88,6 +88,8 @@ class StagedGit:
     """Files copied in: name → (sha256, mode)."""
     nested: set[str] = field(default_factory=set)
     """Paths (``modules/sub``) of folders inside this one that are mount points or staged."""
+    seen: dict[str, tuple[object, object]] = field(default_factory=dict)
+    """What ``sync`` last saw of each copied file, inside and outside (unchanged: not read)."""
 
     def args(self) -> list[str]:
         out = ["--bind", str(self.stage), str(self.real)]
@@ -112,6 +114,35 @@ class StagedGit:
                 notes.append(
                     f"git made {self.real / made} inside the sandbox; it was not kept ({NEEDS_MORE})."
                 )
+        return notes
+
+    def sync(self) -> list[str]:
+        """For a sandbox that lives long (a contained kernel), every second or so: a copy the
+        process changed is written back as at the end of a command, a real file changed
+        outside is taken in, and a file git holds locked (``<name>.lock``) waits; when both
+        changed, the real one wins and the line says so."""
+        notes: list[str] = []
+        for name in sorted(n for n in {*self.copies, *_names(self.stage), *_names(self.real)} if copied(n)):
+            stamp = (_stat(self.stage / name), _stat(self.real / name))
+            if self.seen.get(name) == stamp or any(
+                os.path.lexists(folder / f"{name}.lock") for folder in (self.stage, self.real)
+            ):
+                continue
+            before, mode = self.copies.get(name, (None, 0o644))
+            inside, outside = _read(self.stage, name), _read(self.real, name)
+            if _digest(inside) != before and _digest(outside) == before:
+                note = self._write_back(name)
+                if note is None:
+                    self.copies[name] = (_digest(inside) or "", mode)
+                else:
+                    notes.append(note)
+            elif _digest(outside) != before:
+                if _digest(inside) != before:
+                    notes.append(f"{self.real / name} changed outside too; the change inside was not kept.")
+                with contextlib.suppress(OSError):
+                    _replace(self.stage, name, outside, mode)
+                    self.copies[name] = (_digest(outside) or "", mode)
+            self.seen[name] = (_stat(self.stage / name), _stat(self.real / name))
         return notes
 
     def _write_back(self, name: str) -> str | None:
@@ -181,6 +212,14 @@ def _new_submodules(gitdir: Path, staged_index: Path) -> set[str]:
     if after is None or before is None:
         return {"(an index git could not read)"}
     return after - before
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def _names(folder: Path) -> set[str]:

@@ -25,6 +25,7 @@ from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
 from jupyter_agent.kernel.mentions import expand_mentions
+from jupyter_agent.tools import kernel_kind
 from jupyter_agent.tools.staging import ReviewOutcome
 from jupyter_agent.ui import completion_toggle, panel_repro
 from jupyter_agent.ui import panel_protocol as wire
@@ -110,6 +111,7 @@ class PanelConnection(PanelMcp, PanelSessions):
             model=model or None,
             models=configured_models(runtime.config, model),
             problem=problem,
+            contained=kernel_kind.contained(),
         )
 
     def settings_changed(self) -> None:

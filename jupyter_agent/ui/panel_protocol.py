@@ -277,6 +277,8 @@ class HelloMsg(_Wire):
     """The configured models the panel offers (default first)."""
     problem: str | None = None
     """Why a prompt would fail now (no model configured, missing key), shown up front."""
+    contained: bool = False
+    """The kernel is contained (inside the sandbox as a whole): the panel says so."""
 
 
 class SessionsMsg(_Wire):

@@ -133,6 +133,7 @@ export interface HelloMsg {
   model?: string;
   models?: string[];
   problem?: string;
+  contained?: boolean;
 }
 
 /** Sent as the comm's open data (and again after a reconnect). */

@@ -9,6 +9,8 @@ export class Header {
   private stopping = false;
   private statusText = h('span', { class: 'ja-status-text' });
   private status = h('span', { class: 'ja-status', role: 'status' }, h('span', { class: 'ja-spinner' }), this.statusText);
+  private contained = h('span', { class: 'ja-contained', 'data-testid': 'ja-contained', text: 'contained',
+    title: 'This kernel runs inside the sandbox: the agent\'s code and your cells cannot write outside the project or read hidden credentials' });
   private gaugeText = h('span', { class: 'ja-gauge-text' });
   private gaugeFill = h('span', { class: 'ja-gauge-fill' });
   private gauge = h('span', { class: 'ja-gauge', 'data-testid': 'ja-gauge', hidden: true },
@@ -31,7 +33,8 @@ export class Header {
     root.addEventListener('keydown', event => {
       if (event.key === 'Escape' && this.requestStop()) event.preventDefault();
     });
-    this.node = h('div', { class: 'ja-header' }, this.status, h('span', { class: 'ja-spacer' }), this.gauge,
+    this.contained.hidden = !this.model.get('contained');
+    this.node = h('div', { class: 'ja-header' }, this.status, this.contained, h('span', { class: 'ja-spacer' }), this.gauge,
       this.compactButton, this.stopButton);
   }
 
