@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.core.processes import pid_alive
 from jupyter_agent.tools.protected import jupyter_runtime_dir
 
 SOCKET_MAX = 100
@@ -96,18 +97,8 @@ def _remove_stale(runtime: Path) -> None:
             pid = int((folder / OWNER).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if pid != os.getpid() and not _alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _ipython_dir(env: Mapping[str, str]) -> Path:

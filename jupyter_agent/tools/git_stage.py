@@ -32,6 +32,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.core.processes import pid_alive
 from jupyter_agent.tools.bwrap import system_program
 
 WRITABLE = frozenset({"objects", "refs", "logs", "lfs", "rr-cache"})
@@ -269,21 +270,11 @@ def stage_root(base: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     for old in base.iterdir():
         pid = old.name.split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
     root = base / f"{os.getpid()}-{next(_count)}"
     root.mkdir(mode=0o700)
     return root
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def stage(real: Path, root: Path) -> list[StagedGit]:
