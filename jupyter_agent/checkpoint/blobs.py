@@ -24,6 +24,11 @@ class HoldsSecret(ValueError):
     """The bytes hold a secret value: not kept (``HOLDS_SECRET`` says so to the user)."""
 
 
+def secret_bytes() -> list[bytes]:
+    """The secret values the agent knows now, as bytes to look for in a file's content."""
+    return [value.encode("utf-8", "surrogatepass") for value in secret_values()]
+
+
 class BlobStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -37,10 +42,11 @@ class BlobStore:
     def key(data: bytes) -> str:
         return hashlib.blake2b(data, digest_size=20).hexdigest()
 
-    def put(self, data: bytes) -> str:
+    def put(self, data: bytes, secrets: list[bytes] | None = None) -> str:
         """Keep ``data``; returns its key (the same bytes give the same key, stored once).
-        Raises :class:`HoldsSecret` for bytes holding a secret."""
-        if any(value.encode("utf-8", "surrogatepass") in data for value in secret_values()):
+        Raises :class:`HoldsSecret` for bytes holding a secret (``secrets``: the values, when
+        the caller puts many blobs at once: :func:`secret_bytes`)."""
+        if any(value in data for value in (secret_bytes() if secrets is None else secrets)):
             raise HoldsSecret(HOLDS_SECRET)
         key = self.key(data)
         path = self._path(key)
