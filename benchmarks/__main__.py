@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks import (
     bench_checkpoint,
     bench_cold,
+    bench_contained,
     bench_context,
     bench_fast,
     bench_inline,
@@ -54,6 +55,7 @@ BENCHMARKS: dict[str, Callable[[], Any]] = {
     "runall": bench_runall.run,
     "verify": bench_repro.run_verify,
     "hidden": bench_repro.run_hidden,
+    "contained": bench_contained.run,
     "inline": bench_inline.run,
     "instructions": bench_instructions.run,
     "checkpoint": bench_checkpoint.run,

@@ -20,7 +20,7 @@ from unittest import mock
 
 from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.checkpoint import variables as saved_variables
-from jupyter_agent.config_sections import CheckpointConfig
+from jupyter_agent.config import CheckpointConfig
 from jupyter_agent.core.messages import PatchPart
 
 FILES = 1_000

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.report_checkpoint import checkpoints
+from benchmarks.report_contained import contained
 from benchmarks.report_inline import inline
 from benchmarks.report_repro import repro
 from benchmarks.report_round3 import round3
@@ -86,6 +87,7 @@ def render(r: dict[str, Any], machine: str) -> str:
     lines += repro(r, _met)
     lines += checkpoints(r, _met)
     lines += inline(r, _met)
+    lines += contained(r, _met)
     lines += [
         "",
         "## Goals of performance round 2",

@@ -27,6 +27,7 @@ from jupyter_agent.core.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from jupyter_agent.core.messages import AssistantMessage
 from jupyter_agent.core.redaction import RedactingWriter
 from jupyter_agent.failures import explain
+from jupyter_agent.kernel_cli import add_kernel_command, run_kernel_command
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
 from jupyter_agent.session_cli import add_session_commands, other_stores, run_session_command
@@ -243,6 +244,7 @@ def parser() -> argparse.ArgumentParser:
     add_setup_command(sub)
     add_verify_command(sub)
     add_trust_command(sub)
+    add_kernel_command(sub)
 
     listing.add_command(sub)
     audit_cli.add_command(sub)
@@ -313,6 +315,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_verify(args)
     if args.command == "trust":
         return run_trust_command(args)
+    if args.command == "kernel":
+        return run_kernel_command(args)
     if args.command == "audit":
         return audit_cli.main(args)
 

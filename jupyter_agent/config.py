@@ -1,4 +1,5 @@
-"""One pydantic ``Config``, merged from defaults, files, environment and flags (in that order).
+"""One pydantic ``Config`` (its shapes: ``config_model.py``), merged from defaults, files,
+environment and flags (in that order).
 
 The admin's system file (``system_config.py``) is read first; the keys it locks are taken
 out of every later layer, and its permission rules are a floor no later rule loosens.
@@ -15,288 +16,63 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import urlsplit
+from typing import Any
 
-from pydantic import Field, PrivateAttr, ValidationError, field_validator
+from pydantic import ValidationError
 
 from jupyter_agent import config_origins, credentials, system_config, trust, trust_changes
-from jupyter_agent.config_sections import (
+from jupyter_agent.config_model import (
     Action,
     AgentConfig,
-    BudgetConfig,
     CheckpointConfig,
     CompactionConfig,
     CompletionConfig,
+    Config,
+    KernelRules,
     ModelConfig,
     NotebookConfig,
     SandboxConfig,
-    Strict,
     ToolOutputConfig,
     VerifyConfig,
+    check_folder,
+    check_url,
+    deep_merge,
+    mask_secrets,
+    secret_name,
 )
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
-from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
+from jupyter_agent.tools.protected import project_root  # noqa: F401  (its home; callers import it here)
 
 PROJECT_FILE = "jupyter-agent.json"
-_LAYERS = ("defaults", "environment", "flags")
-"""Entries of ``Config.sources`` that are not files."""
+__all__ = [  # re-exported: the shapes live in config_model.py, callers import them from here
+    "Action",
+    "AgentConfig",
+    "CheckpointConfig",
+    "CompactionConfig",
+    "CompletionConfig",
+    "Config",
+    "KernelRules",
+    "ModelConfig",
+    "NotebookConfig",
+    "SandboxConfig",
+    "ToolOutputConfig",
+    "VerifyConfig",
+    "check_url",
+    "deep_merge",
+    "mask_secrets",
+    "option_secrets",
+]
 
 
 class ConfigError(UsageFailure, ValueError):
     """A config file or value is invalid; the message names the file and the key."""
 
 
-class Config(Strict):
-    model: str | None = None
-    api_base: str | None = None
-    api_key_env: str | None = None
-    """Name of the environment variable holding the key (the key itself is never stored)."""
-    small_model: str | None = None
-    models: dict[str, ModelConfig] = Field(default_factory=dict)
-    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
-    tool_output: ToolOutputConfig = Field(default_factory=ToolOutputConfig)
-    permission: dict[str, Action | dict[str, Action]] = Field(default_factory=dict)
-    instructions: list[str] = Field(default_factory=list)
-    agent: dict[str, AgentConfig] = Field(default_factory=dict)
-    steps: int | None = Field(default=None, ge=1)
-    """Most model calls per prompt; the last one may not call tools (default 100)."""
-    output_token_max: int | None = Field(default=None, ge=1)
-    retries: int = Field(default=4, ge=0, le=20)
-    """Retries of a failed model call per step (rate limits, server errors, cut streams)."""
-    stream_idle_timeout: float = Field(default=120.0, gt=0)
-    """Seconds without a byte from the provider before a model call is retried."""
-    budget: BudgetConfig = Field(default_factory=BudgetConfig)
-    redact: list[str] = Field(default_factory=list)
-    """Extra secrets to redact everywhere: names of environment variables, or literal values."""
-    mcp: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
-    """MCP servers whose tools the agent may use (``jupyter_agent/mcp``)."""
-    raise_on_failure: bool = True
-    """A cell that blocks for its run (papermill, nbconvert, nbclient, ``--wait``) raises when
-    the run fails, so the notebook run stops; false: show the error and go on."""
-    headless_session: Literal["new", "continue"] = "new"
-    """What the first prompt of a kernel without a live front end goes to: a fresh session
-    (reproducible runs) or the notebook's latest one."""
-    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
-    protected: list[str] = Field(default_factory=list)
-    """More paths (relative to the project, or absolute) that every write to asks about."""
-    verify: VerifyConfig = Field(default_factory=VerifyConfig)
-    store: str | None = None
-    """One folder for every notebook folder's sessions (each keyed by its path), instead of
-    ``.jupyter-agent/`` next to the notebooks (``storage/location.py``)."""
-    audit: str | None = None
-    """The admin's audit trail: a folder for JSON lines, or ``syslog`` (``storage/audit_log.py``)."""
-    notebook: NotebookConfig = Field(default_factory=NotebookConfig)
-    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
-    completion: CompletionConfig = Field(default_factory=CompletionConfig)
-    _sources: list[str] = PrivateAttr(default_factory=list)
-    _watched: list[Path] = PrivateAttr(default_factory=list)
-    _admin: dict[str, Any] = PrivateAttr(default_factory=dict)
-    _admin_file: str | None = PrivateAttr(default=None)
-    _locked: tuple[str, ...] = PrivateAttr(default=())
-    _notices: list[str] = PrivateAttr(default_factory=list)
-    _ignored: set[tuple[str, str]] = PrivateAttr(default_factory=set)
-    _origins: dict[str, str] = PrivateAttr(default_factory=dict)
-    _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
-    _reload: Callable[[], Config] | None = PrivateAttr(default=None)
-
-    @field_validator("api_base")
-    @classmethod
-    def _api_base_is_a_url(cls, value: str | None) -> str | None:
-        """A typo here would otherwise retry for half a minute against a nonsense address."""
-        return check_url(value) if value else value
-
-    @field_validator("store", "audit")
-    @classmethod
-    def _absolute_folder(cls, value: str | None, info: Any) -> str | None:
-        """A relative folder would move with the working directory: each run a new place."""
-        syslog = info.field_name == "audit" and (value or "").strip() == "syslog"
-        return check_folder(value) if value and not syslog else value
-
-    @property
-    def sources(self) -> list[str]:
-        """The files and layers that made this config, lowest first."""
-        return self._sources
-
-    @property
-    def watched(self) -> list[Path]:
-        """Every file whose creation, change or removal would change this config: the files
-        read and the places looked in (a kernel re-reads when one changes)."""
-        read = [Path(s) for s in self._sources if s not in _LAYERS]
-        return list(dict.fromkeys([*self._watched, *read]))
-
-    @property
-    def admin_file(self) -> str | None:
-        """The admin's system file this config was read with (``system_config.py``)."""
-        return self._admin_file
-
-    @property
-    def untrusted(self) -> list[trust.Pending]:
-        """Project files left out because they are new or changed since the user trusted
-        them (the front ends ask Trust / Ignore; a headless run refuses)."""
-        return self._untrusted
-
-    def reloaded(self) -> Config:
-        """The configuration read again with the same arguments (after a trust decision)."""
-        return self if self._reload is None else self._reload()
-
-    @property
-    def notices(self) -> list[str]:
-        """What the user should be told once (locked settings that were ignored)."""
-        return self._notices
-
-    def is_locked(self, key: str) -> bool:
-        """Whether the admin locked ``key`` (or a key above it: ``permission`` locks ``permission.bash``)."""
-        return any(key == k or key.startswith(f"{k}.") for k in self._locked)
-
-    def ignore_locked_flag(self, key: str, shown: str) -> bool:
-        """A per-call flag (``--model``) for a locked key: True (and a notice) when it must be
-        ignored."""
-        if not self.is_locked(key):
-            return False
-        if (key, "flags") in self._ignored:
-            return True  # the same flag, told already (the command passes it to both)
-        line = system_config.notice(str(self._admin_file), [(key, shown)])
-        if line not in self._notices:
-            self._notices.append(line)
-        return True
-
-    def permission_floor(self, agent: str = "build") -> dict[str, Any]:
-        """The admin's permission rules for ``agent``: no user rule makes an action looser."""
-        admin = self._admin
-        own = ((admin.get("agent") or {}).get(agent) or {}).get("permission") or {}
-        return deep_merge(dict(admin.get("permission") or {}), own)
-
-    def api_key_source(self) -> str | None:
-        for name in ("JUPYTER_AGENT_API_KEY", self.api_key_env):
-            if name and os.environ.get(name):
-                return name
-        return None
-
-    def api_key(self) -> str | None:
-        """The key for the configured endpoint, read from the environment right now, else
-        the one the setup saved for it (``credentials.py``)."""
-        name = self.api_key_source()
-        if name:
-            return os.environ.get(name)
-        return credentials.get("JUPYTER_AGENT_API_KEY") if self.api_base else None
-
-    def show_origin(self) -> list[config_origins.Setting]:
-        """Each effective key with the source that set it (``%agent config``, the panel), as
-        ``redacted`` shows the values (secrets masked, ``{env:…}`` references as written)."""
-        data = self.redacted()
-        for extra in ("options", "api_key", "sources", "locked"):
-            data.pop(extra, None)
-        return config_origins.settings(data, self._origins, self._locked)
-
-    def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:
-        """The litellm call arguments for ``model`` run by ``agent`` (agent options win).
-
-        ``models`` is keyed by the litellm model string; a key without the provider prefix
-        (``claude-sonnet-4-5`` for ``anthropic/claude-sonnet-4-5``) matches too."""
-        configured = self.models.get(model) or self.models.get(model.split("/", 1)[-1])
-        overrides = self.agent.get(agent)
-        return deep_merge(
-            dict(configured.options) if configured else {}, overrides.options if overrides else {}
-        )
-
-    def redacted(self, model: str | None = None, agent: str = "build") -> dict[str, Any]:
-        """What ``%agent config`` shows: the effective settings, no secrets."""
-        data = mask_secrets(self.model_dump(exclude_defaults=False))
-        chosen = model or (self.agent[agent].model if agent in self.agent else None) or self.model
-        if chosen:
-            data["options"] = mask_secrets(self.options_for(chosen, agent))
-        data["api_key"] = f"set (from ${self.api_key_source()})" if self.api_key_source() else "not set"
-        data["sources"] = self.sources
-        if self._locked:
-            data["locked"] = {"by": self._admin_file, "keys": list(self._locked)}
-        if self._untrusted:
-            data["untrusted"] = {str(p.path): p.what() for p in self._untrusted}
-        data["redact"] = [
-            e if e.isidentifier() and e in os.environ else "[REDACTED:redact]" for e in self.redact
-        ]
-
-        # from the unmasked values: a reference ("Bearer {env:TOKEN}") is shown as written
-        for name, server in data["mcp"].items():
-            configured = self.mcp[name].model_dump()
-            for key in ("headers", "environment"):
-                if key in server:
-                    server[key] = {k: shown(v) for k, v in configured[key].items()}
-        return data
-
-
-def check_folder(value: str) -> str:
-    if not Path(value.strip()).expanduser().is_absolute():
-        raise ValueError(f"{value!r} is not an absolute folder; give one such as /srv/agent or ~/agent")
-    return value.strip()
-
-
-def check_url(value: str) -> str:
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(
-            f"{value!r} is not a server address; give a URL such as http://localhost:11434 "
-            "(Ollama) or http://localhost:8000/v1"
-        )
-    return value.strip()
-
-
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "cookie", "credential")
-
-
-def mask_secrets(value: Any, name: str = "") -> Any:
-    """A copy of ``value`` with values under secret-looking names (api_key, Authorization…) hidden."""
-    if isinstance(value, Mapping):
-        return {k: mask_secrets(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_secrets(v, name) for v in value]
-    if _secret_name(name) and isinstance(value, str) and value:
-        return "***"
-    return value
-
-
-def _secret_name(name: str) -> bool:
-    lowered = name.lower().replace("-", "_")
-    return any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "tokens"))
-
-
-def option_secrets(config: Config) -> dict[str, str]:
-    """Literal secrets the agent sends from its options (``models.<id>.options.api_key``,
-    an ``extra_headers`` token …), value → where it is set: hidden like any key."""
-    found: dict[str, str] = {}
-
-    def walk(value: Any, where: str, name: str) -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, f"{where}.{k}", str(k))
-        elif isinstance(value, list):
-            for v in value:
-                walk(v, where, name)
-        elif isinstance(value, str) and value and _secret_name(name):
-            found[value] = where
-
-    for model_id, model in config.models.items():
-        walk(model.options, f"models.{model_id}.options", "")
-    for agent_name, agent in config.agent.items():
-        walk(agent.options, f"agent.{agent_name}.options", "")
-    return found
-
-
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def _describe(exc: ValidationError) -> str:
@@ -305,8 +81,8 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and err["loc"] in (("locked",), ("trusted",)):
-            what = "lock settings" if err["loc"] == ("locked",) else "trust paths for everyone"
+        if err["type"] == "extra_forbidden" and err["loc"] in [(k,) for k in ADMIN_ONLY]:
+            what = _ADMIN_WHAT[str(err["loc"][0])]
             msg = f"only the administrator's file ({system_config.SYSTEM_FILE}) can {what}"
         elif err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             close = difflib.get_close_matches(str(err["loc"][0]), fields, n=1)
@@ -342,6 +118,9 @@ def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> 
             raise ConfigError(f"{path}: {exc}") from None
         data["locked"] = list(locked)
         data["trusted"] = _trusted_paths(path, data.pop("trusted", []))
+        required = data.get("require_contained_kernel", False)
+        if not isinstance(required, bool):
+            raise ConfigError(f"{path}: require_contained_kernel: must be true or false")
     try:
         Config.model_validate({k: v for k, v in data.items() if not (admin and k in ADMIN_ONLY)})
     except ValidationError as exc:
@@ -349,8 +128,14 @@ def _read_file(path: Path, *, admin: bool = False, raw: bytes | None = None) -> 
     return data
 
 
-ADMIN_ONLY = ("locked", "trusted")
-"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone."""
+ADMIN_ONLY = ("locked", "trusted", "require_contained_kernel")
+"""Keys only the admin's file may hold: the keys it locks, the paths it trusts for everyone,
+whether the agent may run code only in a contained kernel."""
+_ADMIN_WHAT = {
+    "locked": "lock settings",
+    "trusted": "trust paths for everyone",
+    "require_contained_kernel": "require a contained kernel",
+}
 
 
 def _trusted_paths(path: Path, value: Any) -> list[str]:
@@ -361,14 +146,6 @@ def _trusted_paths(path: Path, value: Any) -> list[str]:
 
 def global_config_dir(env: Mapping[str, str]) -> Path:
     return credentials.config_dir(env)
-
-
-def project_root(start: Path) -> Path:
-    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
 
 
 def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
@@ -430,6 +207,28 @@ def output_token_max_from_env(env: Mapping[str, str]) -> int | None:
     return number
 
 
+def option_secrets(config: Config) -> dict[str, str]:
+    """Literal secrets the agent sends from its options (``models.<id>.options.api_key``,
+    an ``extra_headers`` token …), value → where it is set: hidden like any key."""
+    found: dict[str, str] = {}
+
+    def walk(value: Any, where: str, name: str) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}", str(k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, where, name)
+        elif isinstance(value, str) and value and secret_name(name):
+            found[value] = where
+
+    for model_id, model in config.models.items():
+        walk(model.options, f"models.{model_id}.options", "")
+    for agent_name, agent in config.agent.items():
+        walk(agent.options, f"agent.{agent_name}.options", "")
+    return found
+
+
 def load_config(
     notebook_dir: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
@@ -446,6 +245,7 @@ def load_config(
     admin = _read_system_file(admin_path, required=system_file is not None or system_config.named_by_env(env))
     locked: list[str] = admin.pop("locked", [])
     admin_trusted: list[str] = admin.pop("trusted", [])
+    require_contained = bool(admin.pop("require_contained_kernel", False))
     if admin.get("audit") and "audit" not in locked:  # an audit trail a user's file could switch off is none
         locked.append("audit")
     if admin_path.is_file():
@@ -486,6 +286,7 @@ def load_config(
     config._reload = lambda: load_config(notebook_dir, overrides, env, global_dir, system_file)
     if admin_path.is_file():
         config._admin, config._admin_file, config._locked = admin, str(admin_path), tuple(locked)
+        config._require_contained = require_contained
     if ignored:
         config._ignored = set(ignored)
         config._notices.append(system_config.notice(str(admin_path), ignored))

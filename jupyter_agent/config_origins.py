@@ -73,6 +73,10 @@ def record(origins: dict[str, str], data: Mapping[str, Any], origin: str) -> Non
         origins[key] = origin if origin != "environment" else f"environment (${ENV_VARS.get(key, key)})"
 
 
+NOT_SETTINGS = ("options", "api_key", "sources", "locked")
+"""What ``Config.redacted`` adds that no file sets: not rows of the listing."""
+
+
 def settings(
     effective: Mapping[str, Any], origins: Mapping[str, str], locked: tuple[str, ...] = ()
 ) -> list[Setting]:
@@ -80,6 +84,8 @@ def settings(
     name may hold dots), each with where it came from; keys no layer set say ``default``."""
     found: list[tuple[str, Any]] = []
     for head, value in effective.items():
+        if head in NOT_SETTINGS:
+            continue
         if head in MAPS and isinstance(value, Mapping) and value:
             found.extend((f"{head}.{name}", entry) for name, entry in value.items())
         elif isinstance(value, Mapping) and value:

@@ -30,7 +30,7 @@ _COVERS: dict[str, tuple[str, ...]] = {
         "agent.*.options.api_base",
         "agent.*.options.base_url",
     ),
-    "permission": ("agent.*.permission",),
+    "permission": ("agent.*.permission", "kernels.*.permission"),
 }
 """What else a locked key holds fixed: a lock that an agent-level or option key could undo
 is no lock."""

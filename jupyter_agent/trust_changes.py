@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 _ACTIONS = {"allow": "allow {}", "deny": "deny {}", "ask": "ask before {}"}
-_SAID = ("sandbox", "permission", "agent", "mcp", "api_base", "model", "protected", "instructions")
+_SAID = ("sandbox", "permission", "agent", "kernels", "mcp", "api_base", "model", "protected", "instructions")
 
 
 def _rules(rules: Mapping[str, Any], who: str = "") -> list[str]:
@@ -63,6 +63,9 @@ def describe(data: Mapping[str, Any], before: Mapping[str, Any]) -> list[str]:
             out += _rules(agent.get("permission") or {}, f" for the {name} agent")
             if agent.get("model"):
                 out.append(f"use the model {agent['model']} for the {name} agent")
+    for kind, rules in (data.get("kernels") or {}).items():
+        if isinstance(rules, Mapping):
+            out += _rules(rules.get("permission") or {}, f" in {kind} kernels")
     if data.get("mcp"):
         out.append(f"start the MCP servers {', '.join(data['mcp'])} (they run outside the sandbox)")
     endpoints = _endpoints(data)

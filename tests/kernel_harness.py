@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 
 
@@ -37,10 +38,16 @@ class CellResult:
 class Kernel:
     """One kernel process with a blocking client and an iopub collector."""
 
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str], spec: tuple[str, Path] | None = None) -> None:
+        """``spec``: (kernelspec name, the folder of kernelspecs it is in) to start it through
+        its kernelspec, as a server does; else this interpreter's ipykernel."""
         full_env = {**os.environ, **env}
-        self.km = KernelManager(kernel_name="python3")
-        self.km.kernel_cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        if spec is None:
+            self.km = KernelManager(kernel_name="python3")
+            self.km.kernel_cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        else:
+            specs = KernelSpecManager(kernel_dirs=[str(spec[1])])
+            self.km = KernelManager(kernel_name=spec[0], kernel_spec_manager=specs)
         self.km.start_kernel(cwd=str(cwd), env=full_env)
         self.kc = self.km.client()
         self.kc.start_channels()

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.config_sections import AgentConfig
+from jupyter_agent.config import AgentConfig
 from jupyter_agent.core.errors import NameNotFound
 
 Mode = Literal["primary", "subagent", "hidden"]

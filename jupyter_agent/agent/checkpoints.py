@@ -22,7 +22,7 @@ from jupyter_agent.checkpoint.cells import keep_cell
 from jupyter_agent.checkpoint.files import Limits, ProjectSnapshots, Snapshot
 from jupyter_agent.checkpoint.names import Touched, touched_names
 from jupyter_agent.checkpoint.variables import VariableStore
-from jupyter_agent.config_sections import CheckpointConfig
+from jupyter_agent.config import CheckpointConfig
 from jupyter_agent.core import ids
 from jupyter_agent.core.messages import CellChange, FileChange, PatchPart, VariableSave
 from jupyter_agent.tools.base import CellEdit

@@ -68,8 +68,8 @@ def build_runtime(
 
         client = LiteLLMClient(idle_timeout=config.stream_idle_timeout)
     bus = bus or Bus()
-    permissions = PermissionManager(bus, config)
     services = services or Services()
+    permissions = PermissionManager(bus, config, kernel=services.kernel)
     snapshots = store.path.parent / "snapshots"
     checkpoints = Checkpoints(config.checkpoint, project_root, snapshots, shell=services.shell)
     workspace = Workspace(
@@ -107,6 +107,7 @@ def build_runtime(
             completions = LiteLLMCompletionClient()
     runtime = Runtime(workspace, sessions, runner, InlineCompletions(workspace, completions))
     shared.guard, shared.sandbox = security(config, project_root, store)
+    shared.require_contained, shared.admin_file = config.require_contained_kernel, config.admin_file
     shared.notebook_review = config.notebook.review
     checkpoints.live_notebook = functools.partial(live_notebook, shared)
     reviews = Reviews(store, bus, shared.staging, checkpoints, runner.recorder_for)
@@ -139,6 +140,8 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     workspace.services.guard, workspace.services.sandbox = security(
         config, runtime.sessions.project_root, workspace.store
     )
+    workspace.services.require_contained = config.require_contained_kernel
+    workspace.services.admin_file = config.admin_file
     workspace.services.audit = audit_sink(config, runtime.sessions.notebook_path, workspace.services)
     workspace.services.notebook_review = config.notebook.review
     if workspace.checkpoints is not None:

@@ -13,7 +13,7 @@ from typing import Any
 from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.retrying import MAX_RETRIES
-from jupyter_agent.config_sections import AgentConfig, CompactionConfig
+from jupyter_agent.config import AgentConfig, CompactionConfig
 from jupyter_agent.core.messages import UserMessage
 from jupyter_agent.core.model import ResolvedModel
 

@@ -147,18 +147,23 @@ GUARDS = frozenset({"edit", "write", "notebook_edit", "python", "bash_write", "m
 build agent (``"write": "allow"``) must not loosen it; ``agent.<name>.permission`` may."""
 
 
-def build_ruleset(config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build") -> Ruleset:
+def build_ruleset(
+    config: Any, agent_rules: dict[str, Rule] | None = None, agent: str = "build", kernel: str | None = None
+) -> Ruleset:
+    """``kernel``: the kind of kernel the run is in (``kernels.<kind>.permission`` applies)."""
     agent_cfg = config.agent.get(agent) if config is not None else None
     guards: dict[str, Rule] = {k: v for k, v in (agent_rules or {}).items() if k in GUARDS and v != "allow"}
+    by_kernel = getattr(config, "kernel_permission", None)
     merged = merge(
         DEFAULTS,
         agent_rules,
         config.permission if config is not None else None,
+        by_kernel(kernel) if by_kernel else None,
         guards,
         agent_cfg.permission if agent_cfg and agent_cfg.permission else None,
     )
     floor = getattr(config, "permission_floor", None)
-    return Ruleset(merged, floor(agent) if floor else None, getattr(config, "admin_file", None))
+    return Ruleset(merged, floor(agent, kernel) if floor else None, getattr(config, "admin_file", None))
 
 
 @dataclass
@@ -180,12 +185,14 @@ class PermissionManager:
     bus: Bus
     config: Any = None
     headless_reply: Literal["once", "reject"] = "reject"
+    kernel: str | None = None
+    """The kind of kernel this runtime lives in ("contained", "ordinary"; None: no kernel)."""
     _pending: dict[str, _Pending] = field(default_factory=dict)
     _always: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def rules_for(self, agent: str) -> Ruleset:
         """The merged rules of ``agent``; an unknown name raises (never another agent's rules)."""
-        return build_ruleset(self.config, get_agent(agent).permission, agent)
+        return build_ruleset(self.config, get_agent(agent).permission, agent, self.kernel)
 
     def action(
         self, agent: str, permission: str, value: str, session_id: str | None = None, specific: bool = False

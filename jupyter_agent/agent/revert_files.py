@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from jupyter_agent.checkpoint.blobs import BlobStore
+from jupyter_agent.checkpoint.blobs import BlobStore, HoldsSecret
 from jupyter_agent.core.messages import FileChange, PatchPart
 
 
@@ -98,6 +98,8 @@ def keep_current(paths: list[str], blobs: BlobStore, max_bytes: int) -> dict[str
                 kept[path] = {"unsaved": why}
                 continue
             kept[path] = blobs.put(Path(path).read_bytes())
+        except HoldsSecret as exc:
+            kept[path] = {"unsaved": f"not kept for an unrevert: {exc}"}
         except (FileNotFoundError, IsADirectoryError):
             kept[path] = None
     return kept

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 TRUST_PERMISSION = "trust_config"
 """The permission the Trust / Ignore box answers (the widget shows those two buttons for it)."""
+CONTAINED = (
+    "A contained kernel cannot record trust (the code it runs must not vouch for a file): "
+    "run that command in a terminal, then send the prompt again."
+)
 ROUNDS = 3
 """A file that changes again while the user decides is asked about again, this often."""
 
@@ -47,10 +51,18 @@ async def settle(runtime: Runtime, session_id: str, agent: str, handle: RunHandl
             return
         if not handle.interactive:
             raise UntrustedConfig(pending[0].refusal())
+        if runtime.services.kernel == "contained":
+            raise UntrustedConfig(f"{pending[0].refusal()} {CONTAINED}")
         with runtime.runner.asking(session_id, handle):
             for item in pending:
                 decision = await _ask(runtime, session_id, agent, item, handle)
-                trust.record(item.path, item.sha256, decision)
+                try:
+                    trust.record(item.path, item.sha256, decision)
+                except OSError as exc:
+                    raise UntrustedConfig(
+                        f"Your answer about {item.path} could not be recorded ({exc.strerror or exc}); "
+                        f"run `jupyter-agent trust {item.path}` in a terminal."
+                    ) from None
         reconfigure(runtime, runtime.config.reloaded())
     if runtime.config.untrusted:
         raise UntrustedConfig(runtime.config.untrusted[0].refusal())

@@ -3,6 +3,9 @@
 Kept under the session store (``.jupyter-agent/snapshots/blobs``), which ``bash`` cannot
 write and the file tools ask before touching: what the agent changed cannot be used to
 change what revert restores. Each blob is written once, atomically; equal contents share one.
+Bytes that hold a secret the agent knows (an API key, a token: ``core/redaction.py``) are
+never written: the store is where sessions, exports and audits are read from, and a key must
+not outlive the file it was in there. The file then cannot be restored, and revert says why.
 """
 
 from __future__ import annotations
@@ -11,6 +14,19 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+
+from jupyter_agent.core.redaction import secret_values
+
+HOLDS_SECRET = "it holds a secret (an API key or token), which is never copied into the session store"
+
+
+class HoldsSecret(ValueError):
+    """The bytes hold a secret value: not kept (``HOLDS_SECRET`` says so to the user)."""
+
+
+def secret_bytes() -> list[bytes]:
+    """The secret values the agent knows now, as bytes to look for in a file's content."""
+    return [value.encode("utf-8", "surrogatepass") for value in secret_values()]
 
 
 class BlobStore:
@@ -26,8 +42,12 @@ class BlobStore:
     def key(data: bytes) -> str:
         return hashlib.blake2b(data, digest_size=20).hexdigest()
 
-    def put(self, data: bytes) -> str:
-        """Keep ``data``; returns its key (the same bytes give the same key, stored once)."""
+    def put(self, data: bytes, secrets: list[bytes] | None = None) -> str:
+        """Keep ``data``; returns its key (the same bytes give the same key, stored once).
+        Raises :class:`HoldsSecret` for bytes holding a secret (``secrets``: the values, when
+        the caller puts many blobs at once: :func:`secret_bytes`)."""
+        if any(value in data for value in (secret_bytes() if secrets is None else secrets)):
+            raise HoldsSecret(HOLDS_SECRET)
         key = self.key(data)
         path = self._path(key)
         if path.exists():

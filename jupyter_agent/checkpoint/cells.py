@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from jupyter_agent.checkpoint.blobs import BlobStore
+from jupyter_agent.checkpoint.blobs import BlobStore, HoldsSecret
 from jupyter_agent.core.messages import CellChange
 
 OUTPUTS_CAP = 2 * 1024 * 1024
@@ -50,13 +50,17 @@ def cell_label(cells: list[dict[str, Any]], index: int) -> str:
 
 
 def keep_cell(blobs: BlobStore, cell: dict[str, Any] | None) -> str | None:
-    """Keep a cell (nbformat JSON) as a blob; outputs past ``OUTPUTS_CAP`` are left out."""
+    """Keep a cell (nbformat JSON) as a blob; outputs past ``OUTPUTS_CAP`` are left out. A cell
+    holding a secret is not kept (None: a revert names it as not stored)."""
     if cell is None:
         return None
     data = dict(cell)
     if len(json.dumps(data.get("outputs", []))) > OUTPUTS_CAP:
         data["outputs"] = []
-    return blobs.put(json.dumps(data, sort_keys=True).encode("utf-8"))
+    try:
+        return blobs.put(json.dumps(data, sort_keys=True).encode("utf-8"))
+    except HoldsSecret:
+        return None
 
 
 def load_cell(blobs: BlobStore, key: str | None) -> dict[str, Any] | None:
@@ -78,7 +82,10 @@ def undo_steps(changes: list[CellChange], blobs: BlobStore) -> tuple[list[CellSt
                 CellStep(op="remove", cell_id=change.cell_id, label=f"the cell the agent added ({label})")
             )
         elif before is None:
-            problems.append(f"{label}: its content before the agent's change is no longer stored")
+            problems.append(
+                f"{label}: its content before the agent's change is not stored (it held a secret, "
+                "or the snapshots were cleared)"
+            )
         elif change.action == "replace":
             steps.append(
                 CellStep(op="put", cell_id=change.cell_id, cell=before, index=change.index, label=label)
@@ -107,7 +114,10 @@ def redo_steps(changes: list[CellChange], blobs: BlobStore) -> tuple[list[CellSt
         if change.action == "delete":
             steps.append(CellStep(op="remove", cell_id=change.cell_id, label=label))
         elif after is None:
-            problems.append(f"{label}: the agent's version of it is no longer stored")
+            problems.append(
+                f"{label}: the agent's version of it is not stored (it held a secret, or the snapshots "
+                "were cleared)"
+            )
         elif change.action == "replace":
             steps.append(
                 CellStep(op="put", cell_id=change.cell_id, cell=after, index=change.index, label=label)

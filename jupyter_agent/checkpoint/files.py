@@ -22,7 +22,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_agent.checkpoint.blobs import BlobStore
+from jupyter_agent.checkpoint.blobs import BlobStore, HoldsSecret, secret_bytes
 from jupyter_agent.core.messages import FileChange
 
 SKIP_DIRS = frozenset(
@@ -162,6 +162,7 @@ class ProjectSnapshots:
         total = 0
         files: dict[str, Entry] = {}
         changed = False
+        secrets = secret_bytes()
         for rel, info in order:
             cached = cache.get(rel)
             fits = info.st_size <= limits.max_file_bytes and total + info.st_size <= limits.max_total_bytes
@@ -176,7 +177,7 @@ class ProjectSnapshots:
                 files[rel] = cached
                 continue
             seen = Entry(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-            files[rel] = self._entry(rel, seen, fits)
+            files[rel] = self._entry(rel, seen, fits, secrets)
             changed = True
         if changed or len(files) != len(cache):
             self._cache = files
@@ -191,7 +192,7 @@ class ProjectSnapshots:
             )
         return Snapshot(files, notes)
 
-    def _entry(self, rel: str, seen: Entry, fits: bool) -> Entry:
+    def _entry(self, rel: str, seen: Entry, fits: bool, secrets: list[bytes]) -> Entry:
         limits = self.limits
         if not fits:
             why = (
@@ -206,7 +207,11 @@ class ProjectSnapshots:
             return Entry(
                 seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, None, f"unreadable ({exc.strerror})"
             )
-        return Entry(seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, self.blobs.put(data))
+        try:
+            blob = self.blobs.put(data, secrets)
+        except HoldsSecret as exc:
+            return Entry(seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, None, str(exc))
+        return Entry(seen.size, seen.mtime_ns, seen.ino, seen.ctime_ns, blob)
 
     # ------------------------------------------------------------ comparing
 
@@ -233,13 +238,6 @@ class ProjectSnapshots:
                 )
             )
         return out
-
-    def keep(self, path: Path) -> str | None:
-        """Keep one file's current content (for unrevert); None when it does not exist."""
-        try:
-            return self.blobs.put(path.read_bytes())
-        except FileNotFoundError:
-            return None
 
     # ------------------------------------------------------------ the stat cache
 

@@ -22,6 +22,7 @@ from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached, runner_notebook
 from jupyter_agent.repro.tracker import HiddenStateTracker
+from jupyter_agent.tools import kernel_kind
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime
@@ -165,7 +166,12 @@ class KernelAgent:
             project_root=project_root(folder),
             working_dir=folder,
             notebook_path=str(notebook) if notebook else None,
-            services=Services(shell=self.shell, hidden_state=self.hidden, verify_notebook=self._verify),
+            services=Services(
+                shell=self.shell,
+                kernel=kernel_kind.kind(),
+                hidden_state=self.hidden,
+                verify_notebook=self._verify,
+            ),
         )
         register_kernel_tools(runtime.registry)
         if store.notice:

@@ -16,7 +16,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.tools import kernel_kind
+
 SERVER_VARIABLE = "JPY_SESSION_NAME"
+RUNNER_VARIABLE = "JUPYTER_AGENT_RUNNER"
+"""What a contained kernel's launcher saw of the process that started it (argv and folder)."""
 PAPERMILL_INPUT = "PAPERMILL_INPUT_PATH"
 """The parameter papermill injects with ``--inject-paths`` / ``--inject-input-path``."""
 
@@ -47,9 +51,25 @@ def _served_name(environ: Mapping[str, str]) -> str | None:
     inherited (papermill run from a notebook: its kernel's environment holds the variable,
     yet no front end shows the child kernel)."""
     value = environ.get(SERVER_VARIABLE)
-    if not value or _parent_has(SERVER_VARIABLE, value):
-        return None
+    if not value or (not kernel_kind.contained() and _parent_has(SERVER_VARIABLE, value)):
+        return None  # a contained kernel's launcher dropped one it only inherited
     return value
+
+
+def inherited(name: str, value: str) -> bool:
+    """``name=value`` is in the parent's environment too (only inherited, not set for us)."""
+    return _parent_has(name, value)
+
+
+def parent_command() -> tuple[list[str], Path] | None:
+    """The parent process's command line and folder (Linux), for a contained kernel's launcher."""
+    pid = os.getppid()
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+    except OSError:
+        return None
+    return [a.decode(errors="surrogateescape") for a in raw.split(b"\0") if a], cwd
 
 
 @lru_cache(maxsize=8)
@@ -76,13 +96,15 @@ def runner_notebook(executed: Sequence[str]) -> Path | None:
 
 
 def _parent_command() -> tuple[list[str], Path] | None:
-    pid = os.getppid()
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-    except OSError:  # not Linux, or not ours to read
-        return None
-    return [a.decode(errors="surrogateescape") for a in raw.split(b"\0") if a], cwd
+    """The runner's command line and folder: the parent process's, or for a contained kernel
+    (whose parent is the sandbox's own init) what its launcher saw of its own parent."""
+    if kernel_kind.contained():
+        try:
+            told = json.loads(os.environ.get(RUNNER_VARIABLE, ""))
+            return [str(a) for a in told["argv"]], Path(told["cwd"])
+        except (ValueError, KeyError, TypeError):
+            return None
+    return parent_command()
 
 
 def notebook_in_command(argv: Sequence[str], cwd: Path, cell: str) -> Path | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.errors import JupyterAgentError
+from jupyter_agent.core.processes import pid_alive
 from jupyter_agent.storage.database import Database
 
 TTL_MS = 30_000
@@ -55,16 +56,6 @@ class Holder:
     expires: int
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _started_ms(pid: int) -> float | None:
     """When ``pid`` started (ms since the epoch) from ``/proc``; None where unknown or a zombie."""
     try:
@@ -85,7 +76,7 @@ def is_live(holder: Holder, now: int | None = None) -> bool:
     now = now_ms() if now is None else now
     if holder.host != socket.gethostname():
         return holder.expires > now
-    if holder.pid != os.getpid() and not _pid_alive(holder.pid):
+    if holder.pid != os.getpid() and not pid_alive(holder.pid):
         return False
     if holder.expires > now:
         return True

@@ -25,8 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.tools import bash_check, process_guard, sandbox
-from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools import bash_check, kernel_kind, process_guard, sandbox
+from jupyter_agent.tools.base import PermissionDenied, Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.bash_parse import parse
 from jupyter_agent.tools.bounded_output import PROGRESS_TAIL, BoundedOutput
 from jupyter_agent.tools.descriptions import describe
@@ -175,6 +175,11 @@ class BashTool(Tool[BashArgs]):
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         command = args.command.strip()
         title = args.description or command[:80]
+        services = ctx.services
+        in_kernel = services.shell is not None
+        refused = kernel_kind.refusal("bash", services.require_contained, in_kernel, services.admin_file)
+        if refused:
+            raise PermissionDenied(refused)
         await permit_command(ctx, command, title)
         timeout_ms = min(args.timeout or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
         if not ctx.working_dir.is_dir():

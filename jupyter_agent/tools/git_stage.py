@@ -32,6 +32,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.core.processes import pid_alive
 from jupyter_agent.tools.bwrap import system_program
 
 WRITABLE = frozenset({"objects", "refs", "logs", "lfs", "rr-cache"})
@@ -88,6 +89,8 @@ class StagedGit:
     """Files copied in: name → (sha256, mode)."""
     nested: set[str] = field(default_factory=set)
     """Paths (``modules/sub``) of folders inside this one that are mount points or staged."""
+    seen: dict[str, tuple[object, object]] = field(default_factory=dict)
+    """What ``sync`` last saw of each copied file, inside and outside (unchanged: not read)."""
 
     def args(self) -> list[str]:
         out = ["--bind", str(self.stage), str(self.real)]
@@ -112,6 +115,35 @@ class StagedGit:
                 notes.append(
                     f"git made {self.real / made} inside the sandbox; it was not kept ({NEEDS_MORE})."
                 )
+        return notes
+
+    def sync(self) -> list[str]:
+        """For a sandbox that lives long (a contained kernel), every second or so: a copy the
+        process changed is written back as at the end of a command, a real file changed
+        outside is taken in, and a file git holds locked (``<name>.lock``) waits; when both
+        changed, the real one wins and the line says so."""
+        notes: list[str] = []
+        for name in sorted(n for n in {*self.copies, *_names(self.stage), *_names(self.real)} if copied(n)):
+            stamp = (_stat(self.stage / name), _stat(self.real / name))
+            if self.seen.get(name) == stamp or any(
+                os.path.lexists(folder / f"{name}.lock") for folder in (self.stage, self.real)
+            ):
+                continue
+            before, mode = self.copies.get(name, (None, 0o644))
+            inside, outside = _read(self.stage, name), _read(self.real, name)
+            if _digest(inside) != before and _digest(outside) == before:
+                note = self._write_back(name)
+                if note is None:
+                    self.copies[name] = (_digest(inside) or "", mode)
+                else:
+                    notes.append(note)
+            elif _digest(outside) != before:
+                if _digest(inside) != before:
+                    notes.append(f"{self.real / name} changed outside too; the change inside was not kept.")
+                with contextlib.suppress(OSError):
+                    _replace(self.stage, name, outside, mode)
+                    self.copies[name] = (_digest(outside) or "", mode)
+            self.seen[name] = (_stat(self.stage / name), _stat(self.real / name))
         return notes
 
     def _write_back(self, name: str) -> str | None:
@@ -183,6 +215,14 @@ def _new_submodules(gitdir: Path, staged_index: Path) -> set[str]:
     return after - before
 
 
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def _names(folder: Path) -> set[str]:
     try:
         return set(os.listdir(folder))
@@ -230,21 +270,11 @@ def stage_root(base: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     for old in base.iterdir():
         pid = old.name.split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
     root = base / f"{os.getpid()}-{next(_count)}"
     root.mkdir(mode=0o700)
     return root
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def stage(real: Path, root: Path) -> list[StagedGit]:

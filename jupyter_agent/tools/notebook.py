@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 from jupyter_agent.checkpoint.cells import cell_label
 from jupyter_agent.core.fence import fence
 from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
-from jupyter_agent.tools.base import CellEdit, Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools import kernel_kind
+from jupyter_agent.tools.base import CellEdit, PermissionDenied, Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.diffs import unified_diff
 from jupyter_agent.tools.notebook_file import FileBackend, format_cell, output_text
@@ -171,6 +172,12 @@ class NotebookEditTool(Tool[NotebookEditArgs]):
             path=rel,
         )
         if then:  # the cell runs in the kernel: code like the python tool's, under its rule
+            services = ctx.services
+            refused = kernel_kind.refusal(
+                "notebook_edit with run", services.require_contained, True, services.admin_file
+            )
+            if refused:
+                raise PermissionDenied(refused)
             code = (args.source or "").strip()
             await ctx.permit("python", [code.split("\n")[0]], f"Run the cell: {code[:80]}", code=code)
         live = not isinstance(backend, FileBackend)

@@ -103,6 +103,14 @@ def _both(path: Path) -> set[Path]:
         return {path}
 
 
+def project_root(start: Path) -> Path:
+    """The nearest folder holding ``.git`` (the project), else ``start`` itself."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
 def git_dirs(root: Path) -> list[Path]:
     """The repository's git folders: ``.git``, or where a ``.git`` file points (a worktree or
     submodule) and that folder's common directory."""

@@ -25,7 +25,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from jupyter_agent.core.messages import Attachment
-from jupyter_agent.tools.base import OutputLimits, Tool, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools import kernel_kind, python_guard
+from jupyter_agent.tools.base import OutputLimits, PermissionDenied, Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.bounded_output import BoundedOutput
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.variables import short_repr
@@ -147,9 +148,14 @@ def _figures() -> list[Attachment]:
 
 
 async def execute(
-    shell: Any, code: str, timeout: float | None, sink: BoundedOutput | None = None
+    shell: Any,
+    code: str,
+    timeout: float | None,
+    sink: BoundedOutput | None = None,
+    policy: python_guard.Policy | None = None,
 ) -> dict[str, Any]:
-    """Run ``code`` in ``shell.user_ns``; prints go to ``sink``; returns the value, error, outputs."""
+    """Run ``code`` in ``shell.user_ns``; prints go to ``sink``; returns the value, error,
+    outputs. With ``policy`` (an ordinary kernel) the code runs under the guard."""
     # IPython's capture is needed only when the tool runs in a kernel
     from IPython.utils.capture import capture_output
 
@@ -183,7 +189,8 @@ async def execute(
         if use_timer:
             previous = signal.signal(signal.SIGALRM, on_alarm)
             signal.setitimer(signal.ITIMER_REAL, float(timeout or 0))
-        try:
+
+        async def run() -> None:
             value = eval(body, ns)
             if inspect.iscoroutine(value):
                 await value
@@ -192,6 +199,9 @@ async def execute(
                 if inspect.iscoroutine(value):
                     value = await value
                 result["value"] = value
+
+        try:
+            await (run() if policy is None else python_guard.run_guarded(policy, run))
         except ExecutionTimeout:
             result["error"] = {
                 "ename": "TimeoutError",
@@ -236,11 +246,17 @@ class PythonTool(Tool[PythonArgs]):
         shell = ctx.services.shell
         if shell is None:
             raise ToolError("The python tool needs a running IPython kernel (use %agent in a notebook).")
+        services = ctx.services
+        refused = kernel_kind.refusal("python", services.require_contained, True, services.admin_file)
+        if refused:
+            raise PermissionDenied(refused)
         await ctx.permit("python", self.permission_patterns(args), args.code.strip().split("\n")[0])
         timeout = min(args.timeout or DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
         if ctx.on_code is not None:  # the variables it may change are saved first, for revert
             ctx.on_code(args.code)
-        sink = BoundedOutput(ctx.limits, ctx.new_output_file)
+        spill = ctx.new_output_file() if ctx.new_output_file else None
+        sink = BoundedOutput(ctx.limits, (lambda: spill) if spill else None)
+        policy = None if kernel_kind.contained() else guard_policy(ctx, spill)
         tracker = ctx.services.hidden_state
         watch = (
             tracker.agent_call(ctx.session_id, ctx.call_id, args.code)
@@ -249,7 +265,7 @@ class PythonTool(Tool[PythonArgs]):
         )
         try:
             with watch as call:  # which names the code set, for the hidden-state marker
-                res = await execute(shell, args.code, timeout, sink)
+                res = await execute(shell, args.code, timeout, sink, policy)
                 if call is not None and res["error"]:
                     call.ok = False
         except SyntaxError as exc:
@@ -281,6 +297,12 @@ class PythonTool(Tool[PythonArgs]):
             attachments=attachments,
             saved=sink.saved("\n" + tail if tail else ""),
         )
+
+
+def guard_policy(ctx: ToolContext, spill: Any) -> python_guard.Policy:
+    """What the guard holds the code to: the file tools' rules (``tools/python_guard.py``)."""
+    own = (spill.parent,) if spill else ()  # where the prints the code makes spill over
+    return python_guard.Policy.make(ctx.project_root, ctx.working_dir, ctx.services.guard, ctx.rule, own)
 
 
 def _cut(text: str) -> str:

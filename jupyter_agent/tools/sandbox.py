@@ -15,7 +15,9 @@ gets it, with:
 - bubblewrap from a system folder only (``tools/bwrap.py``).
 
 When no sandbox can start (no bwrap, user namespaces off, not Linux) the command runs as
-before and the front ends say so (``start_problem``).
+before and the front ends say so (``start_problem``). In a contained kernel
+(``tools/kernel_kind.py``) commands run as they are: the kernel is inside the same layout
+already, and a sandbox cannot be nested in one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_agent.tools import bwrap, process_guard, sweep
+from jupyter_agent.tools import bwrap, kernel_kind, process_guard, sweep
 from jupyter_agent.tools.protected import Guard
 from jupyter_agent.tools.sandbox_layout import Layout
 
@@ -61,7 +63,7 @@ def bwrap_binary(env: Mapping[str, str]) -> str | None:
 def start_problem(policy: SandboxPolicy, env: Mapping[str, str] | None = None) -> str | None:
     """Why commands run without the sandbox though it is enabled (None: it starts, or it is
     switched off). Each binary is tried once per process, with the flags commands get."""
-    if not policy.enabled:
+    if not policy.enabled or kernel_kind.contained():
         return None
     if not sys.platform.startswith("linux"):
         return LINUX_ONLY
@@ -113,10 +115,18 @@ class Spawn:
         return notes
 
 
-def confined(inner: list[str], cwd: Path, layout: Layout, network: bool, found: str) -> list[str]:
+def confined(
+    inner: list[str],
+    cwd: Path,
+    layout: Layout,
+    network: bool,
+    found: str,
+    base: tuple[str, ...] | None = None,
+) -> list[str]:
     """``inner`` started in ``cwd`` inside ``layout`` by the bubblewrap ``found``: a command's
-    shell here, any other process that must live by the same rules (a contained kernel)."""
-    base = bwrap.tried(found, network)[1]
+    shell here, any other process that must live by the same rules (a contained kernel).
+    ``base``: the base mounts that work with it, when known (else it is tried once)."""
+    base = bwrap.tried(found, network)[1] if base is None else base
     return [found, *bwrap.namespaces(network), *layout.args(base), "--chdir", str(cwd), "--", *inner]
 
 
@@ -133,6 +143,8 @@ def command(
     clean = command_env(env)
     inner = [bwrap.shell(), "-c", text]
     found = bwrap_binary(env)
+    if kernel_kind.contained():
+        return Spawn(inner, clean, sandboxed=True)  # inside the kernel's sandbox already
     if not policy.enabled or found is None or start_problem(policy, env) is not None:
         return Spawn(inner, clean, sandboxed=False)
     clean.pop("SSH_AUTH_SOCK", None)  # the agent's socket is hidden too

@@ -13,7 +13,11 @@ protected paths; :meth:`Layout.args` turns it into bubblewrap arguments. Inside 
 - credential stores, jupyter-agent's own folders and local control sockets are covered by
   an empty file or folder.
 
-``tools/sandbox.py`` runs ``bash`` in it; a contained kernel can reuse it as it is.
+``tools/sandbox.py`` runs ``bash`` in it; a contained kernel (``contained/``) runs in the
+same layout, with three differences it asks for: its session store is writable
+(``store``), jupyter-agent's own folders are read-only rather than hidden (``readable``:
+the kernel reads its configuration and the trust records) and its run folder inside the
+hidden Jupyter runtime folder is writable (``exposed``).
 """
 
 from __future__ import annotations
@@ -154,6 +158,8 @@ class Layout:
     staged: list[git_stage.StagedGit] = field(default_factory=list)
     """The git folders in a writable folder, each under its staging copy."""
     stage_root: Path | None = None
+    exposed: list[Path] = field(default_factory=list)
+    """Folders bound writable after the hidden ones (a contained kernel's run folder)."""
 
     @classmethod
     def plan(
@@ -165,8 +171,13 @@ class Layout:
         env: Mapping[str, str],
         *,
         stage_git: bool = True,
+        store: Path | None = None,
+        readable: Iterable[Path] = (),
     ) -> Layout:
+        """``store``: the session store of the process itself, writable wherever it lies;
+        ``readable``: hidden paths it must read (they stay read-only, not hidden)."""
         writable: list[Path] = []
+        store_real = _real(store) if store is not None else None
         for folder in (root, Path(tempfile.gettempdir()), *writable_extra):
             real = _real(folder)
             if real is not None and real.is_dir() and real not in writable:
@@ -179,6 +190,8 @@ class Layout:
             return next((w for w in writable if _within(path, w)), None)
 
         layout = cls(writable, [], [], [])
+        if store_real is not None and inside(store_real) is None:
+            layout.exposed.append(store_real)  # a store kept elsewhere: bound last, over all else
         _make_hideable(env, writable)
         gits = _top_git_dirs(root_real, inside)
         layout._stage(gits if stage_git else [], user_data_dir(env) / "git-stage")
@@ -186,12 +199,17 @@ class Layout:
         protected = [p for p, _ in guard.concrete(root_real, cwd_real)] + runs_later(env, cwd_real)
         protected.append(user_data_dir(env))  # hidden below; its parents pinned like the rest
         protected += _submodule_gits(root_real)
+        if store_real is not None:
+            protected = [p for p in protected if _real(p) != store_real]
         for path in [*protected, *gits]:
             layout._protect(path, inside, gits)
         layout.pinned.sort(key=lambda p: len(p.parts))
+        shown = {r for r in map(_real, readable) if r is not None}
         for path in [*guard.hidden, *control_sockets(env)]:
             real = _real(path)
-            if real is None or real in layout.hidden or any(_within(w, real) for w in [root_real, *writable]):
+            if real is None or real in layout.hidden or real in shown:
+                continue
+            if any(_within(w, real) for w in [root_real, *writable]):
                 continue  # missing, or it would hide the project or the temp folder
             layout.hidden.append(real)
         return layout
@@ -242,6 +260,7 @@ class Layout:
                 out += ["--tmpfs", str(path)]
             else:
                 out += ["--ro-bind", "/dev/null", str(path)]
+        out += _pairs("--bind", self.exposed)
         return out
 
 

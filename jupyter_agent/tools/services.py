@@ -59,6 +59,8 @@ class Services:
 
     shell: InteractiveShell | None = None
     """The kernel's IPython shell: ``python`` and ``variables`` run in its namespace."""
+    kernel: str | None = None
+    """The kind of kernel ("contained", "ordinary"; ``tools/kernel_kind.py``), None outside one."""
     notebook_bridge: NotebookBridge | None = None
     """Live notebook edits through a side panel; set per run (see ``agent/run.py``)."""
     notebook_path: Path | None = None
@@ -81,6 +83,11 @@ class Services:
     """The kernel's record of names the agent's ``python`` code set that no cell reproduces."""
     verify_notebook: NotebookVerifier | None = None
     """Runs a saved notebook in a fresh kernel for ``verify_notebook`` (set by the kernel)."""
+    require_contained: bool = False
+    """The administrator requires a contained kernel: in an ordinary one the tools that run
+    code refuse (``require_contained_kernel``, ``tools/kernel_kind.py``)."""
+    admin_file: str | None = None
+    """The administrator's file, named in those refusals."""
     outputs: Path | None = None
     """Where truncated outputs are saved: reading them is not "outside the project", wherever
     the store is (``store``, a read-only folder's)."""

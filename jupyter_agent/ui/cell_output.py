@@ -16,6 +16,7 @@ from typing import Any
 from IPython.display import display
 
 from jupyter_agent.core.messages import MessageWithParts
+from jupyter_agent.tools import kernel_kind
 from jupyter_agent.ui.transcript import RunStatus, summarize, transcript_bundle
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ class CellRun:
         try:
             messages = [m for m in history() if m.info.id >= self.since]
             summary = summarize(messages, status, time.monotonic() - self.started, self.model)
+            summary.contained = kernel_kind.contained()
             data, metadata = transcript_bundle(
                 session_id=self.session_id,
                 prompt=self.prompt,

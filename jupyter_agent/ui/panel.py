@@ -29,6 +29,7 @@ from jupyter_agent.core.events import (
 )
 from jupyter_agent.kernel.event_loop import call_on, running_loop
 from jupyter_agent.kernel.fix import NothingToFix, fix_prompt
+from jupyter_agent.tools import kernel_kind
 from jupyter_agent.tools.staging import ReviewOutcome
 from jupyter_agent.ui import completion_toggle, panel_repro
 from jupyter_agent.ui import panel_protocol as wire
@@ -119,6 +120,7 @@ class PanelConnection(PanelMcp, PanelSessions, PanelRuns):
             models=configured_models(runtime.config, model),
             problem=problem,
             setup=problem is not None,  # no model, or no key for it: the setup view opens
+            contained=kernel_kind.contained(),
         )
 
     def settings_changed(self) -> None:

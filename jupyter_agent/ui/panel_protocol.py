@@ -282,6 +282,8 @@ class HelloMsg(_Wire):
     """Why a prompt would fail now (no model configured, missing key), shown up front."""
     setup: bool = False
     """No model or no key is usable: the panel opens on its setup view."""
+    contained: bool = False
+    """The kernel is contained (inside the sandbox as a whole): the panel says so."""
 
 
 class SessionsMsg(_Wire):

@@ -49,9 +49,13 @@ class RunSummary(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float = 0.0
+    contained: bool = False
+    """The run was in a contained kernel (``tools/kernel_kind.py``): the line says so."""
 
     def line(self) -> str:
         bits = [self.status, _duration(self.elapsed_s)]
+        if self.contained:
+            bits.append("contained")
         if self.model:
             bits.append(self.model)
         if self.tokens_in or self.tokens_out:

@@ -21,6 +21,7 @@ import traitlets
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import MessageWithParts
 from jupyter_agent.kernel.event_loop import call_on, running_loop
+from jupyter_agent.tools import kernel_kind
 from jupyter_agent.ui.backlog import Backlog
 from jupyter_agent.ui.stream import NoticeLevel, StatusState, ViewStream
 from jupyter_agent.ui.widget_protocol import StatusMsg, UIMessage
@@ -55,6 +56,8 @@ class AgentWidget(anywidget.AnyWidget):
     session_id = traitlets.Unicode("").tag(sync=True)
     can_compact = traitlets.Bool(False).tag(sync=True)
     """Small, fixed-size state only; streamed content never goes through traits."""
+    contained = traitlets.Bool(False).tag(sync=True)
+    """The kernel is contained (``tools/kernel_kind.py``): the status line says so."""
     _code_shipped: ClassVar[bool] = False
     """A widget of this kernel already carried the code inline."""
 
@@ -72,7 +75,12 @@ class AgentWidget(anywidget.AnyWidget):
         inline = not AgentWidget._code_shipped
         AgentWidget._code_shipped = True
         esm = loader_esm(CODE, inline=inline)
-        super().__init__(session_id=session_id, can_compact=on_compact is not None, _esm=esm)
+        super().__init__(
+            session_id=session_id,
+            can_compact=on_compact is not None,
+            contained=kernel_kind.contained(),
+            _esm=esm,
+        )
         self.on_stop = on_stop
         self.on_approve = on_approve
         self.on_compact = on_compact

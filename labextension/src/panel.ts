@@ -26,6 +26,7 @@ import { SetupView } from './setup';
 import { stateCard } from './states';
 
 type Listener = (msg: unknown) => void;
+const CONTAINED_TITLE = 'This kernel runs inside the sandbox: the agent\'s code and your cells cannot write outside the project or read hidden credentials';
 type State = 'none' | 'connecting' | 'busy' | 'missing' | 'restarting' | 'dead' | 'open' | 'error';
 
 /** "Nov 25, 11:42" (today: "11:42", local time): tells sessions with equal titles apart. */
@@ -73,6 +74,7 @@ export class AgentPanel extends Widget {
 
   private sessionSelect = el('select', { class: 'ja-panel-sessions', 'data-testid': 'ja-session-select', title: 'Sessions of this notebook' });
   private mcp = el('details', { class: 'ja-panel-mcp', 'data-testid': 'ja-mcp', hidden: '' });
+  private contained = el('span', { class: 'ja-contained', 'data-testid': 'ja-contained', hidden: '', title: CONTAINED_TITLE }, 'contained');
   private completionSwitch = new CompletionSwitch(request => this.request(request));
   private banner = el('div', { class: 'ja-panel-banner', 'data-testid': 'ja-panel-banner' });
   private streamHost = el('div', { class: 'ja-panel-stream' });
@@ -139,7 +141,7 @@ export class AgentPanel extends Widget {
     const deleteButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-delete', type: 'button', title: 'Delete this session', 'aria-label': 'Delete this session' }), 'delete', 'Delete');
     const settingsButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-settings-button', type: 'button', title: 'Settings: the model, its key and where each setting comes from', 'aria-label': 'Settings' }), 'settings', 'Settings');
     const top = el('div', { class: 'ja-panel-top' });
-    top.append(this.sessionSelect, newButton, renameButton, deleteButton, settingsButton);
+    top.append(this.sessionSelect, newButton, renameButton, deleteButton, this.contained, settingsButton);
     const composer = el('div', { class: 'ja-panel-composer' });
     const buttons = el('div', { class: 'ja-panel-composer-buttons' });
     buttons.append(this.sendButton, this.attachButton);
@@ -277,6 +279,7 @@ export class AgentPanel extends Widget {
     if (result.state === 'open') {
       this.models = result.hello.models ?? [];
       this.empty.setModels(result.hello.model ?? '', this.models);
+      this.contained.hidden = !result.hello.contained;
       this.setState('open');
       if (result.hello.problem) this.setState('open', result.hello.problem);
       if (result.hello.setup) this.openSetup(result.hello.problem ?? '');
@@ -366,6 +369,7 @@ export class AgentPanel extends Widget {
   private receive(msg: KernelMessage): void {
     switch (msg.kind) {
       case 'hello':
+        this.contained.hidden = !msg.contained;
         if (this.state === 'open') {
           // the kernel's settings changed (a model set with %env): the model and the problem as they are now
           this.models = msg.models ?? [];

@@ -136,6 +136,7 @@ export interface HelloMsg {
   models?: string[];
   problem?: string;
   setup?: boolean;
+  contained?: boolean;
 }
 
 /** Sent as the comm's open data (and again after a reconnect). */

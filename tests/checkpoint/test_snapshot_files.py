@@ -3,9 +3,14 @@ content before, within limits that are named, never applied silently."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import pytest
+
+from jupyter_agent.agent.revert_files import keep_current, restore
+from jupyter_agent.checkpoint.cells import keep_cell
 from jupyter_agent.checkpoint.files import Limits, ProjectSnapshots
 
 
@@ -95,3 +100,34 @@ def test_a_new_process_reads_only_what_changed(tmp_path: Path, monkeypatch: obje
         snap = again.track()
     assert [p.name for p in reads] == ["f3.txt"]
     assert again.blobs.get(snap.files["f3.txt"].blob or "") == b"changed"
+
+
+def test_a_file_holding_a_secret_is_not_copied_and_revert_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `.env` with the API key the agent knows: its bytes never reach the session store; a
+    revert of a change to it names the reason instead of restoring it."""
+    key = "sk-acme-5f1c2e9a7b3d4c6e"
+    monkeypatch.setenv("ACME_API_KEY", key)
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".env").write_text(f"ACME_API_KEY={key}\n")
+    (root / "data.txt").write_text("plain\n")
+    snaps = ProjectSnapshots(root, tmp_path / "s")
+    before = snaps.track()
+    assert before.files[".env"].blob is None and "holds a secret" in (before.files[".env"].why or "")
+    assert before.files["data.txt"].blob is not None
+    (root / ".env").write_text("ACME_API_KEY=rotated\n")
+    (change,) = snaps.changes(before, snaps.track())
+    snaps.save_cache()
+    kept = [p.read_bytes() for p in (tmp_path / "s").rglob("*") if p.is_file()]
+    assert kept and not any(key.encode() in data for data in kept)
+    restored, removed, problems = restore({change.path: change}, snaps.blobs, root)
+    assert restored == [] and removed == []
+    assert len(problems) == 1 and "holds a secret" in problems[0] and ".env" in problems[0]
+    assert (root / ".env").read_text() == "ACME_API_KEY=rotated\n"  # left as it is, not emptied
+    assert key not in json.dumps(keep_current([str(root / ".env")], snaps.blobs, 10**6))
+    (root / ".env").write_text(f"ACME_API_KEY={key}\n")
+    assert "holds a secret" in json.dumps(keep_current([str(root / ".env")], snaps.blobs, 10**6))
+    cell = {"cell_type": "code", "source": f"key = '{key}'", "metadata": {}, "outputs": []}
+    assert keep_cell(snaps.blobs, cell) is None

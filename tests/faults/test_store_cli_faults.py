@@ -167,12 +167,12 @@ def test_read_only_file_system(tmpfs: Path, tmp_path: Path, scripted_server: Any
     data = tmp_path / "data"
     scripted_server.queue(Reply(text="answered anyway"))
     run = ["run", "--model", "openai/test", "--api-base", scripted_server.base_url, "hi"]
-    done = run_cli(run, tmpfs, XDG_DATA_HOME=str(data))
+    done = run_cli(run, tmpfs, XDG_DATA_HOME=str(data), JUPYTER_AGENT_DATA_DIR="")
     assert done.returncode == 0 and "answered anyway" in done.stdout, done.stderr
     assert "Traceback" not in done.stderr
     notes = [line for line in done.stderr.splitlines() if "cannot be written" in line]
     assert len(notes) == 1 and str(data / "jupyter-agent" / "stores") in notes[0]
-    listed = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(data))
+    listed = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(data), JUPYTER_AGENT_DATA_DIR="")
     assert listed.returncode == 0 and "Traceback" not in listed.stderr
     assert len(listed.stdout.strip().splitlines()) == 1  # the new session
     assert f"the sessions kept in {tmpfs / '.jupyter-agent'} cannot be read" in listed.stderr
@@ -183,9 +183,11 @@ def test_read_only_file_system_without_a_store(tmpfs: Path, tmp_path: Path) -> N
     when that cannot be written either, which folder could not be created and what to do."""
     _remount_read_only(tmpfs)
     data = tmp_path / "data"
-    listed = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(data))
+    listed = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(data), JUPYTER_AGENT_DATA_DIR="")
     assert listed.returncode == 0 and "cannot be written" in listed.stderr, listed.stderr
-    nowhere = run_cli(["sessions", "list"], tmpfs, XDG_DATA_HOME=str(tmpfs / "data"))
+    nowhere = run_cli(
+        ["sessions", "list"], tmpfs, XDG_DATA_HOME=str(tmpfs / "data"), JUPYTER_AGENT_DATA_DIR=""
+    )
     line = _one_line(nowhere)
     assert nowhere.returncode == 1
     assert f"Cannot create the session folder {tmpfs / 'data' / 'jupyter-agent' / 'stores'}" in line

@@ -48,6 +48,7 @@ def test_a_read_only_folder_keeps_its_sessions_in_the_user_data_folder(
     (course / "week1.ipynb").write_text("{}")
     data = tmp_path / "data"
     env = {**os.environ, "JUPYTER_AGENT_API_KEY": "sk-test", "XDG_DATA_HOME": str(data)}
+    env["JUPYTER_AGENT_DATA_DIR"] = ""  # the suite sets one; this is the user data folder of XDG
     run = ["run", "--notebook", str(course / "week1.ipynb"), "--model", "openai/test"]
     run += ["--api-base", scripted_server.base_url]
 

@@ -12,6 +12,8 @@ export class Header {
   private statusModel = h('span', { class: 'ja-status-model', 'data-testid': 'ja-status-model' });
   private status = h('span', { class: 'ja-status', role: 'status' }, h('span', { class: 'ja-spinner' }),
     this.statusText, this.statusModel);
+  private contained = h('span', { class: 'ja-contained', 'data-testid': 'ja-contained', text: 'contained',
+    title: 'This kernel runs inside the sandbox: the agent\'s code and your cells cannot write outside the project or read hidden credentials' });
   private gaugeText = h('span', { class: 'ja-gauge-text' });
   /** The cost, apart: a narrow view drops it whole (it stays in the tooltip), never cut. */
   private gaugeCost = h('span', { class: 'ja-gauge-cost', 'data-testid': 'ja-gauge-cost', hidden: true });
@@ -36,7 +38,8 @@ export class Header {
     root.addEventListener('keydown', event => {
       if (event.key === 'Escape' && this.requestStop()) event.preventDefault();
     });
-    this.node = h('div', { class: 'ja-header' }, this.status, h('span', { class: 'ja-spacer' }), this.gauge,
+    this.contained.hidden = !this.model.get('contained');
+    this.node = h('div', { class: 'ja-header' }, this.status, this.contained, h('span', { class: 'ja-spacer' }), this.gauge,
       this.compactButton, this.stopButton);
   }
 

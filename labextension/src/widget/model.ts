@@ -11,7 +11,7 @@ export type WidgetRequest =
 
 /** The anywidget model the view talks through (the side panel passes one backed by its comm). */
 export interface WidgetModel {
-  get(name: 'can_compact' | 'can_revert'): unknown;
+  get(name: 'can_compact' | 'can_revert' | 'contained'): unknown;
   send(message: WidgetRequest): void;
   on(event: 'msg:custom', listener: (msg: unknown) => void): void;
   off(event: 'msg:custom', listener: (msg: unknown) => void): void;
