@@ -33,6 +33,7 @@ from benchmarks import (
     bench_runall,
     bench_session,
     bench_stream,
+    bench_title,
     bench_turn,
 )
 from benchmarks.common import ROOT
@@ -40,6 +41,7 @@ from benchmarks.report import render
 
 BENCHMARKS: dict[str, Callable[[], Any]] = {
     "turn": bench_turn.run,
+    "title": bench_title.run,
     "kernel": bench_kernel.run,
     "stream": bench_stream.run,
     "context": bench_context.run,

@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import atexit
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -23,24 +22,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from jupyter_agent import __version__, audit_cli
-from jupyter_agent.agent.retrying import describe_wait
-from jupyter_agent.core import cost
-from jupyter_agent.core.clock import now_ms
+from jupyter_agent.cli_printer import Printer, print_cost, print_notice
 from jupyter_agent.core.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
-from jupyter_agent.core.events import AnyEvent, PartUpdated, SessionErrored
 from jupyter_agent.core.messages import AssistantMessage
 from jupyter_agent.core.redaction import RedactingWriter
 from jupyter_agent.failures import explain
 from jupyter_agent.kernel_cli import add_kernel_command, run_kernel_command
 from jupyter_agent.logs import debug_enabled, route_library_logs
 from jupyter_agent.mcp import listing
-from jupyter_agent.session.rendering import Rendered, render_part
 from jupyter_agent.session_cli import add_session_commands, other_stores, run_session_command
+from jupyter_agent.setup_cli import add_setup_command, run_setup
 from jupyter_agent.trust_cli import add_trust_command, run_trust_command
 from jupyter_agent.verify_cli import add_verify_command, run_verify
 
+TITLE_GRACE_S = 10.0
+"""How long ``run`` waits, after printing everything, for a title still on its way."""
+
 if TYPE_CHECKING:
-    from jupyter_agent.agent.recorder import Recorder
     from jupyter_agent.agent.runtime import Runtime
 
 
@@ -88,73 +86,6 @@ def build_runtime(args: argparse.Namespace) -> Runtime:
         working_dir=folder,
         notebook_path=str(notebook) if notebook else None,
     )
-
-
-class Printer:
-    """Prints streamed text to stdout and tool progress to stderr (or JSON lines)."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self._tool_status: dict[str, str] = {}
-        self._streamed: set[str] = set()
-        self._attempt_text = False
-        """Text of the current stream attempt is on stdout: a retry must say it starts over."""
-
-    def __call__(self, event: AnyEvent) -> None:
-        if self.as_json:
-            print(event.model_dump_json(), flush=True)
-            return
-        if isinstance(event, PartUpdated):
-            shown = render_part(event.part)
-            if shown is not None:
-                self._show(event.part.id, shown, event.delta)
-        elif isinstance(event, SessionErrored):
-            print(f"error: {event.error.message}", file=sys.stderr)
-
-    def _show(self, part_id: str, shown: Rendered, delta: str | None) -> None:
-        if shown.boundary:
-            self._attempt_text = False
-        elif delta and shown.text and not shown.aside:  # the answer streams, the thinking does not
-            self._streamed.add(part_id)
-            self._attempt_text = True
-            sys.stdout.write(delta)
-            sys.stdout.flush()
-        elif shown.done and part_id in self._streamed:
-            sys.stdout.write("\n")
-        elif shown.name and self._tool_status.get(part_id) != shown.status:
-            self._tool_status[part_id] = shown.status
-            if shown.done:
-                print(f"[{shown.name}] {shown.status} {shown.error}".rstrip(), file=sys.stderr)
-        elif shown.attempt is not None and self._attempt_text:
-            # the text above is dropped from the store; what follows replaces it
-            sys.stdout.write(f"\n[retrying: {shown.error}]\n")
-            sys.stdout.flush()
-            self._attempt_text = False
-        elif shown.attempt is not None:
-            wait = describe_wait(max(0, shown.next - now_ms()))
-            print(f"[retry {shown.attempt} in {wait}] {shown.error}", file=sys.stderr)
-
-
-def _print_notice(notice: str, level: str = "info") -> None:
-    print(f"note: {notice}", file=sys.stderr)
-
-
-def print_cost(recorder: Recorder, session_id: str, as_json: bool) -> None:
-    """What this prompt and the session cost: a stderr line, or a ``run.cost`` JSON line
-    (the session's older messages are read without their parts)."""
-    turn, session = cost.prompt_cost(recorder.window()), recorder.spent()
-    if as_json:
-        line = {
-            "type": "run.cost",
-            "session_id": session_id,
-            "prompt_usd": turn.usd,
-            "session_usd": session.usd,
-            "unknown": turn.unknown or session.unknown,
-            "text": cost.pair_text(turn, session),
-        }
-        print(json.dumps(line), flush=True)
-    else:
-        print(f"cost: {cost.pair_text(turn, session).removeprefix('cost ')}", file=sys.stderr)
 
 
 class _StopOnSignals:
@@ -223,7 +154,7 @@ async def _run(args: argparse.Namespace) -> int:
         await runtime.wait_writable()  # another process's lock: said, and Ctrl-C ends it
         session_id = session_id or runtime.new_session().id
         prompt = send.Prompt(args.prompt, session_id, args.agent, args.model, typed=args.prompt)
-        session_id = await send.send(runtime, prompt, _print_notice, cli=True)
+        session_id = await send.send(runtime, prompt, print_notice, cli=True)
         if stopper.hit:  # the abort event ended the step before the cancellation arrived
             raise asyncio.CancelledError
     except (asyncio.CancelledError, StoreWaitStopped) as stop:  # SIGTERM or Ctrl-C
@@ -239,7 +170,10 @@ async def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         for notice in send.later_notices(runtime, session_id or ""):
-            _print_notice(notice)
+            print_notice(notice)
+    # the answer is out and the session free; a new session's title (asked beside the answer,
+    # its cost part of the session's) gets a moment to be stored before the last lines
+    await runtime.settle_titles(TITLE_GRACE_S)
     recorder = runtime.recorder(session_id)
     window = recorder.window()
     last = next((m.info for m in reversed(window) if isinstance(m.info, AssistantMessage)), None)
@@ -307,6 +241,7 @@ def parser() -> argparse.ArgumentParser:
     )
 
     add_session_commands(sub)
+    add_setup_command(sub)
     add_verify_command(sub)
     add_trust_command(sub)
     add_kernel_command(sub)
@@ -374,6 +309,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_compact(args))
     if args.command == "mcp":
         return listing.main(args, build_runtime)
+    if args.command == "setup":
+        return run_setup(args)
     if args.command == "verify":
         return run_verify(args)
     if args.command == "trust":

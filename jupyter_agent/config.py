@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jupyter_agent import system_config, trust, trust_changes
+from jupyter_agent import config_origins, credentials, system_config, trust, trust_changes
 from jupyter_agent.config_model import (
     Action,
     AgentConfig,
@@ -40,7 +40,7 @@ from jupyter_agent.config_model import (
     check_url,
     deep_merge,
     mask_secrets,
-    option_secrets,
+    secret_name,
 )
 from jupyter_agent.core import nesting
 from jupyter_agent.core.errors import UsageFailure
@@ -145,8 +145,7 @@ def _trusted_paths(path: Path, value: Any) -> list[str]:
 
 
 def global_config_dir(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "jupyter-agent"
+    return credentials.config_dir(env)
 
 
 def find_project_file(start: Path, looked: list[Path] | None = None) -> Path | None:
@@ -208,6 +207,28 @@ def output_token_max_from_env(env: Mapping[str, str]) -> int | None:
     return number
 
 
+def option_secrets(config: Config) -> dict[str, str]:
+    """Literal secrets the agent sends from its options (``models.<id>.options.api_key``,
+    an ``extra_headers`` token …), value → where it is set: hidden like any key."""
+    found: dict[str, str] = {}
+
+    def walk(value: Any, where: str, name: str) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}", str(k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, where, name)
+        elif isinstance(value, str) and value and secret_name(name):
+            found[value] = where
+
+    for model_id, model in config.models.items():
+        walk(model.options, f"models.{model_id}.options", "")
+    for agent_name, agent in config.agent.items():
+        walk(agent.options, f"agent.{agent_name}.options", "")
+    return found
+
+
 def load_config(
     notebook_dir: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
@@ -245,17 +266,21 @@ def load_config(
         layers.append(("flags", {k: v for k, v in overrides.items() if v is not None}))
     merged = dict(admin)
     ignored: list[tuple[str, str]] = []
+    origins: dict[str, str] = {}
+    config_origins.record(origins, admin, f"admin file {admin_path}")
     for where, data in layers:
         if locked:
             data, removed = system_config.strip_locked(data, locked, admin)
             ignored.extend((key, where) for key in removed)
         merged = deep_merge(merged, data)
         sources.append(where)
+        config_origins.record(origins, data, config_origins.layer_name(where, None, global_file))
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(f"invalid settings: {_describe(exc)}") from None
     config._sources = sources
+    config._origins = origins
     config._watched = [global_file, *looked, admin_path, trust.store_path()]
     config._untrusted = [_pending(p, raw, admin, layers[:1], locked) for p, raw in pending]
     config._reload = lambda: load_config(notebook_dir, overrides, env, global_dir, system_file)

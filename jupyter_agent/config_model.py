@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from jupyter_agent import system_config, trust
+from jupyter_agent import config_origins, credentials, system_config, trust
 from jupyter_agent.context.truncate import MAX_BYTES, MAX_LINES, MAX_SAVED_BYTES
 from jupyter_agent.mcp.config import McpServerConfig, ServerName, shown
 
@@ -204,6 +204,7 @@ class Config(_Strict):
     _untrusted: list[trust.Pending] = PrivateAttr(default_factory=list)
     _reload: Callable[[], Config] | None = PrivateAttr(default=None)
     _require_contained: bool = PrivateAttr(default=False)
+    _origins: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("api_base")
     @classmethod
@@ -291,9 +292,16 @@ class Config(_Strict):
         return None
 
     def api_key(self) -> str | None:
-        """The key for the configured endpoint, read from the environment right now."""
+        """The key for the configured endpoint, read from the environment right now, else
+        the one the setup saved for it (``credentials.py``)."""
         name = self.api_key_source()
-        return os.environ.get(name) if name else None
+        if name:
+            return os.environ.get(name)
+        return credentials.get("JUPYTER_AGENT_API_KEY") if self.api_base else None
+
+    def show_origin(self) -> list[config_origins.Setting]:
+        """Each effective key with the source that set it (``%agent config``, the panel)."""
+        return config_origins.settings(self.redacted(), self._origins, self._locked)
 
     def options_for(self, model: str, agent: str = "build") -> dict[str, Any]:
         """The litellm call arguments for ``model`` run by ``agent`` (agent options win).
@@ -356,36 +364,14 @@ def mask_secrets(value: Any, name: str = "") -> Any:
         return {k: mask_secrets(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return [mask_secrets(v, name) for v in value]
-    if _secret_name(name) and isinstance(value, str) and value:
+    if secret_name(name) and isinstance(value, str) and value:
         return "***"
     return value
 
 
-def _secret_name(name: str) -> bool:
+def secret_name(name: str) -> bool:
     lowered = name.lower().replace("-", "_")
     return any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "tokens"))
-
-
-def option_secrets(config: Config) -> dict[str, str]:
-    """Literal secrets the agent sends from its options (``models.<id>.options.api_key``,
-    an ``extra_headers`` token …), value → where it is set: hidden like any key."""
-    found: dict[str, str] = {}
-
-    def walk(value: Any, where: str, name: str) -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, f"{where}.{k}", str(k))
-        elif isinstance(value, list):
-            for v in value:
-                walk(v, where, name)
-        elif isinstance(value, str) and value and _secret_name(name):
-            found[value] = where
-
-    for model_id, model in config.models.items():
-        walk(model.options, f"models.{model_id}.options", "")
-    for agent_name, agent in config.agent.items():
-        walk(agent.options, f"agent.{agent_name}.options", "")
-    return found
 
 
 def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,24 @@ fi
 PY=${PYTHON:-python3}
 say() { echo "jupyter-agent: $*"; }
 fail() { echo "jupyter-agent: error: $*" >&2; exit 1; }
+# Run a long step and say every 20 s (JUPYTER_AGENT_PROGRESS_S) that it still runs: pip -q
+# and the npm build inside it print nothing for minutes. Its errors go to stderr as they
+# come; its exit status is ours.
+progress() {
+  local what=$1 started=$SECONDS every=${JUPYTER_AGENT_PROGRESS_S:-20} pid waited
+  shift
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    waited=0
+    while [ "$waited" -lt "$every" ] && kill -0 "$pid" 2>/dev/null; do
+      sleep 1
+      waited=$((waited + 1))
+    done
+    if kill -0 "$pid" 2>/dev/null; then say "  … still $what ($((SECONDS - started)) s so far)"; fi
+  done
+  wait "$pid"
+}
 
 command -v "$PY" >/dev/null 2>&1 || fail "$PY not found; install Python 3.10 or newer (or set PYTHON=/path/to/python3)"
 "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
@@ -70,18 +88,25 @@ else
 fi
 rm -rf jupyter_agent/labextension jupyter_agent/ui/static/widget.js
 # pip's notes about local index folders are noise here; real errors still show
-.venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+say "1/3 updating pip…"
+progress "updating pip" .venv/bin/python -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
 # the distribution was called jupyter-agent before it became jupyter-agent-kernel: an old
 # editable install would shadow the new one
 if .venv/bin/python -m pip show -q jupyter-agent >/dev/null 2>&1; then
   .venv/bin/python -m pip uninstall -q -y jupyter-agent
 fi
-.venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
+say "2/3 downloading and installing the Python packages (.[$extras]), then building the side panel with npm…"
+progress "installing (pip, then the npm build of the side panel)" \
+  .venv/bin/python -m pip install -q -e ".[$extras]" 2> >(grep -v "is ignored: it is neither" >&2)
 if [ "$mode" = "test" ]; then
+  say "3/3 installing JupyterHub's proxy and the reference MCP server (npm, into .venv/node) for the tests…"
   # JupyterHub's proxy for tests/test_jupyterhub.py and the reference MCP server (resources,
   # prompts) for tests/mcp/test_mcp_everything.py, inside .venv (nothing installed globally)
-  npm install --prefix .venv/node --no-audit --no-fund --loglevel=error \
+  progress "installing JupyterHub's proxy and the reference MCP server" \
+    npm install --prefix .venv/node --no-audit --no-fund --loglevel=error \
     "configurable-http-proxy@^5" "@modelcontextprotocol/server-everything@2026.8.31" >/dev/null
+else
+  say "3/3 nothing more to install for running"
 fi
 echo "$want $mode" > "$stamp"
 say "installed into .venv"

@@ -26,6 +26,8 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
 os.environ["MPLBACKEND"] = "Agg"
 os.environ["JUPYTER_AGENT_NETGUARD"] = "1"
+# a key saved by the setup goes to keys.json under the test's own folder, never to a keyring
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(GUARD_DIR), str(HERE), os.environ.get("PYTHONPATH", "")) if p
 )

@@ -28,6 +28,12 @@ class CellResult:
     payload: list[dict[str, Any]] = field(default_factory=list)
     """The execute reply's payloads (IPython's ``?`` help arrives as a "page")."""
 
+    @property
+    def shown(self) -> str:
+        """What a console shows: stdout, then the plain text of each displayed output."""
+        plain = [o.get("data", {}).get("text/plain", "") for o in self.outputs]
+        return self.stdout + "".join(p if isinstance(p, str) else "".join(p) for p in plain)
+
 
 class Kernel:
     """One kernel process with a blocking client and an iopub collector."""

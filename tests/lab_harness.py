@@ -57,20 +57,25 @@ class Lab:
 
 
 @contextmanager
-def running_lab(root: Path, server: Any, app: str = "lab") -> Iterator[Lab]:
+def running_lab(root: Path, server: Any, app: str = "lab", *, configured: bool = True) -> Iterator[Lab]:
     """``jupyter lab`` (or ``app="notebook"``: Notebook 7) on a port the OS picks (read back from
     the server's info file: a port chosen here could be taken by the other test worker before the
     server binds it) whose kernels talk to the scripted model server; the page exposes
-    ``window.jupyterapp`` for commands."""
+    ``window.jupyterapp`` for commands. ``configured=False``: no model and no key anywhere (a
+    newcomer's first start); the user's config folder is ``root/.config``."""
     settings = root / ".lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
     # no "fetch Jupyter news?" toast over the sidebar (and no request for news)
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
-    env = {
-        **os.environ,
+    model = {
         "JUPYTER_AGENT_MODEL": server.model,
         "JUPYTER_AGENT_API_BASE": server.base_url,
         "JUPYTER_AGENT_API_KEY": "sk-test",
+    }
+    env = {
+        **os.environ,
+        **(model if configured else {}),
+        "XDG_CONFIG_HOME": str(root / ".config"),
         "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"),
         "JUPYTER_RUNTIME_DIR": str(root / ".rt"),
         "JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"),

@@ -287,6 +287,8 @@ class ScriptedServer(ScriptedReplies):
                         self.connection.recv(65536)  # more from the client: not a close
 
             def _complete(self, reply: Reply, model: str) -> None:
+                if reply.delay_per_chunk:  # a slow answer in one piece: the wait before it
+                    time.sleep(reply.delay_per_chunk)
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text}
                 payload = {
                     "id": "chatcmpl-scripted",

@@ -26,7 +26,21 @@ from dist_closure import closure, dist_name
 
 ROOT = Path(__file__).resolve().parents[1]
 # what install.sh calls besides the stand-ins (chromium is left out on purpose)
-TOOLS = ("bash", "sh", "cat", "cut", "sha1sum", "grep", "rm", "dirname", "basename", "mkdir", "python3")
+TOOLS = (
+    "bash",
+    "sh",
+    "cat",
+    "cut",
+    "sha1sum",
+    "grep",
+    "rm",
+    "dirname",
+    "basename",
+    "mkdir",
+    "python3",
+    "sleep",
+    "cp",
+)
 CLONE_FILES = (
     "pyproject.toml",
     "scripts/*.sh",
@@ -56,9 +70,14 @@ class Sandbox:
         log = self.tmp / "calls.log"
         return log.read_text().splitlines() if log.exists() else []
 
-    def install(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def install(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         (self.tmp / "calls.log").unlink(missing_ok=True)
-        env = {"PATH": str(self.tmp / "bin"), "CALLS": str(self.tmp / "calls.log"), "HOME": str(self.tmp)}
+        env = {
+            "PATH": str(self.tmp / "bin"),
+            "CALLS": str(self.tmp / "calls.log"),
+            "HOME": str(self.tmp),
+            **(env or {}),
+        }
         script = self.clone / "scripts" / "install.sh"
         return subprocess.run(["bash", str(script), *args], env=env, capture_output=True, text=True)
 
@@ -105,6 +124,8 @@ def test_a_run_install_has_no_test_tools_and_no_apt(sandbox: Sandbox) -> None:
     assert _pip(sandbox).endswith(".[lab,examples]")
     assert not [c for c in sandbox.calls if c.startswith("npm install --prefix")]  # no test tools
     assert "installing jupyter-agent, JupyterLab" in done.stdout and "installed into .venv" in done.stdout
+    steps = [line for line in done.stdout.splitlines() if re.match(r"jupyter-agent: [123]/3 ", line)]
+    assert len(steps) == 3, done.stdout  # each stage says what it does (no minutes of silence)
     again = sandbox.install("--run")
     assert again.returncode == 0 and again.stdout == "" and sandbox.calls == []  # nothing to do
 
@@ -164,11 +185,11 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
     try:
         url = _wait_for(lines, re.compile(r"http://127\.0\.0\.1:\d+/\S+"))
         port = int(url.split(":")[2].split("/")[0])
-        assert "/lab/tree/quickstart.ipynb?token=" in url, url
+        assert "/lab/tree/scratch/quickstart.ipynb?token=" in url, url
         with urllib.request.urlopen(url, timeout=30) as page:
             assert page.status == 200
         token = url.split("token=")[1]
-        contents = f"http://127.0.0.1:{port}/api/contents/quickstart.ipynb?content=0&token={token}"
+        contents = f"http://127.0.0.1:{port}/api/contents/scratch/quickstart.ipynb?content=0&token={token}"
         with urllib.request.urlopen(contents, timeout=30) as found:
             assert found.status == 200  # the server's root is notebooks/
     finally:
@@ -176,8 +197,50 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
         lab.wait(timeout=30)
     said = [line for line in lines if line.startswith("jupyter-agent:")]
     assert said[0].startswith("jupyter-agent: installing jupyter-agent, JupyterLab"), said
-    assert "starting JupyterLab on notebooks/quickstart.ipynb" in said[-1]
+    assert any("starting JupyterLab on notebooks/scratch/quickstart.ipynb" in line for line in said), said
+    copy = sandbox.clone / "notebooks" / "scratch" / "quickstart.ipynb"
+    assert copy.read_bytes() == (sandbox.clone / "notebooks" / "quickstart.ipynb").read_bytes()
     assert _pip(sandbox).endswith(".[lab,examples]")
+
+
+def test_a_slow_step_says_it_still_runs_and_its_errors_show(sandbox: Sandbox) -> None:
+    """Three minutes of silence (pip -q, the npm build inside it): a slow step now says it
+    still runs, and a failing one still shows its error and stops the script."""
+    slow = '#!/bin/sh\necho "pip $*" >> "$CALLS"\ncase "$*" in *-e*) sleep 3;; esac\n'
+    sandbox.stand_in(sandbox.clone / ".venv" / "bin" / "python", slow)
+    done = sandbox.install("--run", env={"JUPYTER_AGENT_PROGRESS_S": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "… still installing (pip, then the npm build of the side panel)" in done.stdout, done.stdout
+    error = "ERROR: No matching distribution for litellm"
+    broken = f'#!/bin/sh\ncase "$*" in *-e*) echo "{error}" >&2; exit 1;; esac\n'
+    sandbox.stand_in(sandbox.clone / ".venv" / "bin" / "python", broken)
+    (sandbox.clone / ".venv" / ".jupyter-agent-installed").unlink(missing_ok=True)
+    failed = sandbox.install("--run")
+    assert failed.returncode != 0 and error in failed.stderr
+    assert "installed into .venv" not in failed.stdout
+
+
+def test_the_quickstart_copy_start_opens_is_ignored_by_git() -> None:
+    """Running the quickstart dirtied a tracked file (`M notebooks/quickstart.ipynb`)."""
+    copy = "notebooks/scratch/quickstart.ipynb"
+    assert copy in (ROOT / "scripts" / "start.sh").read_text()
+    ignored = subprocess.run(["git", "check-ignore", "-q", copy], cwd=ROOT)
+    assert ignored.returncode == 0, f"{copy} is not ignored by git"
+
+
+def test_the_quickstart_opens_unmodified_and_sets_no_model() -> None:
+    """It opened "modified" (no language_info) and set JUPYTER_AGENT_MODEL over the model the
+    README told the user to configure (an Anthropic client then talked to a local server)."""
+    nb = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())
+    assert nb["metadata"]["language_info"]["name"] == "python"
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        code = [line for line in "".join(cell["source"]).splitlines() if not line.lstrip().startswith("#")]
+        assert not [line for line in code if "JUPYTER_AGENT_" in line], code
+        assert not cell.get("outputs") and cell.get("execution_count") is None
+    first = "".join(nb["cells"][1]["source"])
+    assert "%agent config model" in first  # it shows what is configured, and from where
 
 
 def _wait_for(lines: list[str], pattern: re.Pattern[str], timeout: float = 90) -> str:

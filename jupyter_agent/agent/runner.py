@@ -15,14 +15,16 @@ from typing import Any
 
 from jupyter_agent.agent.agents import get_agent, runnable_agent
 from jupyter_agent.agent.compaction import create_compaction
+from jupyter_agent.agent.lifecycle import Outcome, is_local
 from jupyter_agent.agent.loop import AgentLoop
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.recovery import close_orphans
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.sessions import SessionService
-from jupyter_agent.agent.title import generate_title
+from jupyter_agent.agent.title import TitleTasks
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.core import ids, unicode
+from jupyter_agent.core.events import RunKind, RunStarted
 from jupyter_agent.core.messages import FilePart, SubtaskPart, TextPart, UserMessage
 from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage import lock_wait
@@ -41,6 +43,11 @@ class Runner:
     _loops: dict[str, AgentLoop] = field(default_factory=dict)
     _runs: dict[str, RunHandle] = field(default_factory=dict)
     _tasks: dict[str, set[asyncio.Task[Any]]] = field(default_factory=dict)
+    _queued: dict[str, int] = field(default_factory=dict)
+    """Runs of a session waiting for its lock (a second prompt while one runs)."""
+    models: dict[str, ResolvedModel] = field(default_factory=dict)
+    """The model each session last ran with in this process (a view's gauge window)."""
+    titles: TitleTasks = field(default_factory=TitleTasks)
 
     def add_user_message(
         self,
@@ -51,8 +58,11 @@ class Runner:
         model: str | None = None,
         files: list[tuple[str, str, str | None]] | None = None,
         subtask: tuple[str, str] | None = None,
+        instructions: str | None = None,
     ) -> UserMessage:
-        """Record a prompt: text, optional files (mime, url, name) or an ``@agent`` subtask."""
+        """Record a prompt: text, optional files (mime, url, name) or an ``@agent`` subtask;
+        ``instructions``: more text for the model that the views do not show (a fix's
+        plumbing: which tool, which cell id)."""
         get_agent(agent)
         text = unicode.scrub(text)  # the front ends refuse such a prompt; this keeps the store safe
         self.sessions.finish_revert(session_id)
@@ -76,31 +86,64 @@ class Runner:
             )
         else:
             rec.part(TextPart(id=ids.ascending("prt"), **common, text=text))
+        if instructions:
+            rec.part(
+                TextPart(id=ids.ascending("prt"), **common, text=unicode.scrub(instructions), synthetic=True)
+            )
         for mime, url, name in files or []:
             rec.part(FilePart(id=ids.ascending("prt"), **common, mime=mime, url=url, filename=name))
         return message
 
     async def run(
-        self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
+        self,
+        session_id: str,
+        model: ResolvedModel | None = None,
+        handle: RunHandle | None = None,
+        *,
+        kind: RunKind = "prompt",
     ) -> None:
-        """Run the loop of a session until done (queued behind a running one).
+        """Run the loop of a session until done (queued behind a running one), between a
+        ``RunStarted`` and a ``RunFinished`` on the bus (published once the lock is free).
 
         ``model``: resolved by the caller (default: the configured one); ``handle``: how this
         run asks and where its notebook edits go (the front end's); by default not interactive
         unless the runner is."""
-        async with self.sessions.locks.lock(session_id):
-            await self._wait_writable(session_id)
-            self.claim(session_id)
-            try:
-                await self._run_locked(session_id, model, handle or RunHandle(interactive=self.interactive))
-            finally:
-                self.workspace.store.leases.release(session_id)
+        chosen = model or self.workspace.resolve_model()
+        queued, bus = self._queued, self.workspace.bus
+        queued[session_id] = queued.get(session_id, 0) + 1
+        outcome: Outcome | None = None
+        waiting = True
+        try:
+            async with self.sessions.locks.lock(session_id):
+                queued[session_id] -= 1
+                waiting = False
+                await self._wait_writable(session_id)
+                self.claim(session_id)
+                outcome, since = Outcome(), ids.ascending("msg")
+                self.models[session_id] = chosen
+                local = is_local(chosen.name, self.workspace.config.api_base)
+                bus.publish(RunStarted(session_id=session_id, kind=kind, model=chosen, local=local))
+                try:
+                    await self._run_locked(
+                        session_id, chosen, handle or RunHandle(interactive=self.interactive)
+                    )
+                except BaseException as exc:
+                    outcome.caught(exc)
+                    raise
+                finally:
+                    self.workspace.store.leases.release(session_id)
+                    outcome.read(self.workspace.store, session_id, since)
+        finally:
+            if waiting:  # stopped while it waited for the lock
+                queued[session_id] -= 1
+            if outcome is not None:
+                bus.publish(outcome.event(session_id, kind, queued=queued.get(session_id, 0) > 0))
 
-    async def _run_locked(self, session_id: str, model: ResolvedModel | None, handle: RunHandle) -> None:
+    async def _run_locked(self, session_id: str, model: ResolvedModel, handle: RunHandle) -> None:
         ws = self.workspace
         await ws.start_mcp()
         recorder = self.sessions.recorder(session_id)
-        settings = ws.settings(model or ws.resolve_model())
+        settings = ws.settings(model)
         loop = AgentLoop(recorder, ws.client, ws.tool_env(), settings, ws.permissions, run=handle)
         self._loops[session_id] = loop
         self._runs[session_id] = handle
@@ -125,11 +168,14 @@ class Runner:
         model: str | None = None,
         handle: RunHandle | None = None,
         resolved: ResolvedModel | None = None,
+        instructions: str | None = None,
     ) -> str:
         """Send a prompt (``@explore …`` / ``@general …`` start a subtask) and run the loop.
 
         ``model``: the one a flag or picker asked for; ``resolved``: the model already decided
-        for it (``agent/send.py``), else decided here."""
+        for it (``agent/send.py``), else decided here. A new session's title is asked for
+        beside the answer and never waited for: the run ends (and its lease goes) when the
+        answer does; a title that comes later is stored and published then."""
         runnable_agent(agent)  # before a session is created
         chosen = resolved or self.workspace.resolve_model(model, agent)
         await self._wait_writable(session_id or "")  # another process's lock: said, and stoppable
@@ -138,21 +184,21 @@ class Runner:
         try:
             subtask = _parse_subtask(text)
             asked = chosen.name if model else None  # the model that runs (a locked one replaces a flag's)
-            self.add_user_message(session_id, text, agent=agent, model=asked, subtask=subtask)
+            self.add_user_message(
+                session_id, text, agent=agent, model=asked, subtask=subtask, instructions=instructions
+            )
             # the title is asked for beside the answer, as OpenCode does (not after it)
             title = (
-                asyncio.ensure_future(generate_title(self.workspace, self.sessions, session_id, chosen.name))
+                self.titles.start(self.workspace, self.sessions, session_id, chosen.name)
                 if self.generate_titles
                 else None
             )
             try:
-                await self.run(session_id, chosen, handle)
+                await self.run(session_id, chosen, handle, kind="fix" if agent == "fix" else "prompt")
             except BaseException:
                 if title is not None:
                     title.cancel()
                 raise
-            if title is not None:
-                await title
         finally:
             self.workspace.store.leases.release(session_id)
         return session_id
@@ -180,14 +226,15 @@ class Runner:
     async def compact(
         self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
     ) -> None:
-        """Manual compaction (``%compact``): summarise now, then stop (``model``: the run's, resolved)."""
-        chosen = model or self.workspace.resolve_model()
+        """Manual compaction (``%compact``, the panel's Compact): summarise now, then stop, with
+        ``model`` (resolved), else the model the session last ran with, else the configured one."""
+        chosen = model or self.models.get(session_id) or self.workspace.resolve_model()
         self.sessions.finish_revert(session_id)
         rec = self.sessions.recorder(session_id)
         last_user = next((m.info for m in reversed(rec.window()) if isinstance(m.info, UserMessage)), None)
         template = last_user or UserMessage(id="", session_id=session_id)
         create_compaction(rec, template, auto=False, overflow=False)
-        await self.run(session_id, chosen, handle)
+        await self.run(session_id, chosen, handle, kind="compact")
 
     def stop(self, session_id: str | None = None) -> int:
         """Abort running steps and cancel their tasks; returns how many were stopped."""

@@ -22,12 +22,14 @@ from jupyter_agent.agent.revert import Approve, Reverting
 from jupyter_agent.agent.run import RunHandle
 from jupyter_agent.agent.runner import Runner
 from jupyter_agent.agent.sessions import SessionService
-from jupyter_agent.agent.workspace import Workspace
+from jupyter_agent.agent.setup import Choice, test_connection
+from jupyter_agent.agent.workspace import ConfigurationError, Workspace
 from jupyter_agent.config import Config
 from jupyter_agent.context.inline_context import InlineContext
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.cost import CostTotal
-from jupyter_agent.core.messages import MessageWithParts, Session, UserMessage
+from jupyter_agent.core.events import RunKind
+from jupyter_agent.core.messages import AssistantMessage, MessageWithParts, Session, UserMessage
 from jupyter_agent.core.model import ResolvedModel
 from jupyter_agent.storage.sqlite_store import SqliteStore
 from jupyter_agent.tools.notebook import cells_target
@@ -117,6 +119,24 @@ class Runtime:
 
     def preflight(self, model: str, *, cli: bool = False) -> str | None:
         return self.workspace.preflight(model, cli=cli)
+
+    async def test_model(self, choice: Choice) -> str:
+        """The setup's Test connection: a one-token request with what the user chose."""
+        return await test_connection(self.workspace.client, choice, self.config)
+
+    def session_model(self, session_id: str) -> ResolvedModel | None:
+        """The model ``session_id`` runs with as far as a view can tell before its next run:
+        the one it last ran with here, else its last answer's, else the configured one
+        (None: no model at all). A run's ``RunStarted`` then says for sure."""
+        known = self.runner.models.get(session_id)
+        if known is not None:
+            return known
+        history = self.workspace.store.messages(session_id, parts=False)
+        last = next((m.info.model for m in reversed(history) if isinstance(m.info, AssistantMessage)), "")
+        try:
+            return self.workspace.describe(last) if last else self.workspace.resolve_model()
+        except ConfigurationError:
+            return None
 
     def take_notices(self, session_id: str, model: ResolvedModel | None) -> list[str]:
         return self.workspace.take_notices(session_id, model)
@@ -256,9 +276,14 @@ class Runtime:
         )
 
     async def run(
-        self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None
+        self,
+        session_id: str,
+        model: ResolvedModel | None = None,
+        handle: RunHandle | None = None,
+        *,
+        kind: RunKind = "prompt",
     ) -> None:
-        await self.runner.run(session_id, model, handle)
+        await self.runner.run(session_id, model, handle, kind=kind)
 
     async def prompt(
         self,
@@ -269,10 +294,25 @@ class Runtime:
         model: str | None = None,
         handle: RunHandle | None = None,
         resolved: ResolvedModel | None = None,
+        instructions: str | None = None,
     ) -> str:
         return await self.runner.prompt(
-            text, session_id=session_id, agent=agent, model=model, handle=handle, resolved=resolved
+            text,
+            session_id=session_id,
+            agent=agent,
+            model=model,
+            handle=handle,
+            resolved=resolved,
+            instructions=instructions,
         )
+
+    def titles_pending(self) -> bool:
+        """Whether a session's title is still on its way (the run that asked ended already)."""
+        return bool(self.runner.titles.pending)
+
+    async def settle_titles(self, timeout: float = 5.0) -> None:
+        """Give titles still coming up to ``timeout`` seconds (a command about to exit)."""
+        await self.runner.titles.settle(timeout)
 
     async def compact(
         self, session_id: str, model: ResolvedModel | None = None, handle: RunHandle | None = None

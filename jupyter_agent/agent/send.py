@@ -38,6 +38,8 @@ class Prompt:
     """The model a flag or the panel's picker asked for (None: the configured one)."""
     handle: RunHandle | None = None
     """How the run asks for permission and edits the notebook (the front end's)."""
+    instructions: str | None = None
+    """Text for the model the views do not show (a fix's tool and cell id)."""
     typed: str | None = None
     """What the user typed, when ``text`` was built from it: read for MCP resources
     (``@server:uri``) and prompts (``/server:name``), never the mentions' own text."""
@@ -100,4 +102,5 @@ async def send(
         model=prompt.model,
         handle=prompt.handle,
         resolved=model,
+        instructions=prompt.instructions,
     )

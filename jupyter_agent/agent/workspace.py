@@ -22,7 +22,9 @@ from jupyter_agent.config import Config, output_token_max_from_env
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.model import OUTPUT_TOKEN_MAX, ResolvedModel
+from jupyter_agent.core.model_request import Connection
 from jupyter_agent.core.redaction import redact
+from jupyter_agent.credentials import get as saved_key
 from jupyter_agent.mcp.context import expand
 from jupyter_agent.mcp.tools import attach
 from jupyter_agent.providers.models import (
@@ -125,18 +127,32 @@ class Workspace:
             notice=" ".join(n for n in (unknown_base, notice) if n) or None,
         )
 
+    def connection(self, model: str) -> Connection:
+        """Where ``model``'s calls go and with which key: the same for a run's steps, its
+        summaries and the session's title. A server at ``api_base`` gets the configured key
+        (or the saved one), else ``not-needed``: local servers rarely check one, but the
+        client requires one. A hosted provider reads its own variable (``ANTHROPIC_API_KEY``);
+        when that is unset, the key the setup saved for it is sent."""
+        cfg = self.config
+        key = cfg.api_key()
+        if cfg.api_base:
+            return Connection(api_base=cfg.api_base, api_key=key or "not-needed")
+        if key is None:
+            key = next((k for k in map(saved_key, missing_keys(model)) if k), None)
+        return Connection(api_key=key)
+
     def settings(self, model: ResolvedModel) -> LoopSettings:
         """What a run of ``model`` reads from the config (the config as it is now)."""
         cfg = self.config
+        connection = self.connection(model.name)
         return LoopSettings(
             model=model,
             system=lambda agent: self.system_prompt(agent, model.name),
             compaction=cfg.compaction,
             agents=dict(cfg.agent),
             max_steps=cfg.steps or DEFAULT_MAX_STEPS,
-            api_base=cfg.api_base,
-            # local OpenAI-compatible servers rarely need a key, but the client requires one
-            api_key=cfg.api_key() or ("not-needed" if cfg.api_base else None),
+            api_base=connection.api_base,
+            api_key=connection.api_key,
             options=cfg.options_for,
             budget=Budget(cfg.budget.session_usd, cfg.budget.turn_usd),
             model_locked=cfg.is_locked("model"),
@@ -152,20 +168,21 @@ class Workspace:
             return None
 
         missing = missing_keys(model)
-        if not missing:
+        if not missing or any(saved_key(name) for name in missing):
             return None
         var = missing[0]
         if cli:
             return (
                 f"No API key for {model}: set the environment variable {var} (export {var}=...) "
-                "and run again. For a local server set api_base instead (--api-base, "
-                'JUPYTER_AGENT_API_BASE or "api_base" in jupyter-agent.json).'
+                "or save one with `jupyter-agent setup`, and run again. For a local server set "
+                'api_base instead (--api-base, JUPYTER_AGENT_API_BASE or "api_base" in jupyter-agent.json).'
             )
         return (
             f"No API key for {model}: set {var} in the kernel's environment "
             f"(for example `%env {var}=...` or export it before starting Jupyter), then run the "
-            "prompt again. For a local server set api_base instead (JUPYTER_AGENT_API_BASE or "
-            "jupyter-agent.json); see `%agent config` for what is configured now."
+            "prompt again, or save one in the side panel's setup (`jupyter-agent setup` in a terminal). "
+            "For a local server set api_base instead (JUPYTER_AGENT_API_BASE or jupyter-agent.json); "
+            "see `%agent config` for what is configured now."
         )
 
     @property

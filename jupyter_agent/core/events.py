@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from jupyter_agent.core.messages import AnyMessage, AnyPart, Message, MessageError, Part, Session
+from jupyter_agent.core.model import ResolvedModel
 
 
 class SessionCreated(BaseModel):
@@ -94,6 +95,39 @@ class PermissionReplied(BaseModel):
     reply: PermissionReply
 
 
+RunKind = Literal["prompt", "compact", "fix"]
+RunStatus = Literal["done", "stopped", "failed"]
+
+
+class RunStarted(BaseModel):
+    """A run of a session began (a prompt, a compaction, a fix), whichever front end asked.
+
+    Every view's busy state and gauge follow these two events: the window is the run's own
+    model (``model.context``), not the configured one."""
+
+    type: Literal["run.started"] = "run.started"
+    session_id: str
+    kind: RunKind = "prompt"
+    model: ResolvedModel
+    local: bool = False
+    """The model is served locally (an ``api_base`` server, Ollama…): a zero or unknown
+    price is no news there, so views leave the cost out."""
+
+
+class RunFinished(BaseModel):
+    """A run ended: how (``status``), why it failed (one line) or why it stopped early."""
+
+    type: Literal["run.finished"] = "run.finished"
+    session_id: str
+    kind: RunKind = "prompt"
+    status: RunStatus = "done"
+    failure: str | None = None
+    stop_reason: str | None = None
+    """A budget, the step cap or a repeated call ended it (the last answer says so)."""
+    queued: bool = False
+    """Another run of the session waits to start: the session stays busy."""
+
+
 class ReviewChanged(BaseModel):
     """The number of staged cell edits of a session waiting for the user changed."""
 
@@ -114,6 +148,8 @@ Event = Annotated[
     | PartRemoved
     | PermissionAsked
     | PermissionReplied
+    | RunStarted
+    | RunFinished
     | ReviewChanged,
     Field(discriminator="type"),
 ]
@@ -129,6 +165,8 @@ AnyEvent = (
     | PartRemoved
     | PermissionAsked
     | PermissionReplied
+    | RunStarted
+    | RunFinished
     | ReviewChanged
 )
 EventAdapter: TypeAdapter[AnyEvent] = TypeAdapter(Event)

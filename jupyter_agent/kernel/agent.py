@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -35,14 +36,15 @@ T = TypeVar("T")
 _blocking_loop: asyncio.AbstractEventLoop | None = None
 
 
-def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
+def run_blocking(coro: Coroutine[Any, Any, T], leftovers: Callable[[], bool] | None = None) -> T:
     """Run ``coro`` to completion on this thread, even inside the kernel's running loop.
 
     The kernel's loop is paused while the cell blocks anyway; a private loop on the same
     (main) thread keeps user code on the main thread, so signals and plots behave. The
     private loop is kept for the next blocking cell: litellm keeps its HTTP clients per
     event loop, and a fresh loop per cell cost every ``--wait`` prompt a new client and
-    connection (~50 ms before the request left).
+    connection (~50 ms before the request left). ``leftovers``: whether work the run started
+    and did not wait for (its session's title) is still going: it goes on while the kernel idles.
     """
     global _blocking_loop
     outer = running_loop()
@@ -56,6 +58,40 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
         return _blocking_loop.run_until_complete(coro)
     finally:
         events._set_running_loop(outer)
+        if leftovers is not None:
+            _carry_on(outer, _blocking_loop, leftovers)
+
+
+PUMP_S = 0.02
+PUMP_FOR_S = 60.0
+"""At most this long (a title that never answers does not keep it turning)."""
+
+
+def _carry_on(
+    outer: asyncio.AbstractEventLoop, loop: asyncio.AbstractEventLoop, pending: Callable[[], bool]
+) -> None:
+    """Work a blocking run left going (its session's title, asked beside the answer and never
+    waited for) goes on while the kernel is idle: the private loop gets a short turn every
+    ``PUMP_S`` on the kernel's loop until that work is done (the next blocking run carries it
+    itself). A turn waits for nothing: it runs what is ready and polls sockets without blocking."""
+    until = time.monotonic() + PUMP_FOR_S
+
+    def turn() -> None:
+        if loop.is_closed() or loop.is_running() or not pending() or time.monotonic() > until:
+            return
+        events = asyncio.events
+        events._set_running_loop(None)
+        try:
+            loop.run_until_complete(asyncio.sleep(0))
+        except Exception:  # the work's own failures are its business; the kernel carries on
+            log.debug("a blocking run's leftover work failed", exc_info=True)
+        finally:
+            events._set_running_loop(outer)
+        if pending():
+            outer.call_later(PUMP_S, turn)
+
+    if pending():
+        outer.call_later(PUMP_S, turn)
 
 
 class KernelAgent:

@@ -32,7 +32,7 @@ class CellError(BaseModel):
 
     @property
     def label(self) -> str:
-        return f"[{self.count}]" if self.count is not None else (self.cell_id or "the last cell")
+        return f"In [{self.count}]" if self.count is not None else (self.cell_id or "the last cell")
 
 
 def _internal(filename: str) -> bool:

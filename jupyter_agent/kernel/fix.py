@@ -14,7 +14,7 @@ import builtins
 import inspect
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from jupyter_agent.context.truncate import truncate_output
 from jupyter_agent.core.errors import UsageFailure
@@ -54,24 +54,34 @@ def named_variables(source: str, shell: Any) -> list[str]:
     return found[:MAX_VARIABLES]
 
 
-def fix_prompt(error: CellError, shell: Any, save: Callable[[str], str]) -> tuple[str, str]:
-    """(what the user sees, the whole prompt): the request in words, then the cell, the
-    traceback and the variables as fenced blocks (the panel shows them as chips)."""
-    where = f" (id {error.cell_id})" if error.cell_id else ""
+class FixPrompt(NamedTuple):
+    words: str
+    """What the user sees: ``Fix `In [14]`: ZeroDivisionError: division by zero``."""
+    text: str
+    """The user's message: the words, then the cell, the traceback and the variables as
+    fenced blocks (shown as chips that open to what the agent got)."""
+    instructions: str
+    """For the model only (a hidden part): what to do and through which tool and cell id."""
+
+
+def fix_prompt(error: CellError, shell: Any, save: Callable[[str], str]) -> FixPrompt:
+    """The request in a line the user reads, the context as chips, the plumbing hidden."""
+    label = f"`{error.label}`" if error.count is not None else f"cell `{error.label}`"
     target = (
         f'notebook_edit with action "replace", cell_id "{error.cell_id}" and run: true'
         if error.cell_id
         else "notebook_edit (notebook_read gives the cell ids) with action replace and run: true"
     )
-    words = (
-        f"Fix cell {error.label}{where}: it raised {error.ename}: {_one_line(error.evalue)}\n\n"
-        f"Explain the cause in a sentence or two, then replace that cell with the corrected "
-        f"code using {target}. Change only that cell; if the fix needs something else "
-        "(a missing file, a package), say so instead of editing."
+    words = f"Fix {label}: {error.ename}: {_one_line(error.evalue)}".rstrip(": ")
+    where = f" (id {error.cell_id})" if error.cell_id else ""
+    instructions = (
+        f"The cell {error.label}{where} raised {error.ename}. Explain the cause in a sentence or "
+        f"two, then replace that cell with the corrected code using {target}. Change only that "
+        "cell; if the fix needs something else (a missing file, a package), say so instead of editing."
     )
     trace = truncate_output(redact(strip_ansi(error.traceback)), direction="tail", save=save).content
     blocks = [
-        fence("cell", error.source, ref=f"cell {error.label}"),
+        fence("cell", error.source, ref=error.label),
         fence("traceback", trace, ref="traceback"),
     ]
     for name in named_variables(error.source, shell):
@@ -81,7 +91,7 @@ def fix_prompt(error: CellError, shell: Any, save: Callable[[str], str]) -> tupl
             summary = f"{name}: could not be summarised ({type(exc).__name__})"
         blocks.append(fence("mention", summary, ref=f"@{name}"))
     # the words are echoed in the saved notebook too: a key in the error message stays out
-    return redact(words), redact(words + "\n\n" + "\n".join(blocks))
+    return FixPrompt(redact(words), redact(words + "\n\n" + "\n".join(blocks)), redact(instructions))
 
 
 def _one_line(text: str, cap: int = 200) -> str:

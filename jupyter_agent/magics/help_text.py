@@ -1,8 +1,12 @@
-"""What ``%agent?``, ``%%agent?`` and ``%compact?`` show, and the usage a bad line prints.
+"""What ``%agent?``, ``%%agent?``, ``%compact?`` (and ``help``, ``-h``, ``--help``) show, and
+the usage a bad line prints.
 
 Plain strings only: ``%load_ext`` imports this module (the magics' docstrings), so it must
 not pull in pydantic or the agent definitions. ``tests/magics/test_help.py`` checks that the
-agents and options listed here are the ones the parser accepts.
+agents and options listed here are the ones the parser accepts. Prose is one line per
+paragraph: a notebook wraps it to its own width (a text wrapped here at 90 columns re-wrapped
+mid-line in a narrower output); only the usage tables keep their columns (``markdown``
+shows them as code blocks).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ SUBCOMMANDS = {
     "switch": ("ID", "switch to session ID"),
     "rename": ("TITLEâ€¦", "rename the current session"),
     "delete": ("ID", "delete session ID and its sub-agent sessions"),
-    "config": ("", "show the effective configuration (keys redacted)"),
+    "config": ("[KEY]", "each effective setting and where it comes from (keys never shown)"),
     "stop": ("", "stop the running agent"),
     "fork": ("[MSG_ID]", "copy the session (up to MSG_ID) into a new session"),
     "revert": ("[MSG_ID]", "undo the agent's cells, files, variables from MSG_ID on (default: last prompt)"),
@@ -42,8 +46,10 @@ OPTIONS = (
     ("--no-raise", "a blocking run that fails shows the error and the notebook goes on"),
 )
 
-MENTIONS = """In a prompt: @var_name, @cell:N or @cell:ID, @file:path add that context;
-a leading @explore or @general runs the prompt as a subtask of that agent."""
+MENTIONS = (
+    "In a prompt: @var_name, @cell:N or @cell:ID, @file:path add that context; "
+    "a leading @explore or @general runs the prompt as a subtask of that agent."
+)
 
 USAGE = (
     """Usage:
@@ -63,18 +69,28 @@ Options (only before the prompt; `--` ends them):
     + MENTIONS
 )
 
-UNATTENDED = """Running unattended (papermill, jupyter nbconvert --execute, nbclient, or --wait):
-the cell blocks until the run ends; a run that fails, is stopped, or hits its step
-limit or budget raises AgentRunError so the notebook run stops and exits non-zero
-(--no-raise, or "raise_on_failure": false in jupyter-agent.json, shows the error and
-goes on). A kernel with no live front end starts a fresh session on its first prompt
-(--continue, --session ID, or "headless_session": "continue" keep an old one)."""
+UNATTENDED = (
+    "Running unattended (papermill, jupyter nbconvert --execute, nbclient, or --wait): the cell "
+    "blocks until the run ends; a run that fails, is stopped, or hits its step limit or budget "
+    "raises AgentRunError so the notebook run stops and exits non-zero (--no-raise, or "
+    '"raise_on_failure": false in jupyter-agent.json, shows the error and goes on). A kernel with '
+    "no live front end starts a fresh session on its first prompt (--continue, --session ID, or "
+    '"headless_session": "continue" keep an old one).'
+)
+
+_LINE_INTRO = (
+    "The agent runs in this kernel: it sees your variables, runs Python here, reads and edits the "
+    "notebook's cells and files, and streams its work below the cell. `%agent ?`, `%agent help`, "
+    "`%agent -h` and `%agent --help` show this help; they are never sent to a model."
+)
+_CELL_INTRO = (
+    "The first line takes options only; the rest of the cell is the prompt, kept as typed. "
+    "`%%agent --help` (or a body of just `?`) shows this help; it is never sent to a model."
+)
 
 AGENT_LINE = f"""Ask the notebook's agent, or manage its sessions.
 
-The agent runs in this kernel: it sees your variables, runs Python here, reads and edits
-the notebook's cells and files, and streams its work below the cell. A bare `%agent ?`
-shows this help; it is never sent to a model.
+{_LINE_INTRO}
 
 {USAGE}
 
@@ -92,8 +108,9 @@ AGENT_CELL = (
   %%agent [options]
   PROMPT (any number of lines; @mentions work here too)
 
-The first line takes options only; the rest of the cell is the prompt, kept as typed.
-A body of just `?` shows this help; it is never sent to a model.
+"""
+    + _CELL_INTRO
+    + """
 
 Options:
 """
@@ -112,17 +129,48 @@ Sessions are managed with the line magic: %agent sessions | new | switch ID | â€
 """
 )
 
-COMPACT = """Summarise the session now, so a long conversation fits the model's window again.
+_COMPACT_BODY = (
+    "The history up to here is replaced, for the model, by an anchored summary (what was asked, "
+    "what was done, what is next); everything stays in the store and in the cells. The gauge before "
+    "and after is printed. The agent also compacts by itself when the window fills up "
+    '("compaction": {"auto": false} in jupyter-agent.json turns that off).'
+)
+COMPACT = (
+    """Summarise the session now, so a long conversation fits the model's window again.
 
   %compact                 the notebook's current session
-  %compact SESSION_ID      that session of this notebook (it becomes the current one;
-                           see %agent sessions)
+  %compact SESSION_ID      that session of this notebook (it becomes the current one)
+  %compact --help          this help
 
-The history up to here is replaced, for the model, by an anchored summary (what was asked,
-what was done, what is next); everything stays in the store and in the cells. The gauge
-before and after is printed. The agent also compacts by itself when the window fills up
-("compaction": {"auto": false} in jupyter-agent.json turns that off).
 """
+    + _COMPACT_BODY
+    + "\n"
+)
 
-HELP_WORDS = ("?", "??")
-"""A line or cell body that asks for help, never a prompt."""
+HELP_WORDS = ("?", "??", "help", "-h", "--help")
+"""A ``%agent`` or ``%compact`` line that asks for help, never a prompt (nor a session)."""
+CELL_HELP_WORDS = ("?", "??")
+"""A ``%%agent`` body that asks for help (a body of ``help`` is a prompt like any other)."""
+
+
+def markdown(text: str) -> str:
+    """``text`` as Markdown: prose paragraphs as they are (the notebook wraps them), runs of
+    indented lines (usage, examples) as code blocks that keep their columns."""
+    out: list[str] = []
+    code: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("  "):
+            code.append(line)
+            continue
+        if code:
+            out.extend(["```text", *code, "```"])
+            code = []
+        out.append(line)
+    if code:
+        out.extend(["```text", *code, "```"])
+    return "\n".join(out)
+
+
+def bundle(text: str) -> dict[str, str]:
+    """What a help display carries: Markdown for notebooks, the text for consoles and logs."""
+    return {"text/markdown": markdown(text), "text/plain": text}

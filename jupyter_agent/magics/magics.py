@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.display import display
 
 from jupyter_agent.failures import explain
 from jupyter_agent.kernel import warmup
@@ -73,7 +74,7 @@ class AgentMagics(Magics):
     @_documented(help_text.COMPACT)
     def compact(self, line: str) -> None:
         if line.strip() in help_text.HELP_WORDS:
-            print(help_text.COMPACT)
+            _help(help_text.COMPACT)  # `%compact --help`: not a session id
             return
         # %load_ext imports this module: the subcommands load on the first use
         from jupyter_agent.magics.subcommands import compact_now
@@ -84,10 +85,13 @@ class AgentMagics(Magics):
 
     def _dispatch(self, line: str, cell: str | None) -> None:
         if cell is None and line.strip() in help_text.HELP_WORDS:
-            print(help_text.AGENT_LINE)  # `%agent ?`: help, never a paid call
+            _help(help_text.AGENT_LINE)  # `%agent help`, `-h`, `--help`, `?`: never a paid call
             return
-        if cell is not None and cell.strip() in help_text.HELP_WORDS and not line.strip():
-            print(help_text.AGENT_CELL)
+        if cell is not None and (
+            line.strip() in help_text.HELP_WORDS
+            or (cell.strip() in help_text.CELL_HELP_WORDS and not line.strip())
+        ):
+            _help(help_text.AGENT_CELL)  # `%%agent --help` (the body is not sent either)
             return
         # %load_ext imports this module: the parser and subcommands load on the first %agent
         from jupyter_agent.magics.parser import SubCommand, UsageError, parse
@@ -153,9 +157,8 @@ class AgentMagics(Magics):
         except NothingToFix as exc:
             print(str(exc))
             return
-        save = self.agent.runtime.save_output
-        words, prompt = fix_prompt(error, self.shell, save)
-        self._prompt(PromptCommand(prompt=words, agent="fix"), expanded=prompt)
+        fix = fix_prompt(error, self.shell, self.agent.runtime.save_output)
+        self._prompt(PromptCommand(prompt=fix.words, agent="fix"), expanded=fix.text, hidden=fix.instructions)
 
     def _fix_verify(self) -> None:
         """``%agent fix verify``: the latest verification's report to the ``fix`` agent."""
@@ -166,7 +169,13 @@ class AgentMagics(Magics):
         words, prompt = verify_fix_prompt(self.agent.last_verify)
         self._prompt(PromptCommand(prompt=words, agent="fix"), expanded=prompt)
 
-    def _prompt(self, cmd: PromptCommand, whole_cell: bool = False, expanded: str | None = None) -> None:
+    def _prompt(
+        self,
+        cmd: PromptCommand,
+        whole_cell: bool = False,
+        expanded: str | None = None,
+        hidden: str | None = None,
+    ) -> None:
         # %load_ext imports this module: the run's pieces and the widget stack load on the first prompt
         from jupyter_agent.agent import send
         from jupyter_agent.agent.run import RunHandle
@@ -224,7 +233,7 @@ class AgentMagics(Magics):
         mark = agent.hidden_runs.start()
 
         def on_model(model: ResolvedModel) -> None:
-            run.model = model.name
+            run.model, run.window = model.name, model.context
             gauge = LiveGauge(widget, session_id, model.context, runtime)
             listeners.append(runtime.bus.subscribe(gauge))
 
@@ -235,7 +244,9 @@ class AgentMagics(Magics):
                 if loading:
                     await _load_client(run, runtime, waiting)
                 typed = cmd.prompt if expanded is None else None  # a fix's prompt names no resource
-                prompt = send.Prompt(text, session_id, cmd.agent, cmd.model, handle, typed)
+                prompt = send.Prompt(
+                    text, session_id, cmd.agent, cmd.model, handle, instructions=hidden, typed=typed
+                )
                 await send.send(runtime, prompt, run.notice, on_model=on_model)
             except asyncio.CancelledError:
                 status = "stopped"
@@ -268,7 +279,7 @@ class AgentMagics(Magics):
                 run.finish(status, lambda: done or [], marker)
 
         if headless:
-            run_blocking(go())
+            run_blocking(go(), leftovers=runtime.titles_pending)  # a title goes on while the kernel idles
             if failure[0] is not None and should_raise(True, cmd.no_raise, runtime.config):
                 raise AgentRunError(failure[0])
             return
@@ -289,6 +300,11 @@ async def _load_client(run: Any, runtime: Any, waiting: list[asyncio.Future[None
     finally:
         waiting.clear()
     run.status("")
+
+
+def _help(text: str) -> None:
+    """Help as Markdown (it wraps with the notebook), plain text for consoles and logs."""
+    display(help_text.bundle(text), raw=True)
 
 
 def _stop(runtime: Any, session_id: str, waiting: list[asyncio.Future[None]]) -> None:

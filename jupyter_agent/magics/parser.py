@@ -23,7 +23,7 @@ EXPORT_FORMATS = ("json", "md", "ipynb")
 _FLAGS = {"--new": "new", "--wait": "wait", "--continue": "cont", "--no-raise": "no_raise"}
 """Flags and the PromptCommand field each sets."""
 _VALUED = ("--model", "--agent", "--session")
-_NO_ARGS = ("sessions", "new", "config", "stop", "unrevert")
+_NO_ARGS = ("sessions", "new", "stop", "unrevert")
 _MESSAGE_ID = re.compile(r"^msg_[A-Za-z0-9]+$")
 _CELL_REF = re.compile(r"^(?:\[?\d+\]?|(?=[\w-]*[\d-])[\w-]{4,64})$")
 """An execution count (``3``, ``[3]``) or a notebook cell id (has a digit or a dash)."""
@@ -142,6 +142,8 @@ def _subcommand(rest: str) -> SubCommand | None:
         return None
     if name in _NO_ARGS:
         return SubCommand(name=name) if not words else None
+    if name == "config":  # `%agent config model`: the settings whose key starts so
+        return SubCommand(name=name, args=words) if len(words) <= 1 else None
     if name in ("switch", "delete"):
         if not words:
             raise _fail(f"{name} needs a session ID (see %agent sessions).")

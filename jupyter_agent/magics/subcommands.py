@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import json
 from pathlib import Path
 
 from IPython.display import display
 
 from jupyter_agent.agent.revert import RevertError
+from jupyter_agent.agent.setup import key_status
+from jupyter_agent.config_origins import plain_table
 from jupyter_agent.context.overflow import gauge
 from jupyter_agent.core.cost import CostTotal
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.inline_completer import completer
 from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
 from jupyter_agent.mcp.listing import run
+
+TITLE_GRACE_S = 5.0
+"""How long ``%agent sessions`` waits for a title a blocking run left on its way."""
 
 
 def _when(ms: int) -> str:
@@ -60,6 +65,9 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
     rt = agent.refresh()  # what `%agent mcp` / `config` show is the configuration as it is now
     args = list(cmd.args)
     if cmd.name == "sessions":
+        # a blocking run's title may still be on its way (never waited for by the run): the
+        # listing gives it a moment, so a notebook run lists the sessions by their titles
+        run_blocking(rt.settle_titles(TITLE_GRACE_S))
         display(sessions_table(agent), raw=True)
     elif cmd.name == "new":
         agent.session_id = rt.new_session().id
@@ -91,7 +99,7 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
             agent.session_id = None
         print(f"Deleted {session.id} ({session.title}) with its messages and sub-agent sessions.")
     elif cmd.name == "config":
-        print(json.dumps(agent.refresh(force=True).config.redacted(), indent=2))
+        display(config_table(agent, args[0] if args else None), raw=True)
     elif cmd.name == "stop":
         count = rt.stop(agent.session_id)
         print("Stopped." if count else "Nothing is running.")
@@ -110,6 +118,43 @@ def run_subcommand(agent: KernelAgent, cmd: SubCommand) -> None:
         print(f"%agent {cmd.name} is not available in this version of jupyter-agent.")
 
 
+def config_table(agent: KernelAgent, key: str | None = None) -> dict[str, str]:
+    """``%agent config [KEY]``: each effective setting, its value and where it came from (as
+    ``git config --show-origin``), then whether the model's key is set and from where."""
+    runtime = agent.refresh(force=True)
+    config = runtime.config
+    rows = config.show_origin()
+    if key:
+        rows = [r for r in rows if r.key == key or r.key.startswith(f"{key}.")]
+        if not rows:
+            text = f"No setting {key!r}; %agent config lists them all."
+            return {"text/plain": text, "text/html": f"<p>{html.escape(text)}</p>"}
+    try:
+        model: str | None = runtime.model_name()
+    except JupyterAgentError:
+        model = None
+    notes = [f"API key: {key_status(config, model)}"]
+    if model is None:
+        notes.append(
+            "No model yet: use the Agent panel's setup, run `jupyter-agent setup` in a terminal, "
+            'or put {"model": "…"} in jupyter-agent.json.'
+        )
+    notes.append("Read from: " + ", ".join(config.sources))
+    notes.extend(  # a project file not trusted yet sets nothing: its keys are not in the table
+        f"Not applied (not trusted yet): {p.path}; your next prompt asks, "
+        f"or run `jupyter-agent trust {p.path}`."
+        for p in config.untrusted
+    )
+    cells = "".join(
+        f"<tr><td><code>{html.escape(r.key)}</code></td><td><code>{html.escape(r.value)}</code></td>"
+        f"<td>{html.escape(r.origin)}{' (locked)' if r.locked else ''}</td></tr>"
+        for r in rows
+    )
+    table = f"<table><tr><th>setting</th><th>value</th><th>from</th></tr>{cells}</table>"
+    return {
+        "text/plain": "\n".join([plain_table(rows), "", *notes]),
+        "text/html": table + "".join(f"<p>{html.escape(n)}</p>" for n in notes),
+    }
 def complete_switch(agent: KernelAgent, wanted: str | None) -> str:
     """``%agent complete [on|off]``: the inline completion state, or turn it on or off."""
     found = completer(agent)
@@ -211,7 +256,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     if rt.busy(sid):
         print("The agent is still working in this session; stop it or wait, then %compact.")
         return
-    model = rt.resolve_model()
+    model = rt.session_model(sid) or rt.resolve_model()  # its gauge is the one the views show
     limit = model.context
     before = gauge(window, limit)
     print(f"Compacting {sid} (before: {before.text})…")
@@ -223,7 +268,7 @@ def compact_now(agent: KernelAgent, session_id: str | None) -> None:
     since = ids.ascending("msg")
     widget = NoView() if agent.headless() else AgentWidget(rt.bus, sid, since_id=since)
     # no prompt to echo: the transcript shows "history summarised here" and the summary
-    run = CellRun(widget, session_id=sid, prompt="", since=since, model=model.name)
+    run = CellRun(widget, session_id=sid, prompt="", since=since, model=model.name, window=limit)
     try:
         run_blocking(rt.compact(sid, model))
     finally:

@@ -87,6 +87,8 @@ class Rendered:
     """What the call returned (a placeholder once pruned)."""
     error: str = ""
     """Why the call, or the model call being retried, failed."""
+    rejected: bool = False
+    """The call was refused (the user's Reject, a ``deny`` rule): an answer, not a failure."""
     attachments: tuple[Attachment, ...] = ()
     attempt: int | None = None
     """A retry: the attempt that failed; ``next`` is when the next one starts (ms since epoch)."""
@@ -126,6 +128,7 @@ def _tool(part: ToolPart, view: View, info: AnyMessage | None) -> Rendered:
     elif isinstance(state, ToolStateError):
         error = state.error
     return Rendered(
+        rejected=isinstance(state, ToolStateError) and bool(state.metadata.get("rejected")),
         name=part.tool,
         summary=summary,
         status=state.status,

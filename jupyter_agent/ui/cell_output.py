@@ -38,12 +38,23 @@ class NoView:
 class CellRun:
     """Shows ``widget`` now; ``finish`` swaps it for the transcript of what the run did."""
 
-    def __init__(self, widget: Any, *, session_id: str, prompt: str, since: str, model: str = "") -> None:
+    def __init__(
+        self,
+        widget: Any,
+        *,
+        session_id: str,
+        prompt: str,
+        since: str,
+        model: str = "",
+        window: int | None = None,
+    ) -> None:
         self.widget = widget
         self.session_id = session_id
         self.prompt = prompt
         self.since = since
         self.model = model
+        self.window = window
+        """The run's context window (its ``RunStarted``): the transcript's gauge, as the widget's."""
         self.notices: list[str] = []
         self.streamed = False
         """The run's text went to stdout as it streamed (no widget): ``text/plain`` leaves it out."""
@@ -81,6 +92,7 @@ class CellRun:
                 messages=messages,
                 summary=summary,
                 notices=self.notices,
+                context=self.window,
                 streamed=self.streamed,
             )
         except Exception:  # the live view stays; what ran is in the store either way

@@ -16,27 +16,34 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from jupyter_agent.agent import send
-from jupyter_agent.agent.run import RunHandle
+from jupyter_agent.agent.lifecycle import is_local
 from jupyter_agent.agent.workspace import ConfigurationError
-from jupyter_agent.core import ids, unicode
 from jupyter_agent.core.errors import JupyterAgentError
-from jupyter_agent.core.events import AnyEvent, MessageUpdated, SessionCreated, SessionUpdated
-from jupyter_agent.core.fence import fence
+from jupyter_agent.core.events import (
+    AnyEvent,
+    MessageUpdated,
+    RunFinished,
+    RunStarted,
+    SessionCreated,
+    SessionUpdated,
+)
 from jupyter_agent.kernel.event_loop import call_on, running_loop
-from jupyter_agent.kernel.fix import NothingToFix, find_error, fix_prompt, from_frontend
-from jupyter_agent.kernel.mentions import expand_mentions
+from jupyter_agent.kernel.fix import NothingToFix, fix_prompt
 from jupyter_agent.tools import kernel_kind
 from jupyter_agent.tools.staging import ReviewOutcome
 from jupyter_agent.ui import completion_toggle, panel_repro
 from jupyter_agent.ui import panel_protocol as wire
-from jupyter_agent.ui.hidden_marker import finish_run
 from jupyter_agent.ui.history_pages import page_before
 from jupyter_agent.ui.live_gauge import LiveGauge
 from jupyter_agent.ui.notebook_bridge import PanelNotebookBridge
+from jupyter_agent.ui.panel_lists import configured_models, fix_target
 from jupyter_agent.ui.panel_mcp import PanelMcp
+from jupyter_agent.ui.panel_runs import PanelRuns
 from jupyter_agent.ui.panel_sessions import PanelSessions
+from jupyter_agent.ui.panel_settings import PanelSettings
 from jupyter_agent.ui.panel_undo import background, revert_here
 from jupyter_agent.ui.render import permission_message
+from jupyter_agent.ui.settings_protocol import SettingsRequest, SetupRequest
 from jupyter_agent.ui.stream import ViewStream
 from jupyter_agent.ui.widget_protocol import OlderMsg, ReviewMsg, to_wire
 
@@ -46,7 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class PanelConnection(PanelMcp, PanelSessions):
+class PanelConnection(PanelMcp, PanelSessions, PanelRuns):
     def __init__(self, comm: Any, agent: KernelAgent) -> None:
         self.comm = comm
         self.agent = agent
@@ -59,11 +66,12 @@ class PanelConnection(PanelMcp, PanelSessions):
         self._completion_off: Callable[[], None] | None = None
         self.model = ""  # chosen in the panel (/model, the picker); "" is the configured one
         self._titles: dict[str, str] = {}
+        """The titles last listed, by session id: a new one (the generated title) is sent."""
         self._fixing: set[str] = set()
+        """Cells a fix runs for now (by id or label): a second Fix for one is refused."""
         self.verifying: asyncio.Task[Any] | None = None
         """A ``/verify`` running now (Stop cancels it)."""
-        """Cells a fix runs for now (by id or label): a second Fix for one is refused."""
-        """The titles last listed, by session id: a new one (the generated title) is sent."""
+        self.settings = PanelSettings(agent, self._send, self.settings_changed)
         comm.on_msg(self._on_msg)
         comm.on_close(self._on_close)  # one callback per comm: this one also unregisters
         agent.panels.append(self)
@@ -111,6 +119,7 @@ class PanelConnection(PanelMcp, PanelSessions):
             model=model or None,
             models=configured_models(runtime.config, model),
             problem=problem,
+            setup=problem is not None,  # no model, or no key for it: the setup view opens
             contained=kernel_kind.contained(),
         )
 
@@ -134,15 +143,15 @@ class PanelConnection(PanelMcp, PanelSessions):
         staged = runtime.pending_reviews(session_id)
         if staged:  # edits still waiting for review: Accept all / Reject all
             self.stream.post(ReviewMsg(pending=staged))
+        # the session's own model until its next run says (``RunStarted``); none: tokens only
+        model = runtime.session_model(session_id)
         busy = runtime.busy(session_id) or session_id in self.agent.running
-        self.stream.status("busy" if busy else "idle")
+        self.stream.status("busy" if busy else "idle", model=model.name if busy and model else None)
         if self._gauge_off is not None:  # the previous session's gauge
             self._gauge_off()
-        try:
-            limit: int | None = runtime.resolve_model().context
-        except ConfigurationError:  # no model yet: the gauge shows tokens without a window
-            limit = None
-        listener = self._gauge = LiveGauge(self.stream, session_id, limit, runtime)
+        limit = model.context if model is not None else None
+        local = model is not None and is_local(model.name, runtime.config.api_base)
+        listener = self._gauge = LiveGauge(self.stream, session_id, limit, runtime, local=local)
         self._gauge_off = runtime.bus.subscribe(listener)
 
     def _page(self, session_id: str, before: str | None = None) -> None:
@@ -178,10 +187,14 @@ class PanelConnection(PanelMcp, PanelSessions):
                 handle.bridge = None
 
     def _follow(self, event: AnyEvent) -> None:
-        """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session."""
+        """Follow the notebook when a cell (``%agent new``/``switch``) moved to another session;
+        any run starting or ending (a cell's, a ``%compact``) changes the picker's busy marks."""
+        if isinstance(event, RunStarted | RunFinished):
+            self.send_sessions()
+            return
         if isinstance(event, SessionUpdated) and event.session.id in self._titles:
             if self._titles[event.session.id] != event.session.title:  # a title arrived (or a rename)
-                self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+                self.send_sessions()
             return
         current = self.agent.session_id
         if current is None or current == self.stream.session_id:
@@ -190,7 +203,7 @@ class PanelConnection(PanelMcp, PanelSessions):
             self.show(current)
         elif isinstance(event, SessionCreated) and event.session.id == current:
             self.show(current)
-            self._send(wire.SessionsMsg(session_id=current, sessions=self._sessions()))
+            self.send_sessions()
 
     # ------------------------------------------------------------ panel → kernel
 
@@ -206,9 +219,12 @@ class PanelConnection(PanelMcp, PanelSessions):
         data = msg.get("content", {}).get("data", {})
         try:
             request = wire.PanelRequestAdapter.validate_python(data)
-        except ValidationError as exc:
+        except ValidationError as exc:  # said without the input: it may hold a key typed in the setup
+            wrong = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_input=False)
+            )
             self.stream.notice(
-                f"The side panel sent a request this kernel does not understand: {exc}", "error"
+                f"The side panel sent a request this kernel does not understand: {wrong}", "error"
             )
             return
         try:
@@ -249,7 +265,7 @@ class PanelConnection(PanelMcp, PanelSessions):
         elif isinstance(request, wire.CompactRequest):
             self._start(self.agent.refresh().compact(sid, handle=self._handle()), sid)
         elif isinstance(request, wire.SessionsRequest):
-            self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
+            self.send_sessions()
         elif isinstance(request, wire.NewSessionRequest):
             self._new_session()
         elif isinstance(request, wire.DeleteSessionRequest):
@@ -258,13 +274,15 @@ class PanelConnection(PanelMcp, PanelSessions):
             self._switch(self.agent.current_session(session_id=request.session_id))
         elif isinstance(request, wire.RenameSessionRequest):
             runtime.rename_session(request.session_id, request.title.strip())
-            self._send(wire.SessionsMsg(session_id=sid, sessions=self._sessions()))
+            self.send_sessions()
         elif isinstance(request, wire.CompleteRequest):
             self._complete(request)
         elif isinstance(request, wire.McpRequest):
             self._mcp(request)
         elif isinstance(request, wire.FixRequest):
             self.fix(request)
+        elif isinstance(request, SettingsRequest | SetupRequest):
+            self.settings.handle(request)
         elif isinstance(request, wire.AddCellRequest):
             panel_repro.add_cell(self, request)
         elif isinstance(request, wire.VerifyRequest):
@@ -279,46 +297,6 @@ class PanelConnection(PanelMcp, PanelSessions):
         elif isinstance(request, wire.SetCompletionRequest):
             self.stream.notice(completion_toggle.toggle(self.agent, request.enabled))
 
-    def prompt(
-        self,
-        text: str,
-        context: list[wire.ContextItem] | None = None,
-        *,
-        agent: str = "build",
-        expanded: str | None = None,
-        done: Callable[[], None] | None = None,
-    ) -> None:
-        """Run a prompt in the current session; ``expanded``: the whole prompt, already built
-        (a fix), else ``text`` with its mentions and the attached context."""
-        bad = unicode.problem(text)
-        if bad is not None:  # refused before a session or a message is written
-            self.stream.notice(f"{bad}.", "error")
-            if done is not None:
-                done()
-            return
-        runtime = self.agent.refresh()  # settings changed since the last prompt apply from this one
-        problem = send.problem(runtime, self.model or None, agent)
-        if problem is not None:
-            self.stream.notice(problem, "error")
-            if done is not None:
-                done()
-            return
-        sid = self.agent.current_session()
-        if sid != self.stream.session_id:
-            self.show(sid)
-        if expanded is not None:
-            prompt = expanded
-        else:  # attached context is fenced like a mention: its text cannot close the block
-            blocks = [fence("context", item.text, ref=item.label) for item in context or []]
-            prompt = expand_mentions(text, self.agent) + "".join(f"\n\n{b}" for b in blocks)
-
-        async def work() -> None:
-            typed = text if expanded is None else None  # a fix's prompt names no resource
-            asked = send.Prompt(prompt, sid, agent, self.model or None, self._handle(), typed)
-            await send.send(runtime, asked, self.stream.notice, on_ready=self.send_mcp)
-
-        self._start(work(), sid, done)
-
     def fix(self, request: wire.FixRequest) -> None:
         """Fix with agent: the cell, its traceback and the variables it names go to the ``fix``
         agent, which proposes the change and replaces the cell (and runs it) once approved."""
@@ -326,75 +304,24 @@ class PanelConnection(PanelMcp, PanelSessions):
             panel_repro.fix_verify(self)
             return
         try:
-            if request.source is not None:
-                error = from_frontend(
-                    request.source,
-                    request.ename,
-                    request.evalue,
-                    request.traceback,
-                    request.execution_count,
-                    request.cell_id,
-                )
-            else:
-                error = find_error(self.agent.errors, request.cell)
+            error = fix_target(self.agent.errors, request)
         except NothingToFix as exc:
             self.stream.notice(str(exc), "error")
             return
         key = error.cell_id or error.label
         if key in self._fixing:  # a double click, or the button and /fix
-            self.stream.notice(f"Already fixing cell {error.label}.")
+            self.stream.notice(f"Already fixing {error.label}.")
             return
-        runtime = self.agent.runtime
-        words, prompt = fix_prompt(error, self.agent.shell, runtime.save_output)
+        fix = fix_prompt(error, self.agent.shell, self.agent.runtime.save_output)
         self._fixing.add(key)
-        self.prompt(words, agent="fix", expanded=prompt, done=lambda: self._fixing.discard(key))
-
-    def _handle(self) -> RunHandle:
-        """A run started here: the user answers approvals here, notebook edits go through here."""
-        return RunHandle(interactive=True, bridge=self.bridge)
+        done = lambda: self._fixing.discard(key)  # noqa: E731 - one line, read where it is used
+        self.prompt(fix.words, agent="fix", expanded=fix.text, hidden=fix.instructions, done=done)
 
     def _flush_notices(self, level: Literal["info", "warn", "error"] = "warn") -> None:
         runtime = self.agent.runtime
         for notice in runtime.notices:
             self.stream.notice(notice, level)
         runtime.notices.clear()
-
-    def _start(self, work: Any, session_id: str, done: Callable[[], None] | None = None) -> None:
-        """Run ``work`` on the kernel's loop in the background; every view of the session shows
-        busy until it ends (also a panel that reconnected meanwhile: its Stop must end in idle)."""
-        self.stream.status("busy")
-
-        async def go() -> None:
-            self.agent.notify_panels(session_id, True)
-            mark = self.agent.hidden_runs.start()
-            try:
-                await work
-            except asyncio.CancelledError:
-                self.agent.stopped(self.stream, session_id)
-            except JupyterAgentError as exc:  # an MCP prompt's typo, a refused resource: what to do
-                self.stream.notice(exc.for_user(), "error")
-            except Exception as exc:
-                log.exception("agent run from the side panel failed")
-                self.stream.notice(f"Error: {type(exc).__name__}: {exc}", "error")
-            finally:
-                if done is not None:
-                    done()
-                finish_run(self.agent, ids.ascending("msg"), session_id, mark, None)  # marks hidden state
-                self.agent.notify_panels(session_id, False)
-                self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
-                self.send_mcp()
-
-        loop = self.loop or running_loop()
-        if loop is None:  # no kernel loop (plain IPython): nothing could answer the panel anyway
-            work.close()
-            if done is not None:
-                done()
-            self.stream.notice("This kernel has no running event loop; use %agent in a cell.", "error")
-            self.stream.status("idle")
-            return
-        task = loop.create_task(go())
-        self.agent.tasks.add(task)
-        task.add_done_callback(self.agent.tasks.discard)
 
     # ------------------------------------------------------------ kernel → panel
 
@@ -406,9 +333,3 @@ class PanelConnection(PanelMcp, PanelSessions):
             self.comm.send(data)
         except Exception:  # the panel went away mid-send; its close handler cleans up
             log.debug("side panel send failed", exc_info=True)
-
-
-def configured_models(config: Any, current: str) -> list[str]:
-    """What the panel's model picker offers: the one in use, then every configured one."""
-    found = [current, config.model, *config.models, *(a.model for a in config.agent.values())]
-    return list(dict.fromkeys(m for m in found if m))

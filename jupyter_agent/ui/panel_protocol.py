@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from jupyter_agent.checkpoint.cells import CellStep
 from jupyter_agent.tools.staging import StagedEdit
 from jupyter_agent.ui.inline_protocol import InlineStateMsg
+from jupyter_agent.ui.settings_protocol import SettingsMsg, SettingsRequest, SetupMsg, SetupRequest
 from jupyter_agent.ui.widget_protocol import UIMessage, UIMessageAdapter
 
 PROTOCOL_VERSION = 1
@@ -238,6 +239,8 @@ PanelRequest = (
     | CompleteRequest
     | McpRequest
     | FixRequest
+    | SettingsRequest
+    | SetupRequest
     | AddCellRequest
     | VerifyRequest
     | ReviewRequest
@@ -277,6 +280,8 @@ class HelloMsg(_Wire):
     """The configured models the panel offers (default first)."""
     problem: str | None = None
     """Why a prompt would fail now (no model configured, missing key), shown up front."""
+    setup: bool = False
+    """No model or no key is usable: the panel opens on its setup view."""
     contained: bool = False
     """The kernel is contained (inside the sandbox as a whole): the panel says so."""
 
@@ -355,7 +360,17 @@ class McpMsg(_Wire):
     servers: list[McpServerView]
 
 
-PanelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg
+PanelMessage = (
+    HelloMsg
+    | SessionsMsg
+    | ResetMsg
+    | CompletionsMsg
+    | NotebookOpMsg
+    | McpMsg
+    | InlineStateMsg
+    | SettingsMsg
+    | SetupMsg
+)
 
 
 def schema() -> dict[str, Any]:

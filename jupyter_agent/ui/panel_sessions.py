@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jupyter_agent.agent.title import needs_title
 from jupyter_agent.ui import panel_protocol as wire
+from jupyter_agent.ui.panel_lists import session_list
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent
@@ -25,6 +25,15 @@ class PanelSessions:
 
     def _send(self, message: wire.PanelMessage) -> None: ...
     def show(self, session_id: str) -> None: ...
+
+    def send_sessions(self) -> None:
+        """The session picker's list, the shown session selected."""
+        self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+
+    def _sessions(self) -> list[wire.SessionInfo]:
+        shown = session_list(self.agent.runtime)
+        self._titles = {s.id: s.title for s in shown}
+        return shown
 
     def _new_session(self) -> None:
         """A fresh session, unless the one shown is still empty (New twice makes one)."""
@@ -46,25 +55,8 @@ class PanelSessions:
         if self.stream.session_id == session_id:
             self._switch(self.agent.current_session())
         else:
-            self._send(wire.SessionsMsg(session_id=self.stream.session_id, sessions=self._sessions()))
+            self.send_sessions()
 
     def _switch(self, session_id: str) -> None:
         self.show(session_id)
-        self._send(wire.SessionsMsg(session_id=session_id, sessions=self._sessions()))
-
-    def _sessions(self) -> list[wire.SessionInfo]:
-        runtime = self.agent.runtime
-        ordered = sorted(runtime.list_sessions(), key=lambda s: s.time.updated, reverse=True)
-        shown = [
-            wire.SessionInfo(
-                id=s.id,
-                title=s.title,
-                updated=s.time.updated,
-                busy=runtime.busy(s.id),
-                created=s.time.created,
-                untitled=needs_title(s.title),
-            )
-            for s in ordered
-        ]
-        self._titles = {s.id: s.title for s in shown}
-        return shown
+        self.send_sessions()

@@ -24,6 +24,8 @@ from jupyter_agent.core.events import (
     PermissionReplied,
     PermissionRequest,
     ReviewChanged,
+    RunFinished,
+    RunStarted,
     SessionCompacted,
     SessionDeleted,
     SessionErrored,
@@ -83,20 +85,21 @@ WARN_PERCENT, HIGH_PERCENT = 70, 90
 def gauge_message(tokens: int, percent: int | None, cost: str = "") -> GaugeMsg:
     """SPEC "Token accounting and the gauge": ``"<n> tokens · <p>% used"``, then what the
     prompt and the session cost so far (``cost``, see ``CostTracker.text``)."""
-    text = gauge_text(tokens, percent) + (f" · {cost}" if cost else "")
+    usage = gauge_text(tokens, percent)
+    text = usage + (f" · {cost}" if cost else "")
     level = (
         "ok" if percent is None or percent < WARN_PERCENT
         else "warn" if percent < HIGH_PERCENT
         else "high"
     )  # fmt: skip
-    return GaugeMsg(tokens=tokens, percent=percent, text=text, level=level)
+    return GaugeMsg(tokens=tokens, percent=percent, text=text, level=level, usage=usage, cost=cost or None)
 
 
 def _tool_view(part: ToolPart) -> ToolView:
     state = part.state
     view = ToolView(
         id=part.id, message_id=part.message_id, tool=part.tool, status=state.status,
-        input=input_summary(state.input),
+        input=input_summary(state.input), call_id=part.call_id or None,
     )  # fmt: skip
     key, lang = CODE_INPUTS.get(part.tool, ("", ""))
     code = state.input.get(key) if key else None
@@ -121,6 +124,7 @@ def _tool_view(part: ToolPart) -> ToolView:
     elif isinstance(state, ToolStateError):
         view.error = cap_output(state.error)
         view.interrupted = bool(state.metadata.get("interrupted")) or None
+        view.rejected = bool(state.metadata.get("rejected")) or None
     return view
 
 
@@ -157,6 +161,8 @@ class Renderer:
         self._text_sent: dict[str, int] = {}
         self._views: dict[str, AnyPartView] = {}
         self._compacting = False
+        self._model: str | None = None
+        """The running model (``RunStarted``), named by every busy status."""
 
     def part(self, part: AnyPart, delta: str | None = None) -> list[UIMessage]:
         if delta is not None and isinstance(part, (TextPart, ReasoningPart)):
@@ -209,6 +215,12 @@ class Renderer:
             return [StatusMsg(state="error", text=event.error.message)]
         if isinstance(event, SessionUpdated):
             return self._compaction_status(event.session.time.compacting is not None)
+        if isinstance(event, RunStarted):
+            self._model = event.model.name
+            return [StatusMsg(state="busy", model=self._model)]
+        if isinstance(event, RunFinished):
+            self._compacting = False
+            return [] if event.queued else [StatusMsg(state="idle", model=self._model)]
         if isinstance(event, SessionDeleted):
             return [NoticeMsg(text="This session was deleted.", level="warn")]
         return []
@@ -218,7 +230,7 @@ class Renderer:
             return []
         self._compacting = compacting
         text = "Summarising the history…" if compacting else "Working…"
-        return [StatusMsg(state="busy", text=text)]
+        return [StatusMsg(state="busy", text=text, model=self._model)]
 
     def _forget(self, part_id: str) -> None:
         self._text_sent.pop(part_id, None)
@@ -236,6 +248,7 @@ def permission_message(r: PermissionRequest) -> PermissionMsg:
         title=r.title,
         diff=diff if isinstance(diff, str) and diff else None,
         always=always if isinstance(always, str) and always else None,
+        call_id=r.call_id,
     )
     return PermissionMsg(request=view)
 

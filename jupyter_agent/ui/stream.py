@@ -141,6 +141,6 @@ class ViewStream:
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.post(NoticeMsg(text=text, level=level))
 
-    def status(self, state: StatusState, text: str = "") -> None:
-        """``busy`` shows Stop; ``idle`` and ``error`` hide it."""
-        self.post(StatusMsg(state=state, text=text))
+    def status(self, state: StatusState, text: str = "", model: str | None = None) -> None:
+        """``busy`` shows Stop; ``idle`` and ``error`` hide it; ``model``: the one running."""
+        self.post(StatusMsg(state=state, text=text, model=model))

@@ -23,10 +23,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from jupyter_agent.context.overflow import gauge
 from jupyter_agent.core.messages import AssistantMessage, MessageWithParts
 from jupyter_agent.session.display import cap_output
 from jupyter_agent.session.rendering import BRIEF, Rendered, render_part
+from jupyter_agent.ui import transcript_html as shapes
 from jupyter_agent.ui.code_blocks import code_block
+from jupyter_agent.ui.render import gauge_message
 
 RunStatus = Literal["done", "stopped", "failed"]
 OUTPUT_CAP = 2_000
@@ -129,10 +132,12 @@ def markdown_html(text: str) -> str:
 
 
 class _Builder:
-    """Collects the three renderings side by side, block by block."""
+    """Collects the three renderings side by side, part by part (HTML per message)."""
 
     def __init__(self, streamed: bool = False) -> None:
         self.html: list[str] = []
+        self.body: list[str] = []
+        """The HTML of the message being built."""
         self.md: list[str] = []
         self.plain: list[str] = []
         self.images = 0
@@ -146,58 +151,51 @@ class _Builder:
         if not self.quiet:
             self.plain.append(line)
 
+    def end_message(self, user: bool = False) -> None:
+        if self.body:
+            self.html.append(shapes.message(self.body, user))
+        self.body = []
+
     def text(self, text: str) -> None:
-        self.html.append(f'<div class="jp-agent-transcript-text">{markdown_html(text)}</div>')
+        self.body.append(shapes.text(text, markdown_html))
         self.md.append(text)
         self._plain(text)
 
-    def details(self, label: str, body: str, plain: bool = False) -> None:
+    def details(self, label: str, body: str, plain: bool = False, thinking: bool = False) -> None:
         """Collapsed in HTML and Markdown; in plain text only when asked (a summary, not thinking)."""
         text = cap_output(body, OUTPUT_CAP)
         if plain:
             self._plain(f"{label}:\n{text}")
-        self.html.append(
-            f"<details><summary>{html.escape(label)}</summary><pre><code>{html.escape(text)}</code></pre></details>"
-        )
-        self.md.append(f"<details><summary>{html.escape(label)}</summary>\n\n{_fence(text)}\n\n</details>")
+        shown = shapes.THOUGHTS if thinking else label
+        self.body.append(shapes.folded(label, text, markdown_html, thinking=thinking))
+        self.md.append(f"<details><summary>{html.escape(shown)}</summary>\n\n{_fence(text)}\n\n</details>")
 
     def part(self, r: Rendered) -> None:
         if r.name:
             self.tool(r)
+        elif r.attempt is not None:
+            self.body.append(shapes.retry(r.attempt, r.error))
+            self.md.append(f"*{_inline(shapes.retried(r.attempt, r.error))}*")
+            self.plain.append(f"[{shapes.retried(r.attempt, r.error)}]")
         elif r.text.strip() and r.label:
-            self.details(r.label, r.text, plain=not r.aside)
+            self.details(r.label, r.text, plain=not r.aside, thinking=r.aside)
         elif r.text.strip():
             self.text(r.text)
 
     def tool(self, r: Rendered) -> None:
-        line = f"{r.name} {r.summary} — {r.status}" if r.summary else f"{r.name} — {r.status}"
-        body: list[str] = []
-        if "\n" in r.code.strip():
-            body.append(code_block(r.code, r.lang))
-        output = r.error or r.output
-        if output.strip():
-            body.append(f"<pre><code>{html.escape(cap_output(output, OUTPUT_CAP))}</code></pre>")
-        head = f"<code>{html.escape(r.name)}</code> {html.escape(r.summary)} — <span>{r.status}</span>"
-        status = html.escape(r.status)
-        if body:
-            self.html.append(
-                f'<details class="jp-agent-transcript-tool" data-status="{status}">'
-                f"<summary>{head}</summary>{''.join(body)}</details>"
-            )
-        else:
-            self.html.append(f'<div class="jp-agent-transcript-tool" data-status="{status}">{head}</div>')
-        self.md.append(f"- `{r.name}` {_inline(r.summary)} — *{r.status}*")
+        status = "rejected" if r.rejected and r.status == "error" else r.status
+        line = f"{r.name} {r.summary} — {status}" if r.summary else f"{r.name} — {status}"
+        images = [a for a in r.attachments if a.mime.startswith("image/")][: max(0, MAX_IMAGES - self.images)]
+        self.images += len(images)
+        self.body.append(shapes.tool(r, OUTPUT_CAP, images))
+        self.md.append(f"- `{r.name}` {_inline(r.summary)} — *{status}*")
+        self.md.extend(f"*({a.mime} attached: see the HTML view)*" for a in images)
         self._plain(f"[{line}]")
-        for a in r.attachments:
-            if a.mime.startswith("image/") and self.images < MAX_IMAGES:
-                self.images += 1
-                self.html.append(
-                    f'<img src="{html.escape(a.url)}" alt="{html.escape(a.filename or a.mime)}">'
-                )
-                self.md.append(f"*({a.mime} attached: see the HTML view)*")
 
-    def error(self, text: str) -> None:
-        self.html.append(f'<div class="jp-agent-transcript-error">Error: {html.escape(text)}</div>')
+    def error(self, name: str, text: str) -> None:
+        self.body.append(shapes.error(name, text))
+        if name == "aborted":  # a remark in the view; the status line says "stopped" already
+            return
         self.md.append(f"> **Error:** {_inline(text)}")
         self.plain.append(f"Error: {text}")
 
@@ -220,13 +218,15 @@ def _message(b: _Builder, m: MessageWithParts) -> None:
         marker = next((r for r in shown if r.marker), None)
         if marker is not None:
             b.text(marker.text)
+            b.end_message()
         return
     b.quiet = b.streamed  # printed as it streamed: the text view keeps only the errors
     for r in shown:
         b.part(r)
     b.quiet = False
-    if info.error is not None and info.error.name != "aborted":
-        b.error(info.error.message)
+    if info.error is not None:
+        b.error(info.error.name, info.error.message)
+    b.end_message()
 
 
 def transcript_bundle(
@@ -236,33 +236,42 @@ def transcript_bundle(
     messages: Iterable[MessageWithParts],
     summary: RunSummary,
     notices: Iterable[str] = (),
+    context: int | None = None,
     streamed: bool = False,
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """(data, metadata) of the display that replaces the live widget; data has no JavaScript.
+    The HTML keeps the widget's look (its header with the gauge for ``context``, its cards).
     ``streamed``: the answer went to stdout as it came, so ``text/plain`` (what a terminal front
     end such as ``jupyter console`` prints) leaves it out; HTML and Markdown keep it."""
     b = _Builder(streamed)
+    messages = list(messages)
     prompt = cap_output(prompt, PROMPT_CAP)
     if prompt.strip():
-        b.html.append(f'<div class="jp-agent-transcript-prompt"><b>You:</b> {html.escape(prompt)}</div>')
+        b.html.append(shapes.prompt(prompt, markdown_html))
         b.md.append("> **You:** " + prompt.replace("\n", "\n> "))
         b.plain.append(f"You: {prompt}")
     for m in messages:
         _message(b, m)
     for notice in notices:
-        b.html.append(f'<div class="jp-agent-transcript-notice">{html.escape(notice)}</div>')
+        b.html.append(shapes.notice(notice))
         b.md.append(f"*{_inline(notice)}*")
         b.plain.append(notice)
     status_line = f"{summary.line()} · session {session_id}"
-    b.html.append(f'<div class="jp-agent-transcript-status">{html.escape(status_line)}</div>')
     b.md.append(f"*{status_line}*")
     b.plain.append(f"— {status_line}")
-    root = (
-        f'<div class="jp-agent-transcript" data-session-id="{html.escape(session_id)}"'
-        f' data-status="{summary.status}">'
+    used = gauge(messages, context)
+    shown = gauge_message(used.tokens, used.percent) if used.tokens else None
+    head = shapes.header(
+        summary.status,
+        status_line,
+        shown.usage if shown else "",
+        used.percent,
+        shown.level if shown else "ok",
     )
     data = {
-        "text/html": root + "\n".join(b.html) + "</div>",
+        "text/html": shapes.root(
+            session_id, summary.status, [head, '<div class="ja-stream">', *b.html, "</div>"]
+        ),
         "text/markdown": "\n\n".join(b.md),
         "text/plain": "\n".join(b.plain),
     }

@@ -60,6 +60,8 @@ class ToolView(_PartViewBase):
     type: Literal["tool"] = "tool"
     tool: str
     status: Literal["pending", "running", "completed", "error"]
+    call_id: str | None = None
+    """The model's id of the call: an approval it waits for names it (``PermissionView``)."""
     input: str
     """One line: the command, the path, the code's first line (≤ 120 chars)."""
     code: str | None = None
@@ -80,6 +82,8 @@ class ToolView(_PartViewBase):
     """error: what went wrong, capped like ``output``."""
     interrupted: bool | None = None
     """error: the user stopped the run while the tool ran."""
+    rejected: bool | None = None
+    """error: refused (the user's Reject, a ``deny`` rule): an answer, not a failure."""
 
 
 class FileView(_PartViewBase):
@@ -145,6 +149,8 @@ class MessageView(_View):
 class PermissionView(_View):
     id: str
     permission: str
+    call_id: str | None = None
+    """The tool call that waits for this answer (its card says "waiting for approval")."""
     patterns: list[str] = Field(default_factory=list)
     title: str = ""
     diff: str | None = None
@@ -183,7 +189,12 @@ class GaugeMsg(_View):
     tokens: int
     percent: int | None = None
     text: str
+    """The whole line: ``usage`` then `` · `` and ``cost`` when there is one."""
     level: Literal["ok", "warn", "high"]
+    usage: str = ""
+    """``12,345 tokens · 7% used``."""
+    cost: str | None = None
+    """What the prompt and the session cost (None: nothing worth saying, a local model)."""
 
 
 class PermissionMsg(_View):
@@ -205,6 +216,8 @@ class StatusMsg(_View):
     kind: Literal["status"] = "status"
     state: Literal["idle", "busy", "error"]
     text: str = ""
+    model: str | None = None
+    """The model the run uses (from its ``RunStarted``): the header names it."""
 
 
 class NoticeMsg(_View):

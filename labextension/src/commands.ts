@@ -9,17 +9,21 @@ export const COMMANDS: SlashCommand[] = [
   { name: 'model', args: ' [name]', detail: 'show or choose the model' },
   { name: 'fix', args: ' [cell]', detail: "fix the active cell's error (or In [cell], the latest) with the agent" },
   { name: 'verify', args: ' [--with-agent]', detail: 'run the saved notebook in a fresh kernel and compare its outputs' },
+  { name: 'settings', args: '', detail: 'the model, its key and where each setting comes from' },
   { name: 'help', args: '', detail: 'what the panel can do' }
 ];
 
-export const HELP_TEXT =
-  'Type a question and press Enter (Shift+Enter for a new line). ' +
-  '@ mentions a variable (@df), a cell (@cell:3), a file (@file:data.csv) or an MCP server\'s resource (@server:uri); ' +
-  '"+ Cell" attaches the active cell or its selected text. ' +
-  'Commands: /new starts a session, /compact summarises the history, /stop (or Escape) stops the agent, ' +
-  '/model shows or picks the model, /fix sends the active cell\'s error to the agent (it asks before replacing the cell), ' +
-  '/verify runs the saved notebook in a fresh kernel and reports what does not reproduce, ' +
-  '/help shows this; an MCP server\'s prompts run as /server:name. Alt+I puts the cursor here from anywhere.';
+/** One line per thing the panel does: shown as a block that keeps its lines. */
+export const HELP_TEXT = [
+  'Type a question and press Enter (Shift+Enter for a new line).',
+  "@ mentions a variable (@df), a cell (@cell:3 is In [3]), a file (@file:data.csv) or an MCP server's resource (@server:uri).",
+  '“+ Cell” attaches the active cell, or the text selected in it.',
+  '',
+  ...COMMANDS.map(c => `/${c.name}${c.args} — ${c.detail}`),
+  "/server:name — run an MCP server's prompt",
+  '',
+  'Escape stops the agent; Alt+I puts the cursor here from anywhere.'
+].join('\n');
 
 /** The command being typed (`/mo` → `mo`, `/docs:su` → `docs:su`), or null when the box holds something else. */
 export function commandQuery(text: string): string | null {

@@ -10,7 +10,9 @@ export function activeCellContext(notebook: NotebookPanel | null): ContextItem |
   const cell = content?.activeCell;
   if (!content || !cell) return null;
   const source = cell.model.sharedModel.getSource();
-  const number = content.activeCellIndex + 1;
+  // named as everywhere else (Fix, @cell:N, the kernel's errors): by its execution count
+  const count = (cell.model as { executionCount?: number | null }).executionCount;
+  const name = `In [${count ?? ' '}]`;
   const editor = cell.editor;
   if (editor) {
     const { start, end } = editor.getSelection();
@@ -19,11 +21,11 @@ export function activeCellContext(notebook: NotebookPanel | null): ContextItem |
     if (to !== from) {
       const text = source.slice(Math.min(from, to), Math.max(from, to));
       const lines = text.split('\n').length;
-      return { label: `cell ${number}, selection (${lines} line${lines === 1 ? '' : 's'})`, text };
+      return { label: `${name}, selection (${lines} line${lines === 1 ? '' : 's'})`, text };
     }
   }
   if (!source.trim()) return null;
-  return { label: `cell ${number}`, text: source };
+  return { label: name, text: source };
 }
 
 /** The chips above the prompt box. */

@@ -21,6 +21,9 @@ import { cellRunning, errorOf } from './fix';
 import { keepWidth } from './layout';
 import { runOp } from './notebook';
 import { AddCellRequest, Completion, CompletionsMsg, FixRequest, KernelMessage, McpMsg, PanelRequest, ReviewRequest, SessionInfo } from './protocol';
+import { SettingsView } from './settings';
+import { SetupView } from './setup';
+import { stateCard } from './states';
 
 type Listener = (msg: unknown) => void;
 const CONTAINED_TITLE = 'This kernel runs inside the sandbox: the agent\'s code and your cells cannot write outside the project or read hidden credentials';
@@ -116,6 +119,11 @@ export class AgentPanel extends Widget {
   private mcpServers: string[] = [];
   /** Completions offered by the panel itself (slash commands, models), not the kernel. */
   private localCompletion = false;
+  private setup = new SetupView(request => this.request(request), () => this.closeViews());
+  private settings = new SettingsView(() => this.openSetup(), () => this.closeViews());
+  /** Since the last reset: the history's page arrived (`older`) and held messages. The
+   * welcome shows only for a session known to be empty, never over a history on its way. */
+  private history = { loaded: false, messages: 0 };
 
   constructor() {
     super();
@@ -131,8 +139,9 @@ export class AgentPanel extends Widget {
     const newButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-new', type: 'button', title: 'Start a new session', 'aria-label': 'New session' }), 'new', 'New');
     const renameButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-rename', type: 'button', title: 'Rename this session', 'aria-label': 'Rename this session' }), 'rename', 'Rename');
     const deleteButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-session-delete', type: 'button', title: 'Delete this session', 'aria-label': 'Delete this session' }), 'delete', 'Delete');
+    const settingsButton = iconLabel(el('button', { class: 'ja-button', 'data-testid': 'ja-settings-button', type: 'button', title: 'Settings: the model, its key and where each setting comes from', 'aria-label': 'Settings' }), 'settings', 'Settings');
     const top = el('div', { class: 'ja-panel-top' });
-    top.append(this.sessionSelect, newButton, renameButton, deleteButton, this.contained);
+    top.append(this.sessionSelect, newButton, renameButton, deleteButton, this.contained, settingsButton);
     const composer = el('div', { class: 'ja-panel-composer' });
     const buttons = el('div', { class: 'ja-panel-composer-buttons' });
     buttons.append(this.sendButton, this.attachButton);
@@ -140,7 +149,7 @@ export class AgentPanel extends Widget {
     row.append(this.input, buttons);
     composer.append(this.completions, this.chips.node, row);
     const streamWrap = el('div', { class: 'ja-panel-stream-wrap' });
-    streamWrap.append(this.streamHost, this.jumpButton);
+    streamWrap.append(this.setup.node, this.settings.node, this.streamHost, this.jumpButton);
     this.node.append(top, this.completionSwitch.node, this.mcp, this.banner, streamWrap, composer);
     this.streamHost.setAttribute('tabindex', '-1'); // where focus goes after Jump to latest
     this.streamHost.addEventListener('scroll', () => this.onScroll());
@@ -176,6 +185,7 @@ export class AgentPanel extends Widget {
 
     this.sessionSelect.addEventListener('change', () => this.request({ type: 'switch_session', session_id: this.sessionSelect.value }));
     newButton.addEventListener('click', () => this.request({ type: 'new_session' }));
+    settingsButton.addEventListener('click', () => (this.settings.isOpen ? this.closeViews() : this.openSettings()));
     renameButton.addEventListener('click', () => void this.rename());
     deleteButton.addEventListener('click', () => void this.deleteSession());
     this.attachButton.addEventListener('click', () => this.attachContext());
@@ -272,6 +282,7 @@ export class AgentPanel extends Widget {
       this.contained.hidden = !result.hello.contained;
       this.setState('open');
       if (result.hello.problem) this.setState('open', result.hello.problem);
+      if (result.hello.setup) this.openSetup(result.hello.problem ?? '');
       const wanted = this.wantedSession;
       this.wantedSession = '';
       if (wanted && wanted !== result.hello.session_id) this.request({ type: 'switch_session', session_id: wanted });
@@ -364,8 +375,17 @@ export class AgentPanel extends Widget {
           this.models = msg.models ?? [];
           this.empty.setModels(msg.model ?? '', this.models);
           this.setState('open', msg.problem ?? '');
+          if (msg.setup && !this.setup.isOpen) this.openSetup(msg.problem ?? '');
+          else if (!msg.setup && this.setup.isOpen && this.setup.saved) this.closeViews();
         }
         this.showSessions(msg.session_id, msg.sessions);
+        return;
+      case 'settings':
+        this.settings.show(msg);
+        this.viewsShown();
+        return;
+      case 'setup':
+        this.setup.receive(msg);
         return;
       case 'sessions':
         this.showSessions(msg.session_id, msg.sessions);
@@ -397,8 +417,13 @@ export class AgentPanel extends Widget {
       }
       default:
         if (msg.kind === 'status' && msg.state !== 'busy') this.onIdle();
+        if (msg.kind === 'message') this.history.messages++;
         if (msg.kind === 'hidden_state' && msg.added) this.onHiddenAdded(msg.run);
         this.model.emit(msg);
+        if (msg.kind === 'older') {
+          this.history.loaded = true;
+          this.onGrow();
+        }
     }
   }
 
@@ -419,6 +444,7 @@ export class AgentPanel extends Widget {
     const request: FixRequest = target ?? { type: 'fix', cell: arg || undefined };
     if (this.state === 'open' && this.comm?.isOpen) {
       this.request(request);
+      this.scrollToEnd(); // the user's own action: show where its answer comes
       return true;
     }
     if (this.state === 'missing' || this.state === 'connecting' || this.state === 'busy') {
@@ -488,10 +514,36 @@ export class AgentPanel extends Widget {
   private onGrow(): void {
     // notices (a model choice, /help) keep the empty state; the first message hides it
     const stream = this.streamHost.querySelector('.ja-stream');
-    this.empty.node.hidden = !stream || [...stream.children].some(c => !c.classList.contains('ja-notice'));
+    const shown = !stream || [...stream.children].some(c => !c.classList.contains('ja-notice'));
+    this.empty.node.hidden = shown || !this.history.loaded || this.history.messages > 0;
     this.node.dataset.emptySession = this.empty.node.hidden ? 'false' : 'true'; // nothing to compact yet
     if (this.following) this.streamHost.scrollTop = this.streamHost.scrollHeight;
     else this.jumpButton.hidden = false;
+  }
+
+  private openSetup(why = ''): void {
+    this.settings.hide();
+    this.setup.open(why);
+    this.viewsShown();
+  }
+
+  private openSettings(): void {
+    this.setup.hide();
+    this.request({ type: 'settings' }); // shown when the kernel answers
+  }
+
+  private closeViews(): void {
+    this.setup.hide();
+    this.settings.hide();
+    this.viewsShown();
+  }
+
+  /** The setup or the settings take the stream's place while open. */
+  private viewsShown(): void {
+    const open = this.setup.isOpen || this.settings.isOpen;
+    this.streamHost.hidden = open;
+    this.node.dataset.view = this.setup.isOpen ? 'setup' : this.settings.isOpen ? 'settings' : 'stream';
+    if (open) this.jumpButton.hidden = true;
   }
 
   private scrollToEnd(): void {
@@ -524,7 +576,8 @@ export class AgentPanel extends Widget {
     this.streamHost.append(root);
     this.disposeView = widgetModule.render({ model: this.model, el: root });
     this.resizes.observe(root); // its height changes without a mutation (an image decodes)
-    this.empty.node.hidden = false;
+    this.history = { loaded: false, messages: 0 };
+    this.empty.node.hidden = true; // until the history's page says the session is empty
     this.streamHost.append(this.empty.node);
   }
 
@@ -606,7 +659,9 @@ export class AgentPanel extends Widget {
       this.runCommand(command.name, command.arg);
       return;
     }
+    this.closeViews(); // the setup or the settings give way to the conversation it goes to
     this.request({ type: 'prompt', text, context: this.chips.take() });
+    this.scrollToEnd(); // the user's own send: show where its answer comes, wherever they were
   }
 
   /** `/server:name` or `/name` of an MCP prompt: sent as the prompt, the kernel runs it. */
@@ -635,6 +690,9 @@ export class AgentPanel extends Widget {
         return;
       case 'help':
         this.say(HELP_TEXT);
+        return;
+      case 'settings':
+        this.openSettings();
         return;
       case 'fix':
         this.fix(this.notebook?.content.activeCell ?? null, this.notebook, arg);
@@ -802,7 +860,9 @@ export class AgentPanel extends Widget {
     if (state !== 'open' && state !== 'busy' && state !== 'connecting') {
       this.disposeView?.();
       this.disposeView = null;
-      this.streamHost.replaceChildren();
+      this.closeViews();
+      // never a blank panel: what happened, what is kept, what to do (the banner's button)
+      this.streamHost.replaceChildren(stateCard(state, text || messages[state]));
       this.sessionSelect.replaceChildren();
       this.mcp.replaceChildren();
       this.mcp.hidden = true;

@@ -122,6 +122,8 @@ export interface GaugeMsg {
   percent?: number;
   text: string;
   level: "ok" | "warn" | "high";
+  usage?: string;
+  cost?: string;
 }
 
 export interface HelloMsg {
@@ -133,6 +135,7 @@ export interface HelloMsg {
   model?: string;
   models?: string[];
   problem?: string;
+  setup?: boolean;
   contained?: boolean;
 }
 
@@ -329,6 +332,7 @@ export interface PermissionMsg {
 export interface PermissionView {
   id: string;
   permission: string;
+  call_id?: string;
   patterns?: string[];
   title?: string;
   diff?: string;
@@ -455,6 +459,53 @@ export interface SetCompletionRequest {
   enabled: boolean;
 }
 
+export interface SettingView {
+  key: string;
+  value: string;
+  origin: string;
+  locked?: boolean;
+}
+
+/** The effective settings with their origins (`%agent config` shows the same). */
+export interface SettingsMsg {
+  kind: "settings";
+  model?: string;
+  key: string;
+  settings: SettingView[];
+  sources: string[];
+}
+
+/** The settings view: each effective key with where it came from. */
+export interface SettingsRequest {
+  type: "settings";
+}
+
+/** The answer to a :class:`SetupRequest` (`ok` False: `text` says what to change). */
+export interface SetupMsg {
+  kind: "setup";
+  action: "providers" | "models" | "test" | "save";
+  ok?: boolean;
+  text?: string;
+  provider?: string;
+  model?: string;
+  api_base?: string;
+  providers?: string[];
+  models?: string[];
+  key_name?: string;
+}
+
+/** The setup view: `providers` and `models` fill its lists, `test` makes a one-token
+ * request, `save` writes the choice to the user's config folder (never the project).
+ */
+export interface SetupRequest {
+  type: "setup";
+  action: "providers" | "models" | "test" | "save";
+  provider?: string;
+  model?: string;
+  api_base?: string;
+  api_key?: string;
+}
+
 /** One proposed cell edit (also what the side panel is asked to show). */
 export interface StagedEdit {
   id?: string;
@@ -476,6 +527,7 @@ export interface StatusMsg {
   kind: "status";
   state: "idle" | "busy" | "error";
   text?: string;
+  model?: string;
 }
 
 export interface StopRequest {
@@ -509,6 +561,7 @@ export interface ToolView {
   type: "tool";
   tool: string;
   status: "pending" | "running" | "completed" | "error";
+  call_id?: string;
   input: string;
   code?: string;
   lang?: string;
@@ -519,6 +572,7 @@ export interface ToolView {
   pruned?: boolean;
   error?: string;
   interrupted?: boolean;
+  rejected?: boolean;
 }
 
 export interface UnrevertRequest {
@@ -546,8 +600,8 @@ export interface VerifyRowView {
   detail?: string;
 }
 
-export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | AddCellRequest | VerifyRequest | ReviewRequest | RevertRequest | UnrevertRequest | SetCompletionRequest | NotebookReply;
-export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
+export type PanelRequest = HelloRequest | ReadyRequest | PromptRequest | ModelRequest | StopRequest | CompactRequest | OlderRequest | ApproveRequest | SessionsRequest | NewSessionRequest | SwitchSessionRequest | RenameSessionRequest | DeleteSessionRequest | CompleteRequest | McpRequest | FixRequest | SettingsRequest | SetupRequest | AddCellRequest | VerifyRequest | ReviewRequest | RevertRequest | UnrevertRequest | SetCompletionRequest | NotebookReply;
+export type KernelMessage = HelloMsg | SessionsMsg | ResetMsg | CompletionsMsg | NotebookOpMsg | McpMsg | InlineStateMsg | SettingsMsg | SetupMsg | PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
 export type UIMessage = PartMsg | DeltaMsg | MessageMsg | RemovedMsg | GaugeMsg | PermissionMsg | PermissionDoneMsg | CompactedMsg | StatusMsg | NoticeMsg | ReviewMsg | RevertedMsg | OlderMsg | HiddenStateMsg | VerifyMsg | ReplayMsg;
 export type InlineRequest = InlineCompleteRequest | InlineCancelRequest;
 export type InlineMessage = InlineStateMsg | InlineDeltaMsg | InlineDoneMsg;

@@ -140,6 +140,7 @@ async def test_title_is_generated_after_the_first_exchange(make_runtime: Any, sc
     scripted_model.title_reply = Reply(text='"Sales analysis by month"\n')
     runtime = make_runtime(small_model="openai/small")
     sid = await runtime.prompt("analyse sales by month")
+    await runtime.settle_titles()
     assert runtime.store.get_session(sid).title == "Sales analysis by month"
     assert scripted_model.completions[0]["body"]["model"] == "small"
     assert "analyse sales by month" in json.dumps(scripted_model.completions[0]["body"]["messages"])

@@ -19,6 +19,7 @@ async def test_the_title_cost_counts_toward_the_session_budget(
     scripted_model.title_cost = 0.40  # a title read from a long first prompt
     runtime = make_runtime(budget={"session_usd": 0.25})
     sid = await runtime.prompt("a long first prompt")
+    await runtime.settle_titles()  # asked beside the answer, never waited for by the run
     assert runtime.store.get_session(sid).title == scripted_model.title_reply.text
     assert runtime.recorder(sid).spent().usd == 0.40
     await runtime.prompt("more", session_id=sid)
@@ -33,6 +34,7 @@ async def test_no_title_call_once_the_budget_is_used_up(make_runtime: Any, scrip
     sid = runtime.new_session().id
     runtime.store.add_call_cost(sid, "title", "openai/other", 0.30)  # spent before this prompt
     await runtime.prompt("one more", session_id=sid)
+    await runtime.settle_titles()
     assert scripted_model.requests == [] and scripted_model.completions == []
 
 

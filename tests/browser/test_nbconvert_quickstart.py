@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,16 +43,22 @@ def _run_quickstart(folder: Path, server: ScriptedServer) -> Path:
         Reply(text="## Goal\nExplore sales\n## Progress\n### Done\n- plotted revenue"),
     )  # fmt: skip
     server.title_reply = Reply(text="Sales: revenue by month")
-    limits = {"models": {server.model: {"limit": {"context": 128_000, "output": 8_192}}}}
-    (folder / "jupyter-agent.json").write_text(json.dumps(limits))  # a model it knows: no notice
+    # configured as the README says, in a file: the quickstart must not set a model over it
+    settings = {
+        "model": server.model,
+        "api_base": server.base_url,
+        "models": {server.model: {"limit": {"context": 128_000, "output": 8_192}}},  # known: no notice
+    }
+    (folder / "jupyter-agent.json").write_text(json.dumps(settings))
     path = folder / "quickstart.ipynb"
     shutil.copy(ROOT / "notebooks" / "quickstart.ipynb", path)
     nb = nbformat.read(path, as_version=4)
-    env = {
-        "JUPYTER_AGENT_MODEL": server.model,
-        "JUPYTER_AGENT_API_BASE": server.base_url,
-        "JUPYTER_AGENT_API_KEY": "sk-test",
-    }
+    env = {"JUPYTER_AGENT_API_KEY": "sk-test"}
+    for name in ("JUPYTER_AGENT_MODEL", "JUPYTER_AGENT_API_BASE"):  # nothing in the environment
+        assert name not in os.environ, name
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "a clone"]):
+        subprocess.run([*git, *step], cwd=folder, check=True, capture_output=True)
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
@@ -61,6 +68,9 @@ def _run_quickstart(folder: Path, server: ScriptedServer) -> Path:
     finally:
         for k, v in old.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    # running it changed nothing tracked, and left nothing git would list (the store ignores itself)
+    status = subprocess.run([*git, "status", "--porcelain"], cwd=folder, capture_output=True, text=True)
+    assert status.stdout == "", status.stdout
     nbformat.write(nb, path)
     return path
 
@@ -87,6 +97,8 @@ def test_the_saved_quickstart_reads_well_in_nbconvert_html(
         assert "done ·" in first.inner_text() and "openai/test" in first.inner_text()
         body = page.locator("body").inner_text()
         assert "object at 0x" not in body and "Error displaying widget" not in body
+        # its first cell says which model is configured and where from (the file, not the notebook)
+        assert re.search(r"model\s+openai/test\s+project file \S+jupyter-agent\.json", body), body[:2000]
         # the answer's code block: a box and Pygments colours from nbconvert's own CSS
         block = transcripts.nth(1).locator(".jp-agent-transcript-text div.highlight").first
         assert "rolling(3)" in block.inner_text()

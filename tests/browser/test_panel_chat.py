@@ -103,6 +103,9 @@ def test_stop_says_stopped_once(page: Any, lab: Lab, server: ScriptedServer) -> 
     wait_idle(page)
     page.wait_for_timeout(1_000)
     assert panel_text(panel).count("Stopped") == 1, panel_text(panel)[-300:]
+    # issue 40: "Stopped by the user." is a remark, not drawn like an empty text field
+    stopped = panel.locator(".ja-error-banner.ja-error-aborted")
+    assert stopped.evaluate("e => getComputedStyle(e).borderTopStyle") == "none"
 
 
 @pytest.mark.parametrize("theme", ["dark"])  # one theme: the other file-mates cover both
@@ -122,11 +125,20 @@ def test_a_rejection_reason_reaches_the_model(
     ask(panel, "clean up")
     box = panel.locator("[data-testid=ja-permission]")
     box.wait_for(timeout=60_000)
+    # issue 40: a call that waits for the user is not "running"
+    badge = panel.locator("[data-testid=ja-tool] [data-testid=ja-tool-status]").last
+    assert badge.inner_text() == "waiting for approval"
     box.locator("[data-testid=ja-reject-reason]").fill("keep the build folder, it is cached")
     page.screenshot(path=str(ARTIFACTS / f"panel-reject-reason-{theme}.png"))
+    asked_height = box.bounding_box()["height"]
     box.locator("[data-testid=ja-approve-reject]").click()
     wait_text(page, "Understood, I will keep the build folder.")
     assert "with this feedback: keep the build folder, it is cached" in sent_text(server)
+    # a rejection is an answer, not a red error; the answered box shrinks to one line
+    card = panel.locator("[data-testid=ja-tool]").last
+    assert card.locator("[data-testid=ja-tool-status]").inner_text() == "rejected"
+    assert card.locator(".ja-output-error").count() == 0
+    assert box.bounding_box()["height"] < asked_height / 2 and "Rejected" in box.inner_text()
 
 
 @pytest.mark.parametrize("theme", ["light"])  # one theme: the other file-mates cover both
@@ -140,17 +152,18 @@ def test_slash_commands_complete_and_run(page: Any, lab: Lab, server: ScriptedSe
     items.first.wait_for(timeout=10_000)
     labels = [items.nth(i).get_attribute("data-label") for i in range(items.count())]
     commands = ["/new", "/compact", "/stop", "/model [name]", "/fix [cell]"]
-    commands += ["/verify [--with-agent]", "/help"]
+    commands += ["/verify [--with-agent]", "/settings", "/help"]
     assert labels == commands, labels
     page.screenshot(path=str(ARTIFACTS / f"panel-slash-{theme}.png"))
     box.type("he")
     box.press("Tab")
     assert box.input_value() == "/help"
     box.press("Enter")
-    page.wait_for_function(
-        "(sel) => (document.querySelector(sel)?.innerText || '').includes('/compact summarises')",
-        arg=f"{PANEL} [data-testid=ja-panel-view]",
-    )
+    # issue 40: /help was one grey paragraph; now one line per command, in the text's colour
+    shown = panel.locator(".ja-notice.ja-notice-block").last
+    shown.wait_for(timeout=10_000)
+    lines = shown.inner_text().splitlines()
+    assert "/compact — summarise the history now" in lines and len(lines) >= 10, lines
     ask(panel, "/model")
     wait_text(page, f"Model: {server.model}")
     ask(panel, "/bogus")
@@ -184,7 +197,7 @@ def test_the_active_cell_or_selection_attaches_as_a_chip(
     page.click(".jp-NotebookPanel .jp-Cell .jp-InputArea-editor")
     attach.click()
     chip = panel.locator("[data-testid=ja-context-chip]")
-    assert chip.inner_text().startswith("cell 1")
+    assert chip.inner_text().startswith("In [ ]")  # named as everywhere: its execution count (none yet)
     chip.locator("[data-testid=ja-chip-remove]").click()
     assert chip.count() == 0 and panel.locator("[data-testid=ja-context-chips]").is_hidden()
     # now only the first line, selected in the editor
@@ -310,9 +323,10 @@ def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
     asked = json.dumps(server.requests[-1]["body"]["messages"][-1])
     assert "KeyError" in asked and "sales['mar']" in asked and "@sales" in asked and "<traceback_" in asked
     shown = panel.locator(".ja-msg.ja-user").last
-    assert shown.inner_text().startswith("Fix cell [2]")
+    assert shown.inner_text().startswith("Fix In [2]: KeyError")
+    assert "notebook_edit" not in shown.inner_text() and cell_id not in shown.inner_text()
     assert [c.inner_text() for c in shown.locator("[data-testid=ja-mention] summary").all()] == [
-        "cell [2]",
+        "In [2]",
         "traceback",
         "@sales",
     ]
@@ -326,8 +340,8 @@ def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
         timeout=30_000,
     )
     assert fix.count() == 0  # the cell runs now: nothing left to fix
-    assert panel_text(panel).count("Fix cell [2]") == 1  # the double click asked once
-    assert len([r for r in server.requests if "Fix cell" in json.dumps(r["body"]["messages"][-1])]) == 1
+    assert panel_text(panel).count("Fix In [2]") == 1  # the double click asked once
+    assert len([r for r in server.requests if "Fix `In [2]`" in json.dumps(r["body"]["messages"][-1])]) == 1
     ask(panel, "/fix")  # nothing failed any more
     wait_text(page, "No cell has raised an error")
     # the run's title replaced the session's first name

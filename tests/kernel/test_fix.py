@@ -55,7 +55,7 @@ def test_the_failed_cells_are_remembered_and_a_rerun_that_works_forgets_one(
     shell.run_cell("1 +", store_history=True, cell_id="c-syntax")  # raises before it runs
     assert [e.ename for e in errors.errors.values()] == ["KeyError", "SyntaxError"]
     latest = find_error(errors, None)
-    assert latest.cell_id == "c-syntax" and latest.label == f"[{latest.count}]"
+    assert latest.cell_id == "c-syntax" and latest.label == f"In [{latest.count}]"
     load = find_error(errors, "c-load")
     assert load.evalue == "'mar'" and load.source.startswith("def load(month)")
     # the user's frames, not IPython's run_code above them
@@ -88,9 +88,12 @@ def test_the_prompt_holds_the_cell_the_redacted_traceback_and_the_named_variable
         "rows = len(sales) + limit + connect()"
     )
     shell.run_cell(cell, store_history=True, cell_id="abc-123")
-    words, prompt = fix_prompt(find_error(errors, None), shell, spill(tmp_path))
-    assert words.startswith("Fix cell [") and "ConnectionError" in words and 'cell_id "abc-123"' in words
-    assert "run: true" in words and "<" not in words  # what the user sees: no blocks
+    words, prompt, hidden = fix_prompt(find_error(errors, None), shell, spill(tmp_path))
+    # what the user sees: "Fix `In [2]`: ConnectionError: …", no blocks, no plumbing
+    assert re.match(r"Fix `In \[\d+\]`: ConnectionError: no route", words), words
+    assert "cell_id" not in words and "run: true" not in words and "<" not in words
+    assert prompt.startswith(words) and "cell_id" not in prompt  # the chips: data, no plumbing
+    assert 'cell_id "abc-123"' in hidden and "run: true" in hidden  # for the model only
     (source,) = fenced(prompt, "cell")
     assert source[1] == cell
     ((_, trace),) = fenced(prompt, "traceback")
@@ -105,7 +108,7 @@ def test_a_huge_traceback_is_cut_like_a_tool_output_keeping_its_end(
     shell: Any, errors: CellErrors, tmp_path: Path
 ) -> None:
     shell.run_cell("rows = ['row %d' % i for i in range(30_000)]\nraise ValueError('\\n'.join(rows))")
-    _, prompt = fix_prompt(find_error(errors, None), shell, spill(tmp_path))
+    _, prompt, _ = fix_prompt(find_error(errors, None), shell, spill(tmp_path))
     ((_, trace),) = fenced(prompt, "traceback")
     assert len(trace.encode()) < 60_000 and trace.rstrip().endswith("row 29999")
     assert (tmp_path / "spill.txt").exists()  # the whole of it, where the agent can read it
@@ -119,7 +122,7 @@ def test_a_cell_that_does_not_parse_still_names_its_variables(shell: Any) -> Non
 def test_the_front_ends_error_output_loses_its_colours() -> None:
     error = from_frontend("1/0", "ZeroDivisionError", "division by zero",
                           ["\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"], 4, "id-1")  # fmt: skip
-    assert error.traceback == "ZeroDivisionError: division by zero" and error.label == "[4]"
+    assert error.traceback == "ZeroDivisionError: division by zero" and error.label == "In [4]"
 
 
 @pytest.mark.parametrize(

@@ -35,14 +35,17 @@ def test_agent_fix_sends_the_failed_cell_to_the_fix_agent(
     (request,) = scripted_server.requests
     asked = request["body"]["messages"][-1]["content"]
     asked = asked if isinstance(asked, str) else json.dumps(asked)
-    assert "Fix cell [4]" in asked and "KeyError: 'mar'" in asked
+    assert (
+        "Fix `In [4]`: KeyError: 'mar'" in asked and "replace that cell" in asked
+    )  # words, then instructions
     assert (
         "total = sales['jan'] + sales['mar']" in asked and "<traceback_" in asked and 'ref="@sales"' in asked
     )
     assert "notebook_edit" in {t["function"]["name"] for t in request["body"]["tools"]}
     # the transcript echoes what the user asked, not the blocks
     (shown,) = [o for o in done.outputs if "text/plain" in o.get("data", {}) and o.get("metadata")]
-    assert "You: Fix cell [4]" in shown["data"]["text/plain"] and "<cell_" not in shown["data"]["text/plain"]
+    plain = shown["data"]["text/plain"]
+    assert "You: Fix `In [4]`: KeyError" in plain and "<cell_" not in plain and "notebook_edit" not in plain
     store = SqliteStore.for_directory(tmp_path)
     try:
         users = [m.info for s in store.list_sessions(None) for m in store.messages(s.id)]
@@ -70,4 +73,4 @@ def test_clumsy_fix_requests_are_one_line_and_odd_errors_still_reach_the_agent(
     assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     assert len(scripted_server.requests) == 1, (done.stdout, done.stderr, done.outputs)
     asked = json.dumps(scripted_server.requests[0]["body"]["messages"][-1])
-    assert "Fix cell [2]" in asked and "FileNotFoundError" in asked and "sales-" in asked
+    assert "Fix `In [2]`" in asked and "FileNotFoundError" in asked and "sales-" in asked

@@ -3,6 +3,7 @@ and a bare ``?`` / ``??`` is never sent to a model (it was a paid call)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ def test_a_question_mark_alone_is_left_to_ipython_help() -> None:
 
 def _shown(result: CellResult) -> str:
     pages = [p.get("data", {}).get("text/plain", "") for p in result.payload if p.get("source") == "page"]
-    return "".join(pages) + result.stdout
+    return "".join(pages) + result.shown
 
 
 @pytest.mark.kernel
@@ -66,6 +67,13 @@ def test_help_in_a_kernel_never_reaches_the_model(tmp_path: Path, scripted_serve
             ("%agent ?", line_first),
             ("%%agent\n?", cell_first),
             ("%compact ??", compact_first),
+            # issue 40: these went to the model (a paid call), failed the cell, or named a session
+            ("%agent help", line_first),
+            ("%agent -h", line_first),
+            ("%agent --help", line_first),
+            ("%%agent --help\nplot the sales", cell_first),
+            ("%compact --help", compact_first),
+            ("%compact -h", compact_first),
         ]:
             result = kernel.execute(code)
             assert result.status == "ok", (code, result.error)
@@ -75,3 +83,23 @@ def test_help_in_a_kernel_never_reaches_the_model(tmp_path: Path, scripted_serve
         assert not (tmp_path / ".jupyter-agent").exists()  # not even a session was made
     finally:
         kernel.shutdown()
+
+
+def test_help_prose_wraps_with_the_notebook() -> None:
+    """`%agent?` was hard-wrapped at 90 columns and re-wrapped mid-line in a narrower output:
+    prose is one line per paragraph (the notebook wraps it), the Markdown display keeps the
+    usage tables as code blocks."""
+    for text in (help_text.AGENT_LINE, help_text.AGENT_CELL, help_text.COMPACT):
+        prose = [p for p in text.split("\n\n") if p.strip() and not p.startswith(" ")]
+        for paragraph in prose:
+            lines = paragraph.splitlines()
+            wrapped = [
+                a
+                for a, b in itertools.pairwise(lines)
+                if not b.startswith(" ") and not a.endswith(":")
+            ]
+            assert not wrapped, paragraph[:200]
+        shown = help_text.markdown(text)
+        assert "```text\n  " in shown or text is help_text.COMPACT
+    bundle = help_text.bundle(help_text.AGENT_LINE)
+    assert bundle["text/plain"] == help_text.AGENT_LINE and "```text" in bundle["text/markdown"]

@@ -67,7 +67,7 @@ def test_env_references_are_redacted_everywhere(
     result = kernel.execute("%agent --wait who are you")
     assert result.status == "ok", result.error
     listing = kernel.execute("%agent mcp").stdout
-    shown = kernel.execute("%agent config").stdout
+    shown = kernel.execute("%agent config").shown
     kernel.comm_data(comm, {"type": "mcp", "action": "list"})
     kernel.drain(2.0)
 

@@ -60,7 +60,7 @@ def test_kernel_tool_turn_with_thinking_and_restart(anthropic_server: Any, tmp_p
         assert gauges and gauges[-1].endswith(("· $0.0067 session", "· $0.0068 session")), gauges
         table = json.dumps(kernel.execute("%agent sessions").outputs)
         assert "<th>cost</th>" in table and ("$0.0068" in table or "$0.0067" in table), table
-        shown = kernel.execute("%agent config").stdout
+        shown = kernel.execute("%agent config").shown
         assert '"budget_tokens": 1024' in shown and "sk-ant-test" not in shown
     finally:
         kernel.shutdown()

@@ -216,13 +216,15 @@ def test_the_transcript_text_and_markdown() -> None:
     )
     assert data["text/plain"] == (
         "You: plot the data\n[python df.plot() — completed]\n[read data.csv — completed]\n"
-        "[bash rm -rf / — error]\nHere is the **plot**.\nError: cut\n— failed · 1.0 s · session ses_1"
+        "[bash rm -rf / — error]\n[Retried after attempt 1: rate limited]\nHere is the **plot**.\n"
+        "Error: cut\n— failed · 1.0 s · session ses_1"
     )
     assert data["text/markdown"] == (
         "> **You:** plot the data\n\n"
-        "<details><summary>Thinking</summary>\n\n```\nThe user wants a plot.\n```\n\n</details>\n\n"
+        "<details><summary>Thoughts</summary>\n\n```\nThe user wants a plot.\n```\n\n</details>\n\n"
         "- `python` df.plot() — *completed*\n\n*(image/png attached: see the HTML view)*\n\n"
         "- `read` data.csv — *completed*\n\n- `bash` rm -rf / — *error*\n\n"
+        "*Retried after attempt 1: rate limited*\n\n"
         "Here is the **plot**.\n\n> **Error:** cut\n\n*failed · 1.0 s · session ses_1*"
     )
     assert "[output cleared from the context]" in data["text/html"]

@@ -78,7 +78,9 @@ def test_bundle_has_html_markdown_and_readable_text() -> None:
     )
     assert set(data) == {"text/html", "text/markdown", "text/plain"}
     page = data["text/html"]
-    assert page.startswith('<div class="jp-agent-transcript" data-session-id="ses_1" data-status="done">')
+    assert page.startswith(
+        '<div class="jp-agent-transcript ja-transcript" data-session-id="ses_1" data-status="done">'
+    )
     assert "<strong>total</strong>" in page
     # the front-end contract: pre > code.language-xxx, inside Pygments' .highlight
     assert re.search(r'<div class="highlight[^"]*"[^>]*><pre[^>]*><code class="language-python"', page)
@@ -186,3 +188,40 @@ def test_image_notes_stay_out_of_the_tool_output() -> None:
     page = data["text/html"]
     assert "attached]" not in page and "&lt;Axes: &gt;" in page
     assert page.count('src="data:image/png;base64,iVBORw0KGgo="') == 2
+
+
+def test_the_finished_run_keeps_the_live_widgets_look() -> None:
+    """Issue 40 item 8: the transcript was another style ("Thinking" for "Thoughts", tool cards
+    as one line, no gauge, retries dropped): it now uses the widget's own shapes, so the cell
+    does not change its look or jump when the run ends, and tells the retries as the panel does."""
+    from jupyter_agent.core.messages import ReasoningPart, RetryError, RetryPart
+
+    history = _history()
+    thinking = ReasoningPart(id="prt_r", session_id=SID, message_id="msg_2", text="Let me add **6** and 7.")
+    retry = RetryPart(
+        id="prt_retry", session_id=SID, message_id="msg_2", attempt=1,
+        error=RetryError(message="429 slow down", status=429), next=1,
+    )  # fmt: skip
+    history[2].parts[:0] = [retry, thinking]
+    rejected = history[1].parts[1].model_copy(deep=True)
+    rejected.state.metadata["rejected"] = True  # type: ignore[union-attr]
+    history[1].parts[1] = rejected
+    summary = summarize(history, "done", 4.2, "openai/test")
+    data, _ = transcript_bundle(
+        session_id=SID, prompt="what is 6*7?", messages=history, summary=summary, context=10_000
+    )
+    page = data["text/html"]
+    # the header: the status line and the gauge, where the live widget has them
+    assert '<div class="ja-header">' in page and "1,320 tokens · 13% used" in page
+    assert 'class="ja-gauge-fill" style="width: 13%"' in page
+    # reasoning keeps its finished label; tools are cards with a badge, code and collapsed output
+    assert "<summary>Thoughts</summary>" in page and "Thinking" not in page
+    assert page.count('class="jp-agent-transcript-tool ja-tool') == 2
+    assert '<span class="ja-badge" data-status="completed">completed</span>' in page
+    assert '<details class="ja-output"><summary>Output</summary>' in page  # collapsed, as live
+    # a refusal is an answer, not a red error
+    assert '<span class="ja-badge" data-status="rejected">rejected</span>' in page
+    assert "ja-output-error" not in page
+    # the retry is told as the live view tells it once its wait is over
+    assert "Retried after attempt 1: 429 slow down" in page
+    assert "[Retried after attempt 1: 429 slow down]" in data["text/plain"]

@@ -8,13 +8,18 @@ export class Header {
   readonly node: HTMLElement;
   private stopping = false;
   private statusText = h('span', { class: 'ja-status-text' });
-  private status = h('span', { class: 'ja-status', role: 'status' }, h('span', { class: 'ja-spinner' }), this.statusText);
+  /** The model of the running run (from its RunStarted): "Working… · openai/gpt-5". */
+  private statusModel = h('span', { class: 'ja-status-model', 'data-testid': 'ja-status-model' });
+  private status = h('span', { class: 'ja-status', role: 'status' }, h('span', { class: 'ja-spinner' }),
+    this.statusText, this.statusModel);
   private contained = h('span', { class: 'ja-contained', 'data-testid': 'ja-contained', text: 'contained',
     title: 'This kernel runs inside the sandbox: the agent\'s code and your cells cannot write outside the project or read hidden credentials' });
   private gaugeText = h('span', { class: 'ja-gauge-text' });
+  /** The cost, apart: a narrow view drops it whole (it stays in the tooltip), never cut. */
+  private gaugeCost = h('span', { class: 'ja-gauge-cost', 'data-testid': 'ja-gauge-cost', hidden: true });
   private gaugeFill = h('span', { class: 'ja-gauge-fill' });
   private gauge = h('span', { class: 'ja-gauge', 'data-testid': 'ja-gauge', hidden: true },
-    this.gaugeText, h('span', { class: 'ja-gauge-bar' }, this.gaugeFill));
+    this.gaugeText, this.gaugeCost, h('span', { class: 'ja-gauge-bar' }, this.gaugeFill));
   private compactButton: HTMLButtonElement;
   private stopButton: HTMLButtonElement;
 
@@ -51,13 +56,15 @@ export class Header {
   setGauge(g: GaugeMsg): void {
     this.gauge.hidden = false;
     this.gauge.dataset.level = g.level;
-    this.gaugeText.textContent = g.text;
+    this.gaugeText.textContent = g.usage || g.text;
+    this.gaugeCost.textContent = g.usage && g.cost ? g.cost : '';
+    this.gaugeCost.hidden = !(g.usage && g.cost);
     this.gaugeFill.style.width = `${Math.min(100, Math.max(0, g.percent ?? 0))}%`;
     // the whole line in the tooltip: a narrow panel cuts the text with an ellipsis
     this.gauge.title = `${g.text} — ${g.percent == null ? "context used (the model's limit is unknown)" : 'context window used'}`;
   }
 
-  setStatus(s: Pick<StatusMsg, 'state' | 'text'>): void {
+  setStatus(s: Pick<StatusMsg, 'state' | 'text' | 'model'>): void {
     const busy = s.state === 'busy';
     if (!busy && this.stopping) {
       // the Stop button hides: keep the keyboard user in the panel's prompt (or this view)
@@ -68,6 +75,8 @@ export class Header {
     this.root.dataset.state = s.state;
     this.status.dataset.state = s.state;
     this.statusText.textContent = s.text || (busy ? 'Working…' : '');
+    this.statusModel.textContent = busy && s.model ? s.model : '';
+    this.statusModel.hidden = !(busy && s.model);
     this.stopButton.hidden = !busy;
     this.stopButton.disabled = false;
     setLabel(this.stopButton, 'Stop');

@@ -91,7 +91,8 @@ const PATHS = {
   compact: '<path d="M3 2.5 8 6.5l5-4M3 13.5l5-4 5 4"/>',
   new: '<path d="M8 3v10M3 8h10"/>',
   rename: '<path d="M10.5 2.5l3 3-8 8H2.5v-3z"/>',
-  delete: '<path d="M2.5 4.5h11M6 4.5V3h4v1.5M4 4.5l.8 9h6.4l.8-9"/>'
+  delete: '<path d="M2.5 4.5h11M6 4.5V3h4v1.5M4 4.5l.8 9h6.4l.8-9"/>',
+  settings: '<circle cx="8" cy="8" r="2.2"/><path d="M8 1.8v2M8 12.2v2M1.8 8h2M12.2 8h2M3.6 3.6l1.4 1.4M11 11l1.4 1.4M3.6 12.4 5 11M11 5l1.4-1.4"/>'
 };
 export type Icon = keyof typeof PATHS;
 

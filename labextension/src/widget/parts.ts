@@ -18,12 +18,23 @@ const ERROR_LABELS: Record<string, string> = {
   unknown: 'Error'
 };
 
+/** What a tool's badge says: its status, "waiting for approval" while the user is asked,
+ * "rejected" for a refusal (an answer, not a failure). */
+function shownStatus(p: ToolView, waiting: boolean): string {
+  if (waiting && (p.status === 'pending' || p.status === 'running')) return 'waiting';
+  if (p.status === 'error' && p.rejected) return 'rejected';
+  return p.status;
+}
+const BADGE_TEXT: Record<string, string> = { waiting: 'waiting for approval' };
+
 /** A tool call: name, input (highlighted code, or its one-line summary), status, output.
- * `old` is the card it replaces: an output the user opened or closed stays so. */
-export function toolCard(p: ToolView, old?: HTMLElement): HTMLElement {
+ * `old` is the card it replaces: an output the user opened or closed stays so; `waiting`:
+ * an approval for this call is open. */
+export function toolCard(p: ToolView, old?: HTMLElement, waiting = false): HTMLElement {
   const wasOpen = old ? old.querySelector<HTMLDetailsElement>('details.ja-output')?.open : undefined;
-  const badge = h('span', { class: 'ja-badge', 'data-testid': 'ja-tool-status', 'data-status': p.status },
-    p.status === 'running' ? h('span', { class: 'ja-spinner' }) : null, document.createTextNode(p.status));
+  const status = shownStatus(p, waiting);
+  const badge = h('span', { class: 'ja-badge', 'data-testid': 'ja-tool-status', 'data-status': status },
+    status === 'running' ? h('span', { class: 'ja-spinner' }) : null, document.createTextNode(BADGE_TEXT[status] ?? status));
   // the input once: highlighted code (python, bash) or the one-line summary in the head
   const title = p.title && !(p.code || p.input || '').startsWith(p.title.replace(/…$/, '')) ? p.title : '';
   const head = h('div', { class: 'ja-tool-head' },
@@ -31,8 +42,8 @@ export function toolCard(p: ToolView, old?: HTMLElement): HTMLElement {
     p.code ? h('span', { class: 'ja-tool-input ja-tool-desc', text: title }) :
       h('code', { class: 'ja-tool-input', text: p.input || '', title: p.input || '' }),
     badge);
-  const card = h('div', { class: `ja-tool ja-status-${p.status}`, 'data-testid': 'ja-tool',
-    'data-tool': p.tool, 'data-status': p.status }, head);
+  const card = h('div', { class: `ja-tool ja-status-${status}`, 'data-testid': 'ja-tool',
+    'data-tool': p.tool, 'data-status': p.status, 'data-call': p.call_id }, head);
   if (title && !p.code) card.append(h('div', { class: 'ja-tool-title', text: title }));
   if (p.progress && p.status === 'running') card.append(progressLine(p.progress));
   if (p.code) {
@@ -43,10 +54,11 @@ export function toolCard(p: ToolView, old?: HTMLElement): HTMLElement {
   }
   const body = p.error ?? p.output;
   if (body) {
-    const label = p.error ? (p.interrupted ? 'Interrupted' : 'Error') : p.pruned ? 'Output (cleared from context)' : 'Output';
-    const details = h('details', { class: p.error ? 'ja-output ja-output-error' : 'ja-output' },
+    const label = p.error ? (p.rejected ? 'Why' : p.interrupted ? 'Interrupted' : 'Error') : p.pruned ? 'Output (cleared from context)' : 'Output';
+    const failed = Boolean(p.error) && !p.rejected;
+    const details = h('details', { class: failed ? 'ja-output ja-output-error' : 'ja-output' },
       h('summary', { text: label }), h('pre', { class: 'ja-tool-output', text: body }));
-    details.open = wasOpen ?? Boolean(p.error);
+    details.open = wasOpen ?? failed;
     card.append(details);
   }
   for (const a of p.attachments || []) card.append(attachment(a));
@@ -84,10 +96,12 @@ export function retryNotice(p: RetryView): HTMLElement {
   return node;
 }
 
+/** Counting down while the wait lasts; once it is over, a line of history ("Retried after
+ * attempt 2: …"), as the finished transcript says it. */
 export function updateRetry(node: HTMLElement): void {
-  const secs = Math.max(0, Math.ceil((Number(node.dataset.next) - Date.now()) / 1000));
-  const when = secs > 0 ? `Retrying in ${secs} s` : 'Retrying now';
-  node.textContent = `${when} (attempt ${node.dataset.attempt}): ${node.dataset.error}`;
+  const secs = Math.ceil((Number(node.dataset.next) - Date.now()) / 1000);
+  const when = secs > 0 ? `Retrying in ${secs} s (attempt ${node.dataset.attempt})` : `Retried after attempt ${node.dataset.attempt}`;
+  node.textContent = `${when}: ${node.dataset.error}`;
 }
 
 /** The marker stands where the history was cut; the summary sits collapsed inside it. */

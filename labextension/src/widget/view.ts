@@ -59,6 +59,8 @@ export class AgentView {
   private pinned: Pin | null = null;
   private parts = new Map<string, PartEntry>();
   private permissions = new Map<string, HTMLElement>();
+  /** Tool calls an open approval waits for (their cards say "waiting for approval"). */
+  private waiting = new Map<string, string>();
   private markers = new Map<string, HTMLElement>();
   private verifyNode: HTMLElement | null = null;
   private olderControl: HTMLElement | null = null;
@@ -88,6 +90,7 @@ export class AgentView {
     this.parts = new Map();
     this.messages.clear();
     this.permissions = new Map();
+    this.waiting = new Map();
     this.markers = new Map();
     this.verifyNode = null;
     this.olderControl = null;
@@ -147,6 +150,7 @@ export class AgentView {
       case 'permission_done': {
         const box = this.permissions.get(msg.request_id);
         if (box) permissionDone(box, msg.reply);
+        this.setWaiting(msg.request_id, null);
         break;
       }
       case 'compacted': this.onCompacted(); break;
@@ -184,7 +188,7 @@ export class AgentView {
   /** The renderer of each part type that is not streamed text. */
   private partNode(p: Exclude<PartView, TextView | ReasoningView>, old?: PartEntry): HTMLElement | null {
     switch (p.type) {
-      case 'tool': return toolCard(p, old?.node);
+      case 'tool': return toolCard(p, old?.node, [...this.waiting.values()].includes(p.call_id ?? '\0'));
       case 'retry':
         if (this.ticker === null) this.ticker = window.setInterval(() => this.tick(), 1000);
         return retryNotice(p);
@@ -348,14 +352,16 @@ export class AgentView {
 
   // ---------------------------------------------------------------- status, notices, approvals
 
-  private setStatus(s: Pick<StatusMsg, 'state' | 'text'>): void {
+  private setStatus(s: Pick<StatusMsg, 'state' | 'text' | 'model'>): void {
     if (s.state !== 'busy') this.thoughtsDone();
     this.header.setStatus(s);
   }
 
   private onNotice(n: NoticeMsg): void {
     const level = n.level || 'info';
-    this.stream.append(h('div', { class: `ja-notice ja-level-${level}`, 'data-testid': level === 'error' ? 'ja-error' : 'ja-notice', text: n.text }));
+    // several lines (the panel's /help): a block that keeps its lines, in the text's colour
+    const block = n.text.includes('\n') ? ' ja-notice-block' : '';
+    this.stream.append(h('div', { class: `ja-notice ja-level-${level}${block}`, 'data-testid': level === 'error' ? 'ja-error' : 'ja-notice', text: n.text }));
   }
 
   /** A run left hidden state (or its code was added): one marker per run, updated in place. */
@@ -380,6 +386,23 @@ export class AgentView {
     this.permissions.get(r.id)?.remove();
     this.permissions.set(r.id, box);
     this.stream.append(box);
+    this.setWaiting(r.id, r.call_id ?? null);
+  }
+
+  /** An approval opened for tool call `callId` (null: answered): its card's badge follows. */
+  private setWaiting(requestId: string, callId: string | null): void {
+    const before = this.waiting.get(requestId);
+    if (callId) this.waiting.set(requestId, callId);
+    else this.waiting.delete(requestId);
+    const changed = callId ?? before;
+    if (!changed) return;
+    const card = this.stream.querySelector<HTMLElement>(`.ja-tool[data-call="${CSS.escape(changed)}"]`);
+    const badge = card?.querySelector<HTMLElement>('[data-testid=ja-tool-status]');
+    if (!card || !badge || !['pending', 'running'].includes(card.dataset.status ?? '')) return;
+    const asking = callId !== null;
+    badge.dataset.status = asking ? 'waiting' : (card.dataset.status ?? '');
+    badge.replaceChildren(...(asking ? [] : [h('span', { class: 'ja-spinner' })]),
+      document.createTextNode(asking ? 'waiting for approval' : (card.dataset.status ?? '')));
   }
 }
 
