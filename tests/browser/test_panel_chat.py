@@ -263,7 +263,8 @@ def test_fix_with_agent_the_new_session_name_and_mention_chips(
         lab.root / "fix-me.ipynb",
         "sales = {'jan': 10, 'feb': 12}",
         "total = sales['jan'] + sales['mar']\ntotal",
-        "import time\ntime.sleep(6)",
+        # runs until the test lets it end: a loaded machine cannot finish it before Fix is clicked
+        "import pathlib, time\nwhile not pathlib.Path('fix-me.go').exists():\n    time.sleep(0.05)",
     )
     context = chromium.new_context(viewport={"width": 1500, "height": 1000}, timezone_id="Asia/Kolkata")
     page = context.new_page()
@@ -297,6 +298,7 @@ def _fix_name_and_mentions(page: Any, lab: Lab, server: ScriptedServer) -> None:
     fix.click()
     wait_text(page, "A cell is running: Fix with agent waits")
     assert len(server.requests) == requests
+    (lab.root / "fix-me.go").touch()
     page.wait_for_function(
         "() => window.jupyterapp.shell.currentWidget.content.model.cells.get(2).executionState === 'idle'",
         timeout=30_000,
