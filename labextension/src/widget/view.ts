@@ -12,6 +12,7 @@ import { addCodeActions, markdown } from './markdown';
 import type { WidgetModel } from './model';
 import { attachment, compactionMarker, retryNotice, subtaskNode, toolCard, updateRetry } from './parts';
 import { permissionBox, permissionDone } from './permission';
+import { ScrollPin } from './pin';
 import { hiddenMarker, verifyBox } from './repro';
 import { ReviewBar, revertedBox, undoButton } from './undo';
 
@@ -24,18 +25,7 @@ interface PartEntry {
   text?: string;
 }
 
-interface Pin {
-  node: Element;
-  top: number;
-  until: number;
-  scroller: HTMLElement | null;
-  /** The scroll position the pin left: any other is the user's. */
-  expect: number;
-  onScroll: () => void;
-}
-
 const READY_TIMEOUT_MS = 3000;
-const PIN_MS = 1500;
 const BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, blockquote, td, th, dt, dd';
 
 const nextFrame = (run: () => void): number =>
@@ -54,9 +44,8 @@ export class AgentView {
   private listener: ((msg: unknown) => void) | null = null;
   private thinking: HTMLDetailsElement | null = null;
   private anchor: { node: Element; top: number } | null = null;
-  /** What the user was reading when an earlier page came in: kept in place while that page's
-   * parts still render (they may arrive after the page's end), until the user scrolls. */
-  private pinned: Pin | null = null;
+  /** What the user was reading when an earlier page came in, kept in place (`pin.ts`). */
+  private pin: ScrollPin;
   private parts = new Map<string, PartEntry>();
   private permissions = new Map<string, HTMLElement>();
   /** Tool calls an open approval waits for (their cards say "waiting for approval"). */
@@ -77,11 +66,7 @@ export class AgentView {
     root.classList.add('ja-root');
     root.replaceChildren(this.header.node, this.reviewBar.node, this.stream);
     root.setAttribute('tabindex', '-1'); // focus lands here after Stop (the button hides)
-    // whatever grows above it (a page's parts, Markdown, chips) is measured before it is painted
-    if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.keepPinned()).observe(this.stream);
-    for (const input of ['wheel', 'touchstart', 'keydown', 'pointerdown']) {
-      root.addEventListener(input, () => this.unpin(), { passive: true, capture: true });
-    }
+    this.pin = new ScrollPin(this.stream, root);
     this.reset();
   }
 
@@ -111,7 +96,7 @@ export class AgentView {
     window.clearTimeout(this.readyTimer);
     if (this.ticker !== null) window.clearInterval(this.ticker);
     if (this.frame !== null) cancelFrame(this.frame);
-    this.unpin();
+    this.pin.release();
   }
 
   private goLive(): void {
@@ -254,34 +239,10 @@ export class AgentView {
         }
       }
       this.dirty.clear();
-      this.keepPinned();
+      this.pin.keep();
     });
   }
 
-  private keepPinned(): void {
-    const pin = this.pinned;
-    if (!pin) return;
-    if (!pin.node.isConnected || Date.now() > pin.until) return this.unpin();
-    if (!pin.scroller) {
-      const scroller = scrollParent(pin.node);
-      if (!(scroller instanceof HTMLElement)) return;
-      pin.scroller = scroller;
-      scroller.style.overflowAnchor = 'none'; // ours alone: the browser's own anchoring would add to it
-      scroller.addEventListener('scroll', pin.onScroll, { passive: true });
-    }
-    const moved = pin.node.getBoundingClientRect().top - pin.top;
-    if (Math.abs(moved) >= 0.5) pin.scroller.scrollTop += moved;
-    pin.expect = pin.scroller.scrollTop;
-  }
-
-  /** The user scrolled (or the page has settled): what they read is theirs to move again. */
-  private unpin(): void {
-    const pin = this.pinned;
-    this.pinned = null;
-    if (!pin?.scroller) return;
-    pin.scroller.style.overflowAnchor = '';
-    pin.scroller.removeEventListener('scroll', pin.onScroll);
-  }
 
   private tick(): void {
     const live = [...this.stream.querySelectorAll<HTMLElement>('.ja-retry')];
@@ -310,13 +271,9 @@ export class AgentView {
     const anchor = this.anchor;
     this.anchor = null;
     if (anchor) { // after this frame's Markdown: put what the user was reading back in place
-      this.unpin();
-      const pin: Pin = { ...anchor, until: Date.now() + PIN_MS, scroller: null, expect: 0, onScroll: () => {
-        if (pin.scroller && Math.abs(pin.scroller.scrollTop - pin.expect) > 1) this.unpin();
-      } };
-      this.pinned = pin;
+      this.pin.hold(anchor.node, anchor.top);
       const settle = (): void => {
-        this.keepPinned();
+        this.pin.keep();
         delete this.stream.dataset.paging;
       };
       if (typeof requestAnimationFrame === 'function') requestAnimationFrame(settle);
@@ -406,11 +363,3 @@ export class AgentView {
   }
 }
 
-/** The element that scrolls `node` (the side panel's stream, or the page). */
-function scrollParent(node: Element): Element | null {
-  for (let p = node.parentElement; p; p = p.parentElement) {
-    const overflow = getComputedStyle(p).overflowY;
-    if ((overflow === 'auto' || overflow === 'scroll') && p.scrollHeight > p.clientHeight) return p;
-  }
-  return document.scrollingElement;
-}
