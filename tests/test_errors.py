@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 import jupyter_agent
-from jupyter_agent.agent.agents import UnknownAgent
 from jupyter_agent.agent.revert import RevertError
 from jupyter_agent.agent.workspace import ConfigurationError
 from jupyter_agent.config import ConfigError
+from jupyter_agent.core.agents import UnknownAgent
 from jupyter_agent.core.errors import EXIT_FAILED, EXIT_USAGE, JupyterAgentError
 from jupyter_agent.failures import UsageProblem, explain
 from jupyter_agent.kernel.fix import NothingToFix

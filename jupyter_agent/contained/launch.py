@@ -39,9 +39,8 @@ from pathlib import Path
 
 from jupyter_agent.contained import settings as kernel_settings
 from jupyter_agent.contained.rundir import RunDir, RunDirProblem
-from jupyter_agent.kernel import notebook_path
 from jupyter_agent.storage import location
-from jupyter_agent.tools import bwrap, sandbox, sweep
+from jupyter_agent.tools import bwrap, notebook_path, sandbox, sweep
 from jupyter_agent.tools.kernel_kind import CONTAINED_VAR
 from jupyter_agent.tools.protected import Guard, project_root, user_config_dir, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
