@@ -73,7 +73,8 @@ def _progress(on_progress: OnProgress | None) -> Any:
 
 
 class McpCallError(Exception):
-    """A call that did not produce a result; the text is for the model."""
+    """A call that did not produce a result; the text is for the model. Never reaches a front
+    end: ``mcp/tools.py`` makes it a ``ToolError``, ``mcp/context.py`` a note or ``McpInputError``."""
 
 
 @dataclass
@@ -387,10 +388,8 @@ def _reason(exc: BaseException) -> str:
 
 
 def manager_of(services: Services) -> McpManager | None:
-    """The runtime's MCP manager, typed: ``Services`` names it by the ``McpHost`` Protocol
-    (the tools sit below MCP); only an ``McpManager`` is ever put there."""
-    manager = services.mcp
-    return manager if isinstance(manager, McpManager) else None
+    """The runtime's MCP manager, typed (``Services`` names it by the ``McpHost`` Protocol)."""
+    return services.mcp if isinstance(services.mcp, McpManager) else None
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
