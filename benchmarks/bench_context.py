@@ -13,13 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.loop import AgentLoop
 from jupyter_agent.agent.loop_settings import LoopSettings
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.tool_runner import ToolEnv
 from jupyter_agent.context.tokens import count_tokens
 from jupyter_agent.core import ids
+from jupyter_agent.core.agents import get_agent
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import (
     AssistantMessage,

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_context import _session, _turn
-from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.recovery import close_orphans
 from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.core import ids
+from jupyter_agent.core.agents import get_agent
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import AssistantMessage, CompactionPart, TextPart, UserMessage
 from jupyter_agent.storage.sqlite_store import SqliteStore

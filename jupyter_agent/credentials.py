@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.redaction import register_secret
 
 KEY_FILE = "keys.json"
@@ -26,8 +27,9 @@ SERVICE = "jupyter-agent"
 _NO_BACKEND = ("keyring.backends.fail", "keyring.backends.null")
 
 
-class KeyStoreError(OSError):
-    """A key could not be saved (a read-only folder, a keyring that refused it)."""
+class KeyStoreError(JupyterAgentError, OSError):
+    """A key could not be saved (a read-only folder, a keyring that refused it); still an
+    ``OSError`` for callers that catch one."""
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jupyter_agent.agent.agents import runnable_agent
 from jupyter_agent.agent.workspace import NO_MODEL_CLI
 from jupyter_agent.config import ConfigError, load_config
 from jupyter_agent.core import unicode
+from jupyter_agent.core.agents import runnable_agent
 
 
 def missing_folder(flag: str, folder: Path) -> str:

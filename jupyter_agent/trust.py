@@ -85,6 +85,11 @@ def decided(
 
 
 class Unreadable(Exception):
+    """A project file that cannot be read to hash it.
+
+    Never reaches a front end: reading the configuration turns it into a ``ConfigError``
+    (``config.py``)."""
+
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"{path}: {reason}")
         self.path, self.reason = path, reason

@@ -8,8 +8,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,6 +25,36 @@ def test_layers_contract() -> None:
         pytest.skip(message)
     result = subprocess.run([tool, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+CYCLE_PACKAGES = {"agent", "config", "kernel", "mcp", "tools"}
+"""They formed one import circle that ``ignore_imports`` hid (the sub-agent catalogue, the
+notebook's path and the MCP manager's type, all now below ``tools/``)."""
+
+
+def _contracts() -> list[dict[str, Any]]:
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    return list(linter["contracts"])
+
+
+def _package(module: str) -> str:
+    """``jupyter_agent.tools.task`` → ``tools``; the root package itself → ``""``."""
+    parts = module.strip().split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_no_ignored_import_hides_the_circle() -> None:
+    """An ``ignore_imports`` entry naming one of the circle's packages brings it back unseen:
+    move what the lower package needs below it (or name a Protocol there) instead."""
+    entries = [str(e) for c in _contracts() for e in c.get("ignore_imports", [])]
+    named = [e for e in entries if {_package(m) for m in e.split("->")} & CYCLE_PACKAGES]
+    assert named == [], f"ignore_imports hide an upward import: {named}"
+
+
+def test_stale_ignored_imports_are_reported() -> None:
+    """An entry naming a module that is gone must fail lint-imports, not be kept silently."""
+    alerting = {c.get("unmatched_ignore_imports_alerting", "error") for c in _contracts()}
+    assert alerting == {"error"}
 
 
 def _inline_imports_without_reason(path: Path) -> list[int]:

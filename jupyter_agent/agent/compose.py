@@ -25,6 +25,7 @@ from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.config import Config, option_secrets
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.redaction import register, register_secret
+from jupyter_agent.mcp.manager import manager_of
 from jupyter_agent.mcp.tools import sync_tools
 from jupyter_agent.storage.audit_log import SYSLOG, AuditLog, Sink
 from jupyter_agent.storage.spill import DIRNAME as OUTPUTS
@@ -146,7 +147,7 @@ def reconfigure(runtime: Runtime, config: Config) -> None:
     workspace.services.notebook_review = config.notebook.review
     if workspace.checkpoints is not None:
         workspace.checkpoints.reconfigure(config.checkpoint)
-    manager = workspace.services.mcp
+    manager = manager_of(workspace.services)
     if manager is not None:
         manager.reconfigure(config.mcp)
         sync_tools(workspace.registry, manager)  # a server removed: its tools go now

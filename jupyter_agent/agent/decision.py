@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget, crossed
 from jupyter_agent.agent.oversize import too_large
 from jupyter_agent.agent.processor import Outcome
 from jupyter_agent.context.compaction import message_tokens
 from jupyter_agent.context.latest import Latest, answer_of, follows_summary, latest, pending_task, user_of
 from jupyter_agent.context.tokens import TokenCounter
+from jupyter_agent.core.agents import AgentInfo
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import (
     AssistantMessage,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from typing import Any, assert_never
 
-from jupyter_agent.agent.agents import AgentInfo, offered_tools
 from jupyter_agent.agent.budget import budget_error
 from jupyter_agent.agent.compaction import CompactionRunner, create_compaction
 from jupyter_agent.agent.decision import (
@@ -46,6 +45,7 @@ from jupyter_agent.context.overflow import is_overflow, usable
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
+from jupyter_agent.core.agents import AgentInfo, offered_tools
 from jupyter_agent.core.chat import ChatMessage
 from jupyter_agent.core.clock import now_ms
 from jupyter_agent.core.messages import AssistantMessage, MessageError, SubtaskPart, Tokens, UserMessage

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jupyter_agent.agent.agents import AgentInfo, get_agent
 from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.retrying import MAX_RETRIES
 from jupyter_agent.config import AgentConfig, CompactionConfig
+from jupyter_agent.core.agents import AgentInfo, get_agent
 from jupyter_agent.core.messages import UserMessage
 from jupyter_agent.core.model import ResolvedModel
 

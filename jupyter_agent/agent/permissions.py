@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.ports import PermissionContext
 from jupyter_agent.core import ids
+from jupyter_agent.core.agents import get_agent
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.events import (
     PermissionAsked,

@@ -9,7 +9,6 @@ the last few messages only, never stored.
 
 from __future__ import annotations
 
-from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.context.compaction import filter_compacted
 from jupyter_agent.context.to_provider import (
@@ -19,6 +18,7 @@ from jupyter_agent.context.to_provider import (
     wrap_system_reminder,
 )
 from jupyter_agent.core import ids
+from jupyter_agent.core.agents import AgentInfo
 from jupyter_agent.core.chat import ChatMessage, ChatSystem
 from jupyter_agent.core.messages import (
     AssistantMessage,

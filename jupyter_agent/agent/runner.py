@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from jupyter_agent.agent.agents import get_agent, runnable_agent
 from jupyter_agent.agent.compaction import create_compaction
 from jupyter_agent.agent.lifecycle import Outcome, is_local
 from jupyter_agent.agent.loop import AgentLoop
@@ -24,6 +23,7 @@ from jupyter_agent.agent.sessions import SessionService
 from jupyter_agent.agent.title import TitleTasks
 from jupyter_agent.agent.workspace import Workspace
 from jupyter_agent.core import ids, unicode
+from jupyter_agent.core.agents import get_agent, runnable_agent
 from jupyter_agent.core.events import RunKind, RunStarted
 from jupyter_agent.core.messages import FilePart, SubtaskPart, TextPart, UserMessage
 from jupyter_agent.core.model import ResolvedModel

@@ -15,9 +15,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.config import Config
 from jupyter_agent.context import system
+from jupyter_agent.core.agents import AgentInfo
 from jupyter_agent.prompts import load_prompt
 from jupyter_agent.tools.services import Services
 from jupyter_agent.tools.skill import discover_skills

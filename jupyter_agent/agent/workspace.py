@@ -10,7 +10,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_agent.agent.agents import AgentInfo
 from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.checkpoints import Checkpoints
 from jupyter_agent.agent.loop_settings import DEFAULT_MAX_STEPS, LoopSettings
@@ -19,6 +18,7 @@ from jupyter_agent.agent.ports import ModelClient
 from jupyter_agent.agent.system_prompt import build_for_runtime
 from jupyter_agent.agent.tool_runner import ToolEnv, ToolLimits
 from jupyter_agent.config import Config, output_token_max_from_env
+from jupyter_agent.core.agents import AgentInfo
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.core.model import OUTPUT_TOKEN_MAX, ResolvedModel
@@ -26,6 +26,7 @@ from jupyter_agent.core.model_request import Connection
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.credentials import get as saved_key
 from jupyter_agent.mcp.context import expand
+from jupyter_agent.mcp.manager import manager_of
 from jupyter_agent.mcp.tools import attach
 from jupyter_agent.providers.models import (
     media_in_tool_results,
@@ -248,4 +249,4 @@ class Workspace:
         def rule(permission: str, value: str) -> str:
             return evaluate(rules, permission, [value], default="allow")
 
-        return await expand(self.services.mcp, typed, text, rule)
+        return await expand(manager_of(self.services), typed, text, rule)

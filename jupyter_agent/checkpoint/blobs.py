@@ -21,7 +21,10 @@ HOLDS_SECRET = "it holds a secret (an API key or token), which is never copied i
 
 
 class HoldsSecret(ValueError):
-    """The bytes hold a secret value: not kept (``HOLDS_SECRET`` says so to the user)."""
+    """The bytes hold a secret value: not kept (``HOLDS_SECRET`` says so to the user).
+
+    Never reaches a front end: the checkpoint and revert code catch it and put its text in the
+    revert's report (``checkpoint/files.py``, ``checkpoint/cells.py``, ``agent/revert_files.py``)."""
 
 
 def secret_bytes() -> list[bytes]:

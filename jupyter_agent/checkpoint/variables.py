@@ -31,11 +31,15 @@ _BY_REFERENCE = (types.ModuleType, type, types.FunctionType, types.BuiltinFuncti
 
 
 class Unsaveable(Exception):
-    """Why a value cannot be saved (the text is what the revert report says)."""
+    """Why a value cannot be saved (the text is what the revert report says).
+
+    Never reaches a front end: ``_save_one`` keeps its text as the name's "unsaved" reason,
+    which the revert's report shows."""
 
 
 class _OverBudget(Exception):
-    pass
+    """Never reaches a front end: the copy that ran over the budget raises it, ``copy_value``
+    words it as ``Unsaveable``."""
 
 
 class _Counter(io.RawIOBase):

@@ -39,9 +39,9 @@ from pathlib import Path
 
 from jupyter_agent.contained import settings as kernel_settings
 from jupyter_agent.contained.rundir import RunDir, RunDirProblem
-from jupyter_agent.kernel import notebook_path
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.storage import location
-from jupyter_agent.tools import bwrap, sandbox, sweep
+from jupyter_agent.tools import bwrap, notebook_path, sandbox, sweep
 from jupyter_agent.tools.kernel_kind import CONTAINED_VAR
 from jupyter_agent.tools.protected import Guard, project_root, user_config_dir, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
@@ -60,8 +60,8 @@ sandbox's own init, so it is told "none to watch" (``--die-with-parent`` ties th
 this process instead)."""
 
 
-class CannotStart(Exception):
-    """Why the kernel cannot be contained here (one line)."""
+class CannotStart(JupyterAgentError):
+    """Why the kernel cannot be contained here (one line; ``main`` prints it and exits 1)."""
 
 
 def store_folder(cwd: Path, env: Mapping[str, str], store: str | None) -> Path:

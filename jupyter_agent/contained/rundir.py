@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.core.processes import pid_alive
 from jupyter_agent.tools.protected import jupyter_runtime_dir
 
@@ -33,7 +34,7 @@ OWNER = "launcher.pid"
 CHANNELS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
-class RunDirProblem(Exception):
+class RunDirProblem(JupyterAgentError):
     """The kernel's folder cannot be made (the message says what to change)."""
 
 

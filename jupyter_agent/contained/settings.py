@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.tools import bwrap
 from jupyter_agent.tools.protected import user_data_dir
@@ -29,7 +30,7 @@ FORMAT = 3
 """Changes when what is kept changes (an older file is read again)."""
 
 
-class SettingsProblem(Exception):
+class SettingsProblem(JupyterAgentError):
     """The configuration cannot be read: the kernel does not start (it would not know its
     sandbox)."""
 

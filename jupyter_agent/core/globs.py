@@ -25,7 +25,10 @@ Matcher = Callable[[str], bool]
 
 
 class PatternError(ValueError):
-    """A pattern that cannot be used; the message says what to change."""
+    """A pattern that cannot be used; the message says what to change.
+
+    Never reaches a front end: the ``glob`` and ``grep`` tools turn it into a ``ToolError`` the model
+    reads, the instruction files' lookup into a "not used" note (``context/system.py``)."""
 
 
 class PatternTooLarge(PatternError):

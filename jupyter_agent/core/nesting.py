@@ -15,7 +15,10 @@ MAX_DEPTH = 64
 
 
 class TooDeep(ValueError):
-    """The value is nested deeper than ``MAX_DEPTH``."""
+    """The value is nested deeper than ``MAX_DEPTH``.
+
+    Never reaches a front end: reading the configuration turns it into a ``ConfigError``, the tool
+    registry and the stream assembler into a tool error the model reads."""
 
     def __init__(self, limit: int = MAX_DEPTH) -> None:
         super().__init__(f"nested more than {limit} levels deep")

@@ -37,7 +37,11 @@ KEY_VARS = {
 
 
 class ProviderError(Exception):
-    """Base: ``name`` maps to ``MessageError.name``; ``retryable`` drives our retries."""
+    """Base: ``name`` maps to ``MessageError.name``; ``retryable`` drives our retries.
+
+    Converted at one boundary, where the model is called: the step's processor makes it the
+    message's ``MessageError`` (``agent/processor.py``), which the views show; the inline
+    completer and the setup's test request word it themselves."""
 
     name: ErrorName = "unknown"
     retryable = False

@@ -20,9 +20,9 @@ from jupyter_agent.kernel import hidden_state, warmup
 from jupyter_agent.kernel.cell_errors import CellErrors
 from jupyter_agent.kernel.config_watch import ConfigWatch
 from jupyter_agent.kernel.event_loop import running_loop
-from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached, runner_notebook
 from jupyter_agent.repro.tracker import HiddenStateTracker
 from jupyter_agent.tools import kernel_kind
+from jupyter_agent.tools.notebook_path import find_notebook_path, frontend_attached, runner_notebook
 
 if TYPE_CHECKING:  # the runtime pulls in pydantic models and the loop: imported on first use
     from jupyter_agent.agent.runtime import Runtime

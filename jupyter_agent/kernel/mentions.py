@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from jupyter_agent.agent.agents import SUBTASK_AGENTS
+from jupyter_agent.core.agents import SUBTASK_AGENTS
 from jupyter_agent.core.fence import fence
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.tools.notebook import format_cell

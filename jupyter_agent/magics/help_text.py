@@ -12,7 +12,7 @@ shows them as code blocks).
 from __future__ import annotations
 
 AGENTS = ("build", "plan", "fix", "explore", "general")
-"""The agents a prompt may go to (``agent/agents.py`` PROMPTABLE, in its order)."""
+"""The agents a prompt may go to (``core/agents.py`` PROMPTABLE, in its order)."""
 
 SUBCOMMANDS = {
     "sessions": ("", "list this notebook's sessions"),

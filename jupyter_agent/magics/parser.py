@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.agent.agents import PROMPTABLE
+from jupyter_agent.core.agents import PROMPTABLE
 from jupyter_agent.core.errors import UsageFailure
 from jupyter_agent.magics.help_text import SUBCOMMANDS, USAGE
 

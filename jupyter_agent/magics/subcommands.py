@@ -17,9 +17,9 @@ from jupyter_agent.core.errors import JupyterAgentError
 from jupyter_agent.kernel.agent import KernelAgent, run_blocking
 from jupyter_agent.kernel.event_loop import running_loop
 from jupyter_agent.kernel.inline_completer import completer
-from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.magics.parser import SubCommand
 from jupyter_agent.mcp.listing import run
+from jupyter_agent.tools.notebook_path import frontend_attached
 
 TITLE_GRACE_S = 5.0
 """How long ``%agent sessions`` waits for a title a blocking run left on its way."""
@@ -155,6 +155,8 @@ def config_table(agent: KernelAgent, key: str | None = None) -> dict[str, str]:
         "text/plain": "\n".join([plain_table(rows), "", *notes]),
         "text/html": table + "".join(f"<p>{html.escape(n)}</p>" for n in notes),
     }
+
+
 def complete_switch(agent: KernelAgent, wanted: str | None) -> str:
     """``%agent complete [on|off]``: the inline completion state, or turn it on or off."""
     found = completer(agent)

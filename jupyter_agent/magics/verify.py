@@ -14,10 +14,10 @@ from pathlib import Path
 from IPython.display import display
 
 from jupyter_agent.kernel.agent import KernelAgent
-from jupyter_agent.kernel.notebook_path import frontend_attached
 from jupyter_agent.kernel.verification import VerifyStopped, report_bundle, verify_blocking
 from jupyter_agent.magics.outcome import AgentRunError
 from jupyter_agent.repro.runner import VerifySettings, kernel_name, read_notebook
+from jupyter_agent.tools.notebook_path import frontend_attached
 from jupyter_agent.ui.hidden_marker import CONSEQUENCE
 
 NO_NOTEBOOK = "No notebook is known for this kernel: name one, %agent verify NOTEBOOK.ipynb."

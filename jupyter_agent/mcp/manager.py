@@ -24,7 +24,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar
 
 from jupyter_agent.core.redaction import redact
 from jupyter_agent.logs import route_library_logs
@@ -40,6 +40,9 @@ from jupyter_agent.mcp.transport import (
     load_sdk,
     warm_up,
 )
+
+if TYPE_CHECKING:
+    from jupyter_agent.tools.services import Services
 
 State = Literal["disabled", "not started", "starting", "connected", "failed"]
 T = TypeVar("T")
@@ -70,7 +73,8 @@ def _progress(on_progress: OnProgress | None) -> Any:
 
 
 class McpCallError(Exception):
-    """A call that did not produce a result; the text is for the model."""
+    """A call that did not produce a result; the text is for the model. Never reaches a front
+    end: ``mcp/tools.py`` makes it a ``ToolError``, ``mcp/context.py`` a note or ``McpInputError``."""
 
 
 @dataclass
@@ -381,6 +385,11 @@ def _status(name: str, config: McpServerConfig) -> ServerStatus:
 def _reason(exc: BaseException) -> str:
     message = getattr(exc, "message", None) or str(exc)
     return message if type(exc).__name__ == "MCPError" else f"{type(exc).__name__}: {message}"
+
+
+def manager_of(services: Services) -> McpManager | None:
+    """The runtime's MCP manager, typed (``Services`` names it by the ``McpHost`` Protocol)."""
+    return services.mcp if isinstance(services.mcp, McpManager) else None
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

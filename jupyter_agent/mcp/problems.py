@@ -13,7 +13,10 @@ from jupyter_agent.mcp.transport import invalid_listing
 
 
 class StartError(Exception):
-    """A start failure already described in words."""
+    """A start failure already described in words.
+
+    Never reaches a front end: ``start_problem`` keeps its words as the server's error, which
+    ``%agent mcp`` and the notices show."""
 
 
 def resolved(value: str, env: Mapping[str, str], where: str, literal: bool = False) -> str:

@@ -16,7 +16,9 @@ from typing import Any
 
 
 class IdleTimeout(Exception):
-    """Nothing came for the idle timeout while waiting for the next chunk."""
+    """Nothing came for the idle timeout while waiting for the next chunk.
+
+    Never reaches a front end: the client turns it into a ``ProviderError``."""
 
 
 class IdleWatch:

@@ -53,7 +53,7 @@ T = TypeVar("T")
 
 
 class _Silent(Exception):
-    """Nothing came from the provider for the idle timeout."""
+    """Nothing came for the idle timeout; never reaches a front end (made a ``ProviderError``)."""
 
 
 if sys.version_info >= (3, 11):

@@ -18,7 +18,10 @@ MAX_HEADER_DELAY_MS = 300_000
 
 class RetryWaitTooLong(Exception):
     """The provider asked for a wait we will not sleep; ``wait`` is its header text,
-    ``readable`` False when that text is not a wait at all (``soon``, ``nan``)."""
+    ``readable`` False when that text is not a wait at all (``soon``, ``nan``).
+
+    Never reaches a front end: the retries turn it into the step's ``ProviderError``
+    (``agent/retrying.py``)."""
 
     def __init__(self, wait: str, readable: bool = True) -> None:
         super().__init__(wait)

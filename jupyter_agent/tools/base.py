@@ -34,7 +34,11 @@ NAME_MAX = 255
 
 
 class ToolError(Exception):
-    """A failure the model should read and can act on (bad path, no match, timeout)."""
+    """A failure the model should read and can act on (bad path, no match, timeout).
+
+    Never reaches a front end: the tool runner makes it the call's error result
+    (``agent/tool_runner.py``); the side panel's "Add as cell" words the notebook bridge's
+    itself (``ui/panel_repro.py``)."""
 
 
 class PermissionDenied(ToolError):

@@ -18,12 +18,12 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.checkpoint.cells import cell_label
 from jupyter_agent.core.fence import fence
-from jupyter_agent.kernel.notebook_path import find_notebook_path, frontend_attached
 from jupyter_agent.tools import kernel_kind
 from jupyter_agent.tools.base import CellEdit, PermissionDenied, Tool, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.descriptions import describe
 from jupyter_agent.tools.diffs import unified_diff
 from jupyter_agent.tools.notebook_file import FileBackend, format_cell, output_text
+from jupyter_agent.tools.notebook_path import find_notebook_path, frontend_attached
 from jupyter_agent.tools.paths import relative
 from jupyter_agent.tools.staging import StagedEdit
 

@@ -46,12 +46,16 @@ class PythonArgs(BaseModel):
 
 
 class ExecutionTimeout(Exception):
-    """Raised in the main thread by the interval timer."""
+    """Raised in the main thread by the interval timer.
+
+    Never reaches a front end: ``PythonTool`` catches it and reports the timeout to the model."""
 
 
 class OutputLimitExceeded(BaseException):
     """Raised by ``print`` once the output passed the cap: like Ctrl-C, ``except Exception``
-    in the code does not swallow it."""
+    in the code does not swallow it.
+
+    Never reaches a front end: ``PythonTool`` catches it and reports the cap to the model."""
 
 
 class _Stream(io.TextIOBase):

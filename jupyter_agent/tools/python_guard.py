@@ -97,7 +97,10 @@ EVENTS = (
 
 
 class GuardRefused(PermissionError):
-    """What the guard refused, in one line (an ``OSError``: libraries handle it as one)."""
+    """What the guard refused, in one line (an ``OSError``: libraries handle it as one).
+
+    Never reaches a front end: it is raised inside the agent's ``python`` code, whose output
+    (the model's to read) shows it like any error of that code."""
 
 
 @dataclass(frozen=True)

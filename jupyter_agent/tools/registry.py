@@ -104,7 +104,7 @@ def default_registry(project_root: Path | None = None) -> ToolRegistry:
     Kernel tools (python, variables, notebook_*) are added by :func:`register_kernel_tools`.
     ``project_root`` only feeds the skill list in the ``skill`` tool's description.
     """
-    # imported on first use: task lists the agents (agent/agents.py)
+    # imported on first use: the tools' modules load when a registry is built, not when its type is named
     from jupyter_agent.tools.bash import BashTool
     from jupyter_agent.tools.edit import EditTool
     from jupyter_agent.tools.glob import GlobTool

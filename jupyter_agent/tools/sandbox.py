@@ -43,7 +43,9 @@ SERVER_TOKENS = re.compile(r"^(JUPYTER|JPY|JUPYTERHUB)[A-Z0-9_]*(TOKEN|SECRET|PA
 
 
 class SandboxUnsafe(Exception):
-    """The sandbox cannot be trusted here (its program lies where commands may write)."""
+    """The sandbox cannot be trusted here (its program lies where commands may write).
+
+    Never reaches a front end: the ``bash`` tool turns it into a ``ToolError``."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ runtime owns one ``Services``; each run hands tools a copy carrying that run's n
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from jupyter_agent.checkpoint.cells import CellStep
-    from jupyter_agent.mcp.manager import McpManager
     from jupyter_agent.repro.report import VerifyReport
     from jupyter_agent.repro.tracker import HiddenStateTracker
 
@@ -37,6 +36,16 @@ class NotebookBridge(Protocol):
     async def stage(self, edit: StagedEdit) -> str: ...
     async def unstage(self, staged_ids: list[str]) -> None: ...
     async def apply_steps(self, steps: list[CellStep]) -> tuple[list[str], list[str]]: ...
+
+
+class McpHost(Protocol):
+    """The runtime's MCP servers as the services share them: ``mcp/manager.py``'s ``McpManager``
+    fits. No tool uses them (MCP tools hold their manager), so only the servers are named here,
+    and the MCP package, above the tools, is not imported; ``mcp.manager.manager_of`` gives
+    the manager back typed."""
+
+    @property
+    def servers(self) -> Mapping[str, Any]: ...
 
 
 ChildRunner = Callable[[str, str, str], Awaitable[tuple[str, str]]]
@@ -69,7 +78,7 @@ class Services:
     """``todowrite`` lists by session id."""
     notices: list[str] = field(default_factory=list)
     """Warnings for the next view (store moved, MCP server failed …), taken by the front ends."""
-    mcp: McpManager | None = None
+    mcp: McpHost | None = None
     """The MCP servers, started on the first prompt when configured."""
     run_child: ChildRunner | None = None
     """Runs a sub-agent in a child session (the ``task`` tool, ``@agent`` prompts)."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.agent.agents import get_agent, subagents
+from jupyter_agent.core.agents import get_agent, subagents
 from jupyter_agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 
 

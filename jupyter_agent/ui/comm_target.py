@@ -13,7 +13,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
-from jupyter_agent.kernel.notebook_path import frontend_attached
+from jupyter_agent.tools.notebook_path import frontend_attached
 
 if TYPE_CHECKING:
     from jupyter_agent.kernel.agent import KernelAgent

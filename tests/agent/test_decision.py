@@ -8,7 +8,6 @@ import textwrap
 from typing import Any
 
 from jupyter_agent.agent import loop as loop_module
-from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.budget import Budget
 from jupyter_agent.agent.decision import (
     AutoCompact,
@@ -28,6 +27,7 @@ from jupyter_agent.agent.decision import (
 from jupyter_agent.context.latest import latest, pending_task
 from jupyter_agent.context.tokens import TokenCounter
 from jupyter_agent.core import ids
+from jupyter_agent.core.agents import get_agent
 from jupyter_agent.core.cost import CostTotal
 from jupyter_agent.core.messages import (
     AssistantMessage,

@@ -11,11 +11,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.agent.agents import get_agent
 from jupyter_agent.agent.recorder import Recorder
 from jupyter_agent.agent.request import RequestBuilder
 from jupyter_agent.context.prune import select_prune
 from jupyter_agent.core import cost, ids
+from jupyter_agent.core.agents import get_agent
 from jupyter_agent.core.bus import Bus
 from jupyter_agent.core.messages import (
     AssistantMessage,

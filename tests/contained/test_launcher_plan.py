@@ -17,9 +17,8 @@ import pytest
 from jupyter_agent.cli import main
 from jupyter_agent.contained import egress, launch, settings
 from jupyter_agent.contained.rundir import OWNER, RunDir
-from jupyter_agent.kernel import notebook_path
 from jupyter_agent.storage import location
-from jupyter_agent.tools import kernel_kind
+from jupyter_agent.tools import kernel_kind, notebook_path
 from jupyter_agent.tools.protected import Guard, user_data_dir
 from jupyter_agent.tools.sandbox_layout import Layout
 

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from jupyter_agent.agent.agents import UnknownAgent, get_agent
 from jupyter_agent.agent.workspace import NO_MODEL, ConfigurationError
+from jupyter_agent.core.agents import UnknownAgent, get_agent
 from jupyter_agent.magics.magics import AgentMagics
 from jupyter_agent.magics.outcome import AgentRunError
 from jupyter_agent.session.fork import MessageNotFound

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from kernel_harness import CellResult, Kernel
 
-from jupyter_agent.agent.agents import PROMPTABLE
+from jupyter_agent.core.agents import PROMPTABLE
 from jupyter_agent.magics import help_text
 from jupyter_agent.magics.magics import AgentMagics
 from jupyter_agent.magics.parser import _FLAGS, _VALUED, SUBCOMMANDS
@@ -94,9 +94,7 @@ def test_help_prose_wraps_with_the_notebook() -> None:
         for paragraph in prose:
             lines = paragraph.splitlines()
             wrapped = [
-                a
-                for a, b in itertools.pairwise(lines)
-                if not b.startswith(" ") and not a.endswith(":")
+                a for a, b in itertools.pairwise(lines) if not b.startswith(" ") and not a.endswith(":")
             ]
             assert not wrapped, paragraph[:200]
         shown = help_text.markdown(text)

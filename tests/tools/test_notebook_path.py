@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-from jupyter_agent.kernel.notebook_path import find_notebook_path, notebook_in_command
+from jupyter_agent.tools.notebook_path import find_notebook_path, notebook_in_command
 
 
 def _notebook(path: Path, *cells: str) -> Path:

@@ -9,12 +9,11 @@ permissions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.config import AgentConfig
 from jupyter_agent.core.errors import NameNotFound
 
 Mode = Literal["primary", "subagent", "hidden"]
@@ -26,6 +25,20 @@ READ_ONLY_TOOLS = frozenset(
 CHILD_WITHHELD = frozenset({"task", "todowrite"})
 """Never offered in a child session (as OpenCode): a sub-agent starts no sub-agents (no
 recursion, no runaway cost) and does not rewrite the todo list the user reads in the parent."""
+
+
+class AgentOverrides(Protocol):
+    """What config ``agent.<name>`` may change (``config_model.AgentConfig`` fits); named here
+    so the catalogue stays below the tools that list it (the ``task`` tool)."""
+
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def prompt(self) -> str | None: ...
+    @property
+    def steps(self) -> int | None: ...
+    @property
+    def permission(self) -> Mapping[str, Any] | None: ...
 
 
 class UnknownAgent(NameNotFound):
@@ -146,16 +159,15 @@ SUBTASK_AGENTS = tuple(name for name, info in BUILTIN.items() if info.mode == "s
 """The agents ``@name …`` runs as a subtask (the ``task`` tool's ``subagent_type``)."""
 
 
-def get_agent(name: str, config: AgentConfig | None = None) -> AgentInfo:
+def get_agent(name: str, config: AgentOverrides | None = None) -> AgentInfo:
     """The agent ``name`` with config ``agent.<name>`` applied; unknown names raise."""
     if name not in BUILTIN:
         raise UnknownAgent(f"Unknown agent '{name}'. Available agents: {', '.join(PROMPTABLE)}")
     info = BUILTIN[name]
     if config is None:
         return info
-    update: dict[str, Any] = {
-        k: v for k, v in config.model_dump(include={"model", "prompt", "steps"}).items() if v
-    }
+    set_fields = {"model": config.model, "prompt": config.prompt, "steps": config.steps}
+    update: dict[str, Any] = {k: v for k, v in set_fields.items() if v}
     if config.permission:
         update["permission"] = {**info.permission, **config.permission}
     return info.model_copy(update=update)
