@@ -7,6 +7,7 @@ test:
 	./scripts/test.sh
 lint:
 	.venv/bin/ruff check jupyter_agent tests benchmarks
+	.venv/bin/ruff format --check jupyter_agent tests benchmarks
 	.venv/bin/mypy jupyter_agent
 	.venv/bin/lint-imports
 bench:
