@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from importlib import metadata
@@ -186,8 +187,7 @@ def test_start_opens_lab_on_the_quickstart(sandbox: Sandbox) -> None:
         url = _wait_for(lines, re.compile(r"http://127\.0\.0\.1:\d+/\S+"))
         port = int(url.split(":")[2].split("/")[0])
         assert "/lab/tree/scratch/quickstart.ipynb?token=" in url, url
-        with urllib.request.urlopen(url, timeout=30) as page:
-            assert page.status == 200
+        assert _open_when_listening(url) == 200
         token = url.split("token=")[1]
         contents = f"http://127.0.0.1:{port}/api/contents/scratch/quickstart.ipynb?content=0&token={token}"
         with urllib.request.urlopen(contents, timeout=30) as found:
@@ -241,6 +241,20 @@ def test_the_quickstart_opens_unmodified_and_sets_no_model() -> None:
         assert not cell.get("outputs") and cell.get("execution_count") is None
     first = "".join(nb["cells"][1]["source"])
     assert "%agent config model" in first  # it shows what is configured, and from where
+
+
+def _open_when_listening(url: str, timeout: float = 90) -> int:
+    """The page's status. Jupyter may print its URL a moment before it listens there (it finds a
+    free port for ``--port=0`` first), so a refused connection is tried again until ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as page:
+                return int(page.status)
+        except urllib.error.URLError as exc:
+            if not isinstance(exc.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def _wait_for(lines: list[str], pattern: re.Pattern[str], timeout: float = 90) -> str:
