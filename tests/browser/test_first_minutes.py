@@ -179,9 +179,11 @@ def gauge_percent(text: str) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_a_run_keeps_its_look_and_the_panel_follows_every_run(
-    page: Any, lab: Lab, server: ScriptedServer
+    page: Any, server: ScriptedServer, app: str, request: pytest.FixtureRequest
 ) -> None:
+    lab: Lab = request.getfixturevalue("lab" if app == "lab" else "nb7")
     small = "openai/small-window"
     configured(
         lab.root / "follow",
@@ -269,9 +271,11 @@ SCROLL = "(s) => {const e = document.querySelector(s); return e.scrollHeight - e
 """How far the panel's stream is from its end (px)."""
 
 
+@pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_own_actions_scroll_to_the_end_fix_reads_as_a_request_and_a_restart_is_explicit(
-    page: Any, lab: Lab, server: ScriptedServer
+    page: Any, server: ScriptedServer, app: str, request: pytest.FixtureRequest
 ) -> None:
+    lab: Lab = request.getfixturevalue("lab" if app == "lab" else "nb7")
     configured(lab.root / "actions", server)
     panel = open_loaded_panel(page, lab, "actions/fix.ipynb", "ratio = 1 / 0")
     stream = f"{PANEL} .ja-panel-stream"
