@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from jupyter_agent.core.redaction import secret_values
+from jupyter_agent.core.redaction import bytes_hold_secret
 
 HOLDS_SECRET = "it holds a secret (an API key or token), which is never copied into the session store"
 
@@ -25,11 +25,6 @@ class HoldsSecret(ValueError):
 
     Never reaches a front end: the checkpoint and revert code catch it and put its text in the
     revert's report (``checkpoint/files.py``, ``checkpoint/cells.py``, ``agent/revert_files.py``)."""
-
-
-def secret_bytes() -> list[bytes]:
-    """The secret values the agent knows now, as bytes to look for in a file's content."""
-    return [value.encode("utf-8", "surrogatepass") for value in secret_values()]
 
 
 class BlobStore:
@@ -48,8 +43,8 @@ class BlobStore:
     def put(self, data: bytes, secrets: list[bytes] | None = None) -> str:
         """Keep ``data``; returns its key (the same bytes give the same key, stored once).
         Raises :class:`HoldsSecret` for bytes holding a secret (``secrets``: the values, when
-        the caller puts many blobs at once: :func:`secret_bytes`)."""
-        if any(value in data for value in (secret_bytes() if secrets is None else secrets)):
+        the caller puts many blobs at once: ``redaction.secret_bytes``)."""
+        if bytes_hold_secret(data, secrets):
             raise HoldsSecret(HOLDS_SECRET)
         key = self.key(data)
         path = self._path(key)

@@ -22,8 +22,9 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_agent.checkpoint.blobs import BlobStore, HoldsSecret, secret_bytes
+from jupyter_agent.checkpoint.blobs import BlobStore, HoldsSecret
 from jupyter_agent.core.messages import FileChange
+from jupyter_agent.core.redaction import secret_bytes
 
 SKIP_DIRS = frozenset(
     {

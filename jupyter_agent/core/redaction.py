@@ -156,6 +156,16 @@ def contains_secret(text: str, secrets: Mapping[str, str] | None = None) -> bool
     return any(value in text for value in (secret_values() if secrets is None else secrets))
 
 
+def secret_bytes() -> list[bytes]:
+    """Every secret value now, as bytes: what to look for in a file's raw content."""
+    return [value.encode("utf-8", "surrogatepass") for value in secret_values()]
+
+
+def bytes_hold_secret(data: bytes, secrets: list[bytes] | None = None) -> bool:
+    """``contains_secret`` for raw bytes (``secrets``: :func:`secret_bytes`, read once for many)."""
+    return any(value in data for value in (secret_bytes() if secrets is None else secrets))
+
+
 class RedactingWriter:
     """A text stream that redacts what is written to it (the CLI's stdout and stderr)."""
 
